@@ -1,0 +1,66 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+/// Settings shared by every songbox target.
+let strictSettings: [SwiftSetting] = [
+    // Swift 6 language mode: complete strict concurrency checking.
+    .swiftLanguageMode(.v6),
+    // `any` spelled out for existentials, as Swift 7 will require.
+    .enableUpcomingFeature("ExistentialAny"),
+    // A warning is a defect: the build fails on one.
+    .unsafeFlags(["-warnings-as-errors"]),
+]
+
+let package = Package(
+    name: "songbox",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "songbox", targets: ["songbox"]),
+        .library(name: "SongboxLibrary", targets: ["SongboxLibrary"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        // C libraries, found with pkg-config. Each exposes a shim header only.
+        .systemLibrary(name: "CMPG123", pkgConfig: "libmpg123", providers: [.apt(["libmpg123-dev"])]),
+        .systemLibrary(name: "CLua", pkgConfig: "lua5.4", providers: [.apt(["liblua5.4-dev"])]),
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+
+        .target(
+            name: "SongboxLibrary",
+            dependencies: [
+                "CMPG123",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "SongboxCLI",
+            dependencies: [
+                "SongboxLibrary",
+                "CLua",
+                "CALSA",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(name: "songbox", dependencies: ["SongboxCLI"]),
+        .target(name: "SongboxTestSupport", dependencies: ["SongboxLibrary"]),
+
+        .testTarget(
+            name: "SongboxLibraryTests",
+            dependencies: ["SongboxLibrary", "SongboxTestSupport"]
+        ),
+        .testTarget(
+            name: "SongboxCLITests",
+            dependencies: ["SongboxCLI", "SongboxLibrary", "SongboxTestSupport"]
+        ),
+    ]
+)
+
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + strictSettings
+}

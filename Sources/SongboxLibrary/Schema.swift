@@ -1,0 +1,124 @@
+import GRDB
+
+/// Versioned schema. Never edit a shipped migration: add a new one.
+enum Schema {
+    /// Text columns that are searched get a folded twin (`title_key`, ...): see `SearchKey`.
+    static let searchableTagColumns = ["title", "artist", "album", "albumartist", "genre", "comment", "lyrics"]
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: tracks, overrides, history, playlists") { db in
+            try db.execute(sql: """
+                CREATE TABLE tracks (
+                  id INTEGER PRIMARY KEY,
+                  path TEXT NOT NULL UNIQUE,
+                  size INTEGER NOT NULL,
+                  mtime INTEGER NOT NULL,              -- nanoseconds since 1970
+                  title TEXT, artist TEXT, album TEXT, albumartist TEXT, genre TEXT,
+                  comment TEXT, lyrics TEXT,
+                  year INTEGER, date TEXT,
+                  track INTEGER, tracktotal INTEGER, disc INTEGER, disctotal INTEGER,
+                  has_picture INTEGER NOT NULL DEFAULT 0,
+                  isrc TEXT,
+                  mb_trackid TEXT, mb_albumid TEXT, mb_artistid TEXT, mb_albumartistid TEXT,
+                  mb_releasegroupid TEXT,
+                  rg_track_gain REAL, rg_track_peak REAL, rg_album_gain REAL, rg_album_peak REAL,
+                  duration REAL NOT NULL,              -- seconds, exact (gapless)
+                  bitrate INTEGER,                     -- kbit/s, average
+                  samplerate INTEGER, channels INTEGER,
+                  added INTEGER NOT NULL,              -- unix seconds
+                  plays INTEGER NOT NULL DEFAULT 0,    -- maintained from history by a trigger
+                  skips INTEGER NOT NULL DEFAULT 0,
+                  last_played INTEGER,
+                  path_key TEXT NOT NULL,
+                  title_key TEXT, artist_key TEXT, album_key TEXT, albumartist_key TEXT,
+                  genre_key TEXT, comment_key TEXT, lyrics_key TEXT
+                );
+                CREATE INDEX tracks_by_artist ON tracks(artist_key);
+                CREATE INDEX tracks_by_album ON tracks(album_key);
+
+                -- A user's edits. The music files are never written.
+                CREATE TABLE overrides (
+                  track_id INTEGER PRIMARY KEY REFERENCES tracks(id) ON DELETE CASCADE,
+                  title TEXT, artist TEXT, album TEXT, genre TEXT, year INTEGER,
+                  rating INTEGER CHECK (rating BETWEEN 1 AND 5),
+                  liked INTEGER CHECK (liked IN (0, 1)),
+                  title_key TEXT, artist_key TEXT, album_key TEXT, genre_key TEXT
+                );
+
+                -- One row per play or skip. Snapshots of path, artist and title keep a row
+                -- meaningful after its track is removed.
+                CREATE TABLE history (
+                  id INTEGER PRIMARY KEY,
+                  track_id INTEGER REFERENCES tracks(id) ON DELETE SET NULL,
+                  path TEXT NOT NULL, artist TEXT, title TEXT,
+                  kind TEXT NOT NULL CHECK (kind IN ('play', 'skip')),
+                  reason TEXT NOT NULL,
+                  played REAL NOT NULL,                -- seconds heard
+                  at INTEGER NOT NULL                  -- unix seconds
+                );
+                CREATE INDEX history_by_track ON history(track_id, at);
+                CREATE INDEX history_by_time ON history(at);
+                CREATE TRIGGER history_counts AFTER INSERT ON history WHEN NEW.track_id IS NOT NULL
+                BEGIN
+                  UPDATE tracks SET
+                    plays = plays + (NEW.kind = 'play'),
+                    skips = skips + (NEW.kind = 'skip'),
+                    last_played = CASE WHEN NEW.kind = 'play'
+                                  THEN max(coalesce(last_played, 0), NEW.at) ELSE last_played END
+                  WHERE id = NEW.track_id;
+                END;
+
+                CREATE TABLE playlists (
+                  id INTEGER PRIMARY KEY,
+                  name TEXT NOT NULL UNIQUE,
+                  query TEXT,                          -- set for a smart playlist
+                  created INTEGER NOT NULL,
+                  modified INTEGER NOT NULL
+                );
+                CREATE TABLE playlist_items (
+                  playlist_id INTEGER NOT NULL REFERENCES playlists(id) ON DELETE CASCADE,
+                  position INTEGER NOT NULL,
+                  track_id INTEGER NOT NULL REFERENCES tracks(id) ON DELETE CASCADE,
+                  PRIMARY KEY (playlist_id, position)
+                );
+
+                -- Folders a scan without arguments goes over.
+                CREATE TABLE folders (path TEXT PRIMARY KEY, added INTEGER NOT NULL);
+                -- Files the user removed with `songbox rm`: later scans leave them out.
+                CREATE TABLE excluded (path TEXT PRIMARY KEY, at INTEGER NOT NULL);
+                -- Files a scan could not read, with the reason; retried when they change.
+                CREATE TABLE unreadable (
+                  path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime INTEGER NOT NULL,
+                  reason TEXT NOT NULL, at INTEGER NOT NULL
+                );
+
+                -- What every reader sees: file tags with the user's overrides on top.
+                CREATE VIEW library AS
+                SELECT t.id, t.path,
+                  coalesce(o.title, t.title) AS title,
+                  coalesce(o.artist, t.artist) AS artist,
+                  coalesce(o.album, t.album) AS album,
+                  t.albumartist,
+                  coalesce(o.genre, t.genre) AS genre,
+                  t.comment, t.lyrics,
+                  coalesce(o.year, t.year) AS year, t.date,
+                  t.track, t.tracktotal, t.disc, t.disctotal, t.has_picture, t.isrc,
+                  t.mb_trackid, t.mb_albumid, t.mb_artistid, t.mb_albumartistid, t.mb_releasegroupid,
+                  t.rg_track_gain, t.rg_track_peak, t.rg_album_gain, t.rg_album_peak,
+                  t.duration, t.bitrate, t.samplerate, t.channels, t.size, t.mtime,
+                  t.added, t.plays, t.skips, t.last_played,
+                  o.rating AS rating, coalesce(o.liked, 0) AS liked,
+                  t.path_key,
+                  coalesce(o.title_key, t.title_key) AS title_key,
+                  coalesce(o.artist_key, t.artist_key) AS artist_key,
+                  coalesce(o.album_key, t.album_key) AS album_key,
+                  t.albumartist_key,
+                  coalesce(o.genre_key, t.genre_key) AS genre_key,
+                  t.comment_key, t.lyrics_key
+                FROM tracks t LEFT JOIN overrides o ON o.track_id = t.id;
+                """)
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,41 @@
+/// An error a user can act on: a stable code, what went wrong, where, and how to fix it.
+public struct SongboxError: Error, CustomStringConvertible, Sendable {
+    public enum Code: String, Sendable {
+        case databaseUnavailable = "database-unavailable"
+        case databaseFailed = "database-failed"
+        case invalidQuery = "invalid-query"
+        case notFound = "not-found"
+        case invalidArgument = "invalid-argument"
+        case unreadableFile = "unreadable-file"
+        case folderUnavailable = "folder-unavailable"
+    }
+
+    public let code: Code
+    public let message: String
+    /// A path, a query position, a track id: where it happened.
+    public let location: String?
+    /// How to fix it, when there is something to say.
+    public let hint: String?
+    public let cause: String?
+
+    public init(_ code: Code, _ message: String, at location: String? = nil, hint: String? = nil,
+                cause: (any Error)? = nil) {
+        self.code = code
+        self.message = message
+        self.location = location
+        self.hint = hint
+        self.cause = cause.map { String(describing: $0) }
+    }
+
+    public var description: String {
+        var text = location.map { "\($0): \(message)" } ?? message
+        if let cause { text += " (\(cause))" }
+        if let hint { text += "\n  hint: \(hint)" }
+        return text
+    }
+
+    static func database(_ error: any Error, at path: String) -> SongboxError {
+        if let error = error as? SongboxError { return error }
+        return SongboxError(.databaseFailed, "database operation failed", at: path, cause: error)
+    }
+}

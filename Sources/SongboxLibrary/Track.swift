@@ -1,0 +1,133 @@
+import Foundation
+import GRDB
+
+/// What a scan reads from one MP3 file: its tags and its audio facts.
+public struct FileTags: Equatable, Sendable {
+    public var title: String?
+    public var artist: String?
+    public var album: String?
+    public var albumArtist: String?
+    public var genre: String?
+    public var comment: String?
+    public var lyrics: String?
+    public var year: Int?
+    /// The full recording date when the tag has more than a year (`1967-05-01`).
+    public var date: String?
+    public var track: Int?
+    public var trackTotal: Int?
+    public var disc: Int?
+    public var discTotal: Int?
+    public var hasPicture = false
+    public var isrc: String?
+    public var musicBrainzTrackID: String?
+    public var musicBrainzAlbumID: String?
+    public var musicBrainzArtistID: String?
+    public var musicBrainzAlbumArtistID: String?
+    public var musicBrainzReleaseGroupID: String?
+    public var replayGainTrackGain: Double?
+    public var replayGainTrackPeak: Double?
+    public var replayGainAlbumGain: Double?
+    public var replayGainAlbumPeak: Double?
+
+    public init() {}
+}
+
+/// Audio facts of an MP3 file.
+public struct AudioFacts: Equatable, Sendable {
+    /// Seconds, exact: encoder delay and padding removed.
+    public var duration: Double
+    /// Average kbit/s over the audio data.
+    public var bitrate: Int
+    public var sampleRate: Int
+    public var channels: Int
+
+    public init(duration: Double, bitrate: Int, sampleRate: Int, channels: Int) {
+        self.duration = duration
+        self.bitrate = bitrate
+        self.sampleRate = sampleRate
+        self.channels = channels
+    }
+}
+
+/// A track as every reader sees it: file tags with the user's overrides applied,
+/// plus statistics. One row of the `library` view.
+public struct Track: Equatable, Sendable, Codable, FetchableRecord {
+    public var id: Int64
+    public var path: String
+    public var title: String?
+    public var artist: String?
+    public var album: String?
+    public var albumArtist: String?
+    public var genre: String?
+    public var comment: String?
+    public var lyrics: String?
+    public var year: Int?
+    public var date: String?
+    public var track: Int?
+    public var trackTotal: Int?
+    public var disc: Int?
+    public var discTotal: Int?
+    public var hasPicture: Bool
+    public var isrc: String?
+    public var musicBrainzTrackID: String?
+    public var musicBrainzAlbumID: String?
+    public var musicBrainzArtistID: String?
+    public var musicBrainzAlbumArtistID: String?
+    public var musicBrainzReleaseGroupID: String?
+    public var replayGainTrackGain: Double?
+    public var replayGainTrackPeak: Double?
+    public var replayGainAlbumGain: Double?
+    public var replayGainAlbumPeak: Double?
+    public var duration: Double
+    public var bitrate: Int?
+    public var sampleRate: Int?
+    public var channels: Int?
+    public var size: Int64
+    public var added: Int64
+    public var plays: Int
+    public var skips: Int
+    public var lastPlayed: Int64?
+    public var rating: Int?
+    public var liked: Bool
+
+    /// Names as in the `library` view, in `--json` output and in Lua.
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case id
+        case path
+        case title
+        case artist
+        case album
+        case albumArtist = "albumartist"
+        case genre
+        case comment
+        case lyrics
+        case year
+        case date
+        case track
+        case trackTotal = "tracktotal"
+        case disc
+        case discTotal = "disctotal"
+        case hasPicture = "has_picture"
+        case isrc
+        case musicBrainzTrackID = "mb_trackid"
+        case musicBrainzAlbumID = "mb_albumid"
+        case musicBrainzArtistID = "mb_artistid"
+        case musicBrainzAlbumArtistID = "mb_albumartistid"
+        case musicBrainzReleaseGroupID = "mb_releasegroupid"
+        case replayGainTrackGain = "rg_track_gain"
+        case replayGainTrackPeak = "rg_track_peak"
+        case replayGainAlbumGain = "rg_album_gain"
+        case replayGainAlbumPeak = "rg_album_peak"
+        case duration
+        case bitrate
+        case sampleRate = "samplerate"
+        case channels
+        case size
+        case added
+        case plays
+        case skips
+        case lastPlayed = "last_played"
+        case rating
+        case liked
+    }
+}
