@@ -13,7 +13,7 @@ let strictSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "songbox",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "songbox", targets: ["songbox"]),
         .library(name: "SongboxLibrary", targets: ["SongboxLibrary"]),

@@ -1,0 +1,222 @@
+import ArgumentParser
+import Foundation
+import Logging
+import SongboxLibrary
+
+public let songboxVersion = "0.1.0"
+
+struct Scan: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Index folders of MP3 files into the library.",
+        discussion: """
+            Without PATH, scans the folders scanned before, else ~/Music. Unchanged files are not
+            re-read; removed files leave the library, unless their whole folder is unavailable
+            (an unmounted drive): then nothing under it is removed. Exit status 0 when the scan
+            completed, even with unreadable files; 1 when a folder given was unavailable.
+            """)
+
+    @OptionGroup var library: LibraryOptions
+
+    @Argument(help: ArgumentHelp("Folders or files to scan.", valueName: "path"))
+    var paths: [String] = []
+
+    func run() throws {
+        let store = try library.openStore()
+        let scanner = Scanner(store: store, logger: Logger(label: "songbox.scan"))
+        var roots = paths
+        if roots.isEmpty { roots = try scanner.rememberedFolders() }
+        if roots.isEmpty { roots = [(ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()) + "/Music"] }
+
+        let display = ProgressDisplay()
+        let report = try scanner.scan(roots, progress: display.update)
+        display.finish()
+
+        for (path, reason) in report.unreadable { print("unreadable: \(path): \(reason)") }
+        for (path, message) in report.warnings { print("warning: \(path): \(message)") }
+        for loop in report.symlinkLoops { print("skipped: \(loop): folder already scanned (symlink loop)") }
+        for folder in report.unavailable {
+            print("unavailable: \(folder.path): \(folder.reason) (nothing under it was removed)")
+        }
+        let seconds = Double(report.elapsed.components.seconds) + Double(report.elapsed.components.attoseconds) / 1e18
+        let total = report.added + report.updated + report.moved + report.unchanged + report.unreadable.count
+        print("Scanned \(total) files in \(String(format: "%.2f", seconds)) s: \(report.added) added, "
+            + "\(report.updated) updated, \(report.moved) moved, \(report.removed) removed, "
+            + "\(report.unchanged) unchanged, \(report.unreadable.count) unreadable"
+            + (report.excluded > 0 ? ", \(report.excluded) excluded" : ""))
+        let requested = Set(Scanner.normalise(roots))
+        if report.unavailable.contains(where: { requested.contains($0.path) }) { throw ExitCode(1) }
+    }
+}
+
+struct List: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ls",
+        abstract: "List tracks matching a query.",
+        discussion: "QUERY uses the query language of docs/query-language.md, e.g. artist:\"נעמי שמר\" year:1960..1970 sort:-plays limit:10")
+
+    @OptionGroup var library: LibraryOptions
+
+    @Flag(help: "Print a JSON array of tracks.")
+    var json = false
+
+    @Argument(help: ArgumentHelp("Query words (all tracks when empty).", valueName: "query"))
+    var query: [String] = []
+
+    func run() throws {
+        let tracks = try library.openStore().tracks(matching: QueryArguments.join(query))
+        if json {
+            printJSON(.array(tracks.map { .object(TrackJSON.listing($0)) }))
+            return
+        }
+        guard !tracks.isEmpty else { return }
+        let rows = tracks.map { track in
+            [String(track.id), track.artist ?? "", track.title ?? fileName(track.path), track.album ?? "",
+             track.year.map(String.init) ?? "", TerminalText.duration(track.duration)]
+        }
+        print(TerminalText.table(header: ["ID", "ARTIST", "TITLE", "ALBUM", "YEAR", "TIME"], rows: rows,
+                                 rightAligned: [0, 4, 5]))
+    }
+}
+
+struct Show: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show every field of one track, lyrics included.")
+
+    @OptionGroup var library: LibraryOptions
+
+    @Flag(help: "Print a JSON object.")
+    var json = false
+
+    @Argument(help: ArgumentHelp("A track id (from `songbox ls`) or a file path.", valueName: "id|path"))
+    var track: String
+
+    func run() throws {
+        let store = try library.openStore()
+        let found = try Int64(track).flatMap { id throws(SongboxError) in try store.track(id: id) }
+            ?? store.track(path: Scanner.normalise([track]).first ?? track)
+        guard let found else {
+            throw SongboxError(.notFound, "no track '\(track)' in the library", hint: "find ids with `songbox ls`")
+        }
+        let fields = TrackJSON.allFields(found)
+        if json {
+            printJSON(.object(fields))
+            return
+        }
+        let width = fields.map { $0.0.count }.max() ?? 0
+        for (name, value) in fields where name != "lyrics" {
+            print(TerminalText.pad(name, to: width) + "  " + value.display)
+        }
+        if let lyrics = found.lyrics { print("\nlyrics:\n" + lyrics) }
+    }
+}
+
+struct Edit: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Override a track's title, artist, album, genre or year, or set its rating or liked.",
+        discussion: """
+            Edits live in the library database; the music file is never written. An empty value
+            (title=) goes back to the file's tag. rating is 1 to 5 (0 clears), liked is yes or no.
+            """)
+
+    @OptionGroup var library: LibraryOptions
+
+    @Argument(help: "The track id (from `songbox ls`).")
+    var id: Int64
+
+    @Argument(help: ArgumentHelp("One or more field=value.", valueName: "field=value"))
+    var edits: [String]
+
+    func validate() throws {
+        if edits.isEmpty { throw ValidationError("give at least one field=value, e.g. rating=5") }
+    }
+
+    func run() throws {
+        let parsed = try edits.map { text throws(SongboxError) in try TrackEdit(parsing: text) }
+        let store = try library.openStore()
+        try store.apply(parsed, to: id)
+        if let track = try store.track(id: id) {
+            print("\(track.id)  \(track.artist ?? "")  \(track.title ?? fileName(track.path))")
+        }
+    }
+}
+
+struct Remove: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rm",
+        abstract: "Remove tracks matching a query from the library (and playlists); files are not deleted.",
+        discussion: "Removed files stay out of later scans.")
+
+    @OptionGroup var library: LibraryOptions
+
+    @Argument(help: ArgumentHelp("Query words; required.", valueName: "query"))
+    var query: [String]
+
+    func validate() throws {
+        if query.allSatisfy({ $0.trimmingCharacters(in: .whitespaces).isEmpty }) {
+            throw ValidationError("rm needs a query, e.g. `songbox rm artist:\"Test Artist\"`")
+        }
+    }
+
+    func run() throws {
+        let store = try library.openStore()
+        let tracks = try store.tracks(matching: QueryArguments.join(query))
+        let removed = try store.remove(ids: tracks.map(\.id))
+        print("Removed \(removed) track\(removed == 1 ? "" : "s") from the library (files untouched).")
+    }
+}
+
+struct Stats: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show library totals.")
+
+    @OptionGroup var library: LibraryOptions
+
+    @Flag(help: "Print a JSON object.")
+    var json = false
+
+    func run() throws {
+        let store = try library.openStore()
+        let stats = try store.statistics()
+        if json {
+            printJSON(.object([
+                ("tracks", JSONValue(stats.tracks)), ("artists", JSONValue(stats.artists)),
+                ("albums", JSONValue(stats.albums)), ("genres", JSONValue(stats.genres)),
+                ("duration", JSONValue(stats.duration)), ("size", .integer(stats.size)),
+                ("plays", JSONValue(stats.plays)), ("skips", JSONValue(stats.skips)),
+                ("playlists", JSONValue(stats.playlists)), ("unreadable", JSONValue(stats.unreadable)),
+                ("excluded", JSONValue(stats.excluded)), ("folders", .array(stats.folders.map { .string($0) })),
+                ("database", .string(store.path)), ("database_size", .integer(stats.databaseSize)),
+            ]))
+            return
+        }
+        let lines: [(String, String)] = [
+            ("tracks", String(stats.tracks)), ("artists", String(stats.artists)), ("albums", String(stats.albums)),
+            ("genres", String(stats.genres)), ("duration", TerminalText.duration(stats.duration)),
+            ("music size", byteCount(stats.size)), ("plays", String(stats.plays)), ("skips", String(stats.skips)),
+            ("playlists", String(stats.playlists)), ("unreadable", String(stats.unreadable)),
+            ("excluded", String(stats.excluded)), ("database", "\(store.path) (\(byteCount(stats.databaseSize)))"),
+        ] + stats.folders.map { ("folder", $0) }
+        for (name, value) in lines { print(TerminalText.pad(name, to: 10) + "  " + value) }
+    }
+}
+
+struct Version: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show the versions of songbox and the libraries it uses.")
+
+    func run() {
+        print("songbox \(songboxVersion)")
+        for (name, version) in LinkedLibraries.versions { print("  \(name) \(version)") }
+    }
+}
+
+func fileName(_ path: String) -> String { (path as NSString).lastPathComponent }
+
+func byteCount(_ bytes: Int64) -> String {
+    let units = ["B", "KB", "MB", "GB", "TB"]
+    var value = Double(bytes)
+    var unit = 0
+    while value >= 1024, unit < units.count - 1 { value /= 1024; unit += 1 }
+    return unit == 0 ? "\(bytes) B" : String(format: "%.1f %@", value, units[unit])
+}
+
+func printJSON(_ value: JSONValue) {
+    print(value.json())
+}

@@ -1,0 +1,21 @@
+/// Joins command-line words into one query, putting back the quotes the shell removed:
+/// `songbox ls artist:"Naomi Shemer"` arrives as the one word `artist:Naomi Shemer`.
+enum QueryArguments {
+    static func join(_ words: [String]) -> String {
+        words.map(quoteIfNeeded).joined(separator: " ")
+    }
+
+    static func quoteIfNeeded(_ word: String) -> String {
+        guard word.contains(where: \.isWhitespace), !word.contains("\"") else { return word }
+        // A field prefix such as `artist:`, `-artist:=`, `year>=` stays outside the quotes.
+        let operators: [String] = [":=", ":", ">=", "<=", ">", "<"]
+        if let nameEnd = word.firstIndex(where: { !($0.isLetter || $0 == "_" || $0 == "-") }),
+           nameEnd > word.startIndex,
+           let op = operators.first(where: { word[nameEnd...].hasPrefix($0) }),
+           !word[..<nameEnd].contains(where: \.isWhitespace) {
+            let valueStart = word.index(nameEnd, offsetBy: op.count)
+            return String(word[..<valueStart]) + "\"" + word[valueStart...] + "\""
+        }
+        return "\"" + word + "\""
+    }
+}

@@ -1,0 +1,30 @@
+import ArgumentParser
+import Foundation
+import SongboxLibrary
+
+/// `songbox`: the command-line entry point.
+public struct SongboxCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "songbox",
+        abstract: "A music library, player and Lua automation host for headless players.",
+        version: songboxVersion,
+        subcommands: [Scan.self, List.self, Show.self, Edit.self, Remove.self, Stats.self, Version.self]
+    )
+
+    /// Declared here too, so that `songbox --db PATH scan` works as well as `songbox scan --db PATH`.
+    @OptionGroup var library: LibraryOptions
+
+    public init() {}
+}
+
+/// Options every command that touches the library takes.
+struct LibraryOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp(
+        "The library database (default: $SONGBOX_DB, else ~/.local/share/songbox/library.db).",
+        valueName: "path"))
+    var db: String?
+
+    func openStore() throws -> LibraryStore {
+        try LibraryStore(path: db ?? defaultDatabasePath())
+    }
+}

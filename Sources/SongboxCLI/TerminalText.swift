@@ -1,0 +1,73 @@
+import Foundation
+
+/// Text layout for a terminal: widths counted in columns, not characters, so that columns of
+/// Hebrew with niqqud (points take no column) and of CJK (two columns) stay aligned.
+enum TerminalText {
+    /// Columns `text` takes in a terminal.
+    static func width(_ text: String) -> Int {
+        text.reduce(0) { $0 + width(of: $1) }
+    }
+
+    static func width(of character: Character) -> Int {
+        // A grapheme cluster is one base plus marks: the marks take no column.
+        guard let base = character.unicodeScalars.first else { return 0 }
+        let properties = base.properties
+        if properties.generalCategory == .control || properties.generalCategory == .format { return 0 }
+        if properties.isDefaultIgnorableCodePoint { return 0 }
+        return isWide(base.value) || properties.isEmojiPresentation ? 2 : 1
+    }
+
+    /// East Asian Wide and Fullwidth ranges.
+    private static func isWide(_ value: UInt32) -> Bool {
+        switch value {
+        case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF,
+             0xA000...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60,
+             0xFFE0...0xFFE6, 0x20000...0x2FFFD, 0x30000...0x3FFFD:
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// `text` cut to at most `limit` columns, with "…" when cut.
+    static func truncate(_ text: String, to limit: Int) -> String {
+        guard width(text) > limit else { return text }
+        var result = ""
+        var used = 0
+        for character in text {
+            let w = width(of: character)
+            if used + w > limit - 1 { break }
+            result.append(character)
+            used += w
+        }
+        return result + "…"
+    }
+
+    /// `text` padded with spaces to `columns`.
+    static func pad(_ text: String, to columns: Int, rightAligned: Bool = false) -> String {
+        let padding = String(repeating: " ", count: max(0, columns - width(text)))
+        return rightAligned ? padding + text : text + padding
+    }
+
+    /// Rows laid out in aligned columns separated by two spaces; `rightAligned` columns are
+    /// numbers. Text cells wider than `maxWidth` are truncated.
+    static func table(header: [String], rows: [[String]], rightAligned: Set<Int> = [], maxWidth: Int = 40) -> String {
+        let cells = ([header] + rows).map { $0.map { truncate($0, to: maxWidth) } }
+        var widths = Array(repeating: 0, count: header.count)
+        for row in cells { for (index, cell) in row.enumerated() { widths[index] = max(widths[index], width(cell)) } }
+        return cells.map { row in
+            row.enumerated().map { index, cell in
+                // The last column needs no trailing spaces.
+                index == row.count - 1 && !rightAligned.contains(index)
+                    ? cell : pad(cell, to: widths[index], rightAligned: rightAligned.contains(index))
+            }.joined(separator: "  ")
+        }.joined(separator: "\n")
+    }
+
+    /// 215.4 -> "3:35"; 3725 -> "1:02:05".
+    static func duration(_ seconds: Double) -> String {
+        let total = Int(seconds.rounded())
+        let (hours, minutes, secs) = (total / 3600, total / 60 % 60, total % 60)
+        return hours > 0 ? String(format: "%d:%02d:%02d", hours, minutes, secs) : String(format: "%d:%02d", minutes, secs)
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+
+/// A file a walk found, with what tells whether it changed since the last scan.
+public struct FoundFile: Sendable, Equatable {
+    public var path: String
+    public var size: Int64
+    /// Modification time in nanoseconds since 1970.
+    public var mtime: Int64
+}
+
+/// A folder that could not be read, and why. Nothing under it is removed from the library.
+public struct UnavailableFolder: Sendable, Equatable {
+    public var path: String
+    public var reason: String
+}
+
+/// Walks folders for MP3 files: recursive, symlinks followed, each folder and file visited once
+/// (by device and inode), so symlink loops end.
+struct FolderWalker {
+    private struct FileID: Hashable { let device: UInt64; let inode: UInt64 }
+
+    private(set) var files: [FoundFile] = []
+    private(set) var unavailable: [UnavailableFolder] = []
+    /// Folders reached a second time through a symlink, and skipped.
+    private(set) var loops: [String] = []
+    private var visitedFolders = Set<FileID>()
+    private var visitedFiles = Set<FileID>()
+
+    /// Walks `root`, a folder or a single file. Returns false when `root` itself is unavailable.
+    @discardableResult
+    mutating func walk(root: String) -> Bool {
+        var info = stat()
+        guard stat(root, &info) == 0 else {
+            unavailable.append(UnavailableFolder(path: root, reason: String(cString: strerror(errno))))
+            return false
+        }
+        if info.st_mode & S_IFMT == S_IFREG {
+            if Self.isMP3(root) { record(root, info) }
+            return true
+        }
+        return visitFolder(root, info)
+    }
+
+    private mutating func visitFolder(_ path: String, _ info: stat) -> Bool {
+        let id = FileID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+        guard visitedFolders.insert(id).inserted else {
+            loops.append(path)
+            return true
+        }
+        guard let folder = opendir(path) else {
+            unavailable.append(UnavailableFolder(path: path, reason: String(cString: strerror(errno))))
+            return false
+        }
+        var entries: [(name: String, type: UInt8)] = []
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name == "." || name == ".." { continue }
+            entries.append((name, entry.pointee.d_type))
+        }
+        closedir(folder)
+        // Sorted, so scans add files in a stable order.
+        for entry in entries.sorted(by: { $0.name < $1.name }) {
+            let child = path == "/" ? "/" + entry.name : path + "/" + entry.name
+            let type = Int32(entry.type)
+            // Regular files that are not MP3s need no stat at all.
+            if type == DT_REG, !Self.isMP3(entry.name) { continue }
+            var childInfo = stat()
+            guard stat(child, &childInfo) == 0 else { continue } // dangling symlink
+            switch childInfo.st_mode & S_IFMT {
+            case S_IFDIR: _ = visitFolder(child, childInfo)
+            case S_IFREG where Self.isMP3(entry.name): record(child, childInfo)
+            default: break
+            }
+        }
+        return true
+    }
+
+    private mutating func record(_ path: String, _ info: stat) {
+        let id = FileID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+        guard visitedFiles.insert(id).inserted else { return }
+        let mtime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        files.append(FoundFile(path: path, size: Int64(info.st_size), mtime: mtime))
+    }
+
+    static func isMP3(_ name: String) -> Bool {
+        guard name.utf8.count > 4 else { return false }
+        return name.utf8.suffix(4).map { $0 | 0x20 }.elementsEqual(".mp3".utf8)
+    }
+}

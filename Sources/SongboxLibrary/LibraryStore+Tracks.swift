@@ -1,0 +1,165 @@
+import Foundation
+import GRDB
+
+/// Reading and editing tracks: the services the CLI, Lua and the MPD server share.
+extension LibraryStore {
+    /// Tracks matching `query`, in the query's order.
+    public func tracks(matching query: LibraryQuery) throws(SongboxError) -> [Track] {
+        let (sql, arguments) = query.statement(selecting: "*")
+        return try read { db in try Track.fetchAll(db, sql: sql, arguments: arguments) }
+    }
+
+    /// Tracks matching the query text (see docs/query-language.md).
+    public func tracks(matching text: String, now: Date = Date()) throws(SongboxError) -> [Track] {
+        try tracks(matching: LibraryQuery.parse(text, now: now))
+    }
+
+    public func track(id: Int64) throws(SongboxError) -> Track? {
+        try read { db in try Track.fetchOne(db, sql: "SELECT * FROM library WHERE id = ?", arguments: [id]) }
+    }
+
+    public func track(path: String) throws(SongboxError) -> Track? {
+        try read { db in try Track.fetchOne(db, sql: "SELECT * FROM library WHERE path = ?", arguments: [path]) }
+    }
+
+    /// Removes tracks from the library and from playlists, and keeps their files out of later
+    /// scans. The files themselves are not touched. Returns how many were removed.
+    @discardableResult
+    public func remove(ids: [Int64], now: Date = Date()) throws(SongboxError) -> Int {
+        try write { db in
+            var removed = 0
+            for id in ids {
+                guard let path = try String.fetchOne(db, sql: "SELECT path FROM tracks WHERE id = ?", arguments: [id]) else { continue }
+                try db.execute(sql: "INSERT OR REPLACE INTO excluded (path, at) VALUES (?, ?)",
+                               arguments: [path, Int(now.timeIntervalSince1970)])
+                try db.execute(sql: "DELETE FROM tracks WHERE id = ?", arguments: [id])
+                removed += 1
+            }
+            return removed
+        }
+    }
+
+    /// Records a user's edits of a track (see `TrackEdit`). The music file is never written.
+    public func apply(_ edits: [TrackEdit], to id: Int64) throws(SongboxError) {
+        guard try track(id: id) != nil else {
+            throw SongboxError(.notFound, "no track with id \(id)", hint: "find ids with `songbox ls`")
+        }
+        try write { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO overrides (track_id) VALUES (?)", arguments: [id])
+            for edit in edits {
+                try db.execute(sql: "UPDATE overrides SET \(edit.field.rawValue) = ? WHERE track_id = ?",
+                               arguments: [edit.value, id])
+                if edit.field.hasSearchKey {
+                    try db.execute(sql: "UPDATE overrides SET \(edit.field.rawValue)_key = ? WHERE track_id = ?",
+                                   arguments: [(edit.value as? String).map { SearchKey.fold($0) }, id])
+                }
+            }
+            // An override row with nothing left in it is dropped.
+            try db.execute(sql: """
+                DELETE FROM overrides WHERE track_id = ? AND title IS NULL AND artist IS NULL
+                  AND album IS NULL AND genre IS NULL AND year IS NULL AND rating IS NULL AND liked IS NULL
+                """, arguments: [id])
+        }
+    }
+}
+
+/// One edit of a track: a field and its new value, or nil to go back to the file's tag.
+public struct TrackEdit: Sendable {
+    public enum Field: String, CaseIterable, Sendable {
+        case title, artist, album, genre, year, rating, liked
+
+        var hasSearchKey: Bool { [.title, .artist, .album, .genre].contains(self) }
+    }
+
+    public let field: Field
+    public let value: (any DatabaseValueConvertible & Sendable)?
+
+    /// Parses `field=value`. An empty value clears the override.
+    public init(parsing text: String) throws(SongboxError) {
+        guard let equals = text.firstIndex(of: "=") else {
+            throw SongboxError(.invalidArgument, "expected field=value, got '\(text)'",
+                               hint: "for example: title=\"Erev shel shoshanim\" rating=5 liked=yes")
+        }
+        let name = text[..<equals].lowercased()
+        let raw = String(text[text.index(after: equals)...])
+        guard let field = Field(rawValue: name) else {
+            throw SongboxError(.invalidArgument, "'\(name)' cannot be edited",
+                               hint: "editable fields: " + Field.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        self.field = field
+        guard !raw.isEmpty else { value = nil; return }
+        switch field {
+        case .title, .artist, .album, .genre:
+            value = raw
+        case .year:
+            guard let year = Int(raw), (0...9999).contains(year) else {
+                throw SongboxError(.invalidArgument, "year must be a number, got '\(raw)'")
+            }
+            value = year
+        case .rating:
+            guard let rating = Int(raw), (0...5).contains(rating) else {
+                throw SongboxError(.invalidArgument, "rating must be 1 to 5 (0 clears it), got '\(raw)'")
+            }
+            value = rating == 0 ? nil : rating
+        case .liked:
+            switch raw.lowercased() {
+            case "true", "yes", "1": value = 1
+            case "false", "no", "0": value = 0
+            default: throw SongboxError(.invalidArgument, "liked must be yes or no, got '\(raw)'")
+            }
+        }
+    }
+}
+
+/// Totals over the whole library.
+public struct LibraryStatistics: Sendable, Codable, Equatable {
+    public var tracks: Int
+    public var artists: Int
+    public var albums: Int
+    public var genres: Int
+    /// Seconds.
+    public var duration: Double
+    /// Bytes of music.
+    public var size: Int64
+    public var plays: Int
+    public var skips: Int
+    public var playlists: Int
+    public var unreadable: Int
+    public var excluded: Int
+    public var folders: [String]
+    /// Bytes of the database and its WAL.
+    public var databaseSize: Int64
+}
+
+extension LibraryStore {
+    public func statistics() throws(SongboxError) -> LibraryStatistics {
+        var stats = try read { db in
+            let row = try Row.fetchOne(db, sql: """
+                SELECT count(*), count(DISTINCT artist_key), count(DISTINCT coalesce(albumartist_key, artist_key) || '\u{1}' || album_key),
+                       count(DISTINCT genre_key), coalesce(sum(duration), 0), coalesce(sum(size), 0)
+                FROM library
+                """)!
+            return LibraryStatistics(
+                tracks: row[0], artists: row[1], albums: row[2], genres: row[3], duration: row[4], size: row[5],
+                plays: try Int.fetchOne(db, sql: "SELECT count(*) FROM history WHERE kind = 'play'") ?? 0,
+                skips: try Int.fetchOne(db, sql: "SELECT count(*) FROM history WHERE kind = 'skip'") ?? 0,
+                playlists: try Int.fetchOne(db, sql: "SELECT count(*) FROM playlists") ?? 0,
+                unreadable: try Int.fetchOne(db, sql: "SELECT count(*) FROM unreadable") ?? 0,
+                excluded: try Int.fetchOne(db, sql: "SELECT count(*) FROM excluded") ?? 0,
+                folders: try String.fetchAll(db, sql: "SELECT path FROM folders ORDER BY path"),
+                databaseSize: 0)
+        }
+        stats.databaseSize = [path, path + "-wal"].reduce(0) { total, file in
+            var info = stat()
+            return total + (stat(file, &info) == 0 ? Int64(info.st_size) : 0)
+        }
+        return stats
+    }
+
+    /// Files the last scans could not read, with the reason.
+    public func unreadableFiles() throws(SongboxError) -> [(path: String, reason: String)] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT path, reason FROM unreadable ORDER BY path").map { ($0[0], $0[1]) }
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import GRDB
+
+/// Writes scan results into the `tracks` table.
+enum TrackWriter {
+    struct Counts: Sendable {
+        var added = 0, updated = 0, moved = 0
+        var unreadable: [(path: String, reason: String)] = []
+        var warnings: [(path: String, message: String)] = []
+    }
+
+    static func store(_ batch: [(FoundFile, Result<ProbedFile, SongboxError>)],
+                      knownPaths: [String: KnownFiles.Entry], moves: MoveCandidates, added: Int,
+                      in db: Database) throws -> Counts {
+        var counts = Counts()
+        for (file, result) in batch {
+            switch result {
+            case .failure(let error):
+                let reason = error.cause.map { "\(error.message): \($0)" } ?? error.message
+                try db.execute(sql: """
+                    INSERT INTO unreadable (path, size, mtime, reason, at) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtime = excluded.mtime,
+                      reason = excluded.reason, at = excluded.at
+                    """, arguments: [file.path, file.size, file.mtime, reason, added])
+                counts.unreadable.append((file.path, reason))
+            case .success(let probed):
+                let values = columnValues(file, probed)
+                if let existing = knownPaths[file.path] {
+                    try update(id: existing.id, values, in: db)
+                    counts.updated += 1
+                } else if let moved = try movedTrack(file, probed, moves: moves, in: db) {
+                    try update(id: moved, values, in: db)
+                    moves.claim(moved)
+                    counts.moved += 1
+                } else {
+                    let columns = values.map(\.0) + ["added"]
+                    let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+                    try db.cachedStatement(sql: "INSERT INTO tracks (\(columns.joined(separator: ", "))) VALUES (\(placeholders))")
+                        .execute(arguments: StatementArguments(values.map(\.1) + [added]))
+                    counts.added += 1
+                }
+                try db.execute(sql: "DELETE FROM unreadable WHERE path = ?", arguments: [file.path])
+                counts.warnings += probed.warnings.map { (file.path, $0) }
+            }
+        }
+        return counts
+    }
+
+    private static func update(id: Int64, _ values: [(String, (any DatabaseValueConvertible)?)], in db: Database) throws {
+        let assignments = values.map { "\($0.0) = ?" }.joined(separator: ", ")
+        try db.cachedStatement(sql: "UPDATE tracks SET \(assignments) WHERE id = ?")
+            .execute(arguments: StatementArguments(values.map(\.1) + [id]))
+    }
+
+    /// A vanished track with the same size, length, title and artist: the same file, moved.
+    private static func movedTrack(_ file: FoundFile, _ probed: ProbedFile, moves: MoveCandidates,
+                                   in db: Database) throws -> Int64? {
+        for candidate in moves.candidates(size: file.size) {
+            let row = try Row.fetchOne(db, sql: "SELECT duration, title, artist FROM tracks WHERE id = ?",
+                                       arguments: [candidate.id])
+            guard let row else { continue }
+            let duration: Double = row[0]
+            if abs(duration - probed.audio.duration) < 0.001, row[1] == probed.tags.title, row[2] == probed.tags.artist {
+                return candidate.id
+            }
+        }
+        return nil
+    }
+
+    /// Column values for a scanned file, in one fixed order.
+    static func columnValues(_ file: FoundFile, _ probed: ProbedFile) -> [(String, (any DatabaseValueConvertible)?)] {
+        let tags = probed.tags
+        let audio = probed.audio
+        return [
+            ("path", file.path), ("size", file.size), ("mtime", file.mtime),
+            ("title", tags.title), ("artist", tags.artist), ("album", tags.album),
+            ("albumartist", tags.albumArtist), ("genre", tags.genre), ("comment", tags.comment),
+            ("lyrics", tags.lyrics), ("year", tags.year), ("date", tags.date),
+            ("track", tags.track), ("tracktotal", tags.trackTotal), ("disc", tags.disc),
+            ("disctotal", tags.discTotal), ("has_picture", tags.hasPicture), ("isrc", tags.isrc),
+            ("mb_trackid", tags.musicBrainzTrackID), ("mb_albumid", tags.musicBrainzAlbumID),
+            ("mb_artistid", tags.musicBrainzArtistID), ("mb_albumartistid", tags.musicBrainzAlbumArtistID),
+            ("mb_releasegroupid", tags.musicBrainzReleaseGroupID),
+            ("rg_track_gain", tags.replayGainTrackGain), ("rg_track_peak", tags.replayGainTrackPeak),
+            ("rg_album_gain", tags.replayGainAlbumGain), ("rg_album_peak", tags.replayGainAlbumPeak),
+            ("duration", audio.duration), ("bitrate", audio.bitrate), ("samplerate", audio.sampleRate),
+            ("channels", audio.channels),
+            ("path_key", SearchKey.fold(file.path)),
+            ("title_key", SearchKey.fold(tags.title)), ("artist_key", SearchKey.fold(tags.artist)),
+            ("album_key", SearchKey.fold(tags.album)), ("albumartist_key", SearchKey.fold(tags.albumArtist)),
+            ("genre_key", SearchKey.fold(tags.genre)), ("comment_key", SearchKey.fold(tags.comment)),
+            ("lyrics_key", SearchKey.fold(tags.lyrics)),
+        ]
+    }
+}

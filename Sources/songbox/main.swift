@@ -1,0 +1,3 @@
+import SongboxCLI
+
+SongboxCommand.main()
