@@ -22,7 +22,7 @@ struct Scan: ParsableCommand {
 
     func run() throws {
         let store = try library.openStore()
-        let scanner = Scanner(store: store, logger: Logger(label: "songbox.scan"))
+        let scanner = LibraryScanner(store: store, logger: Logger(label: "songbox.scan"))
         var roots = paths
         if roots.isEmpty { roots = try scanner.rememberedFolders() }
         if roots.isEmpty { roots = [(ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()) + "/Music"] }
@@ -43,7 +43,7 @@ struct Scan: ParsableCommand {
             + "\(report.updated) updated, \(report.moved) moved, \(report.removed) removed, "
             + "\(report.unchanged) unchanged, \(report.unreadable.count) unreadable"
             + (report.excluded > 0 ? ", \(report.excluded) excluded" : ""))
-        let requested = Set(Scanner.normalise(roots))
+        let requested = Set(LibraryScanner.normalise(roots))
         if report.unavailable.contains(where: { requested.contains($0.path) }) { throw ExitCode(1) }
     }
 }
@@ -92,7 +92,7 @@ struct Show: ParsableCommand {
     func run() throws {
         let store = try library.openStore()
         let found = try Int64(track).flatMap { id throws(SongboxError) in try store.track(id: id) }
-            ?? store.track(path: Scanner.normalise([track]).first ?? track)
+            ?? store.track(path: LibraryScanner.normalise([track]).first ?? track)
         guard let found else {
             throw SongboxError(.notFound, "no track '\(track)' in the library", hint: "find ids with `songbox ls`")
         }

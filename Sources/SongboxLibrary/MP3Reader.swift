@@ -73,10 +73,12 @@ final class MP3Reader {
         var frame = mpg123_frameinfo2()
         _ = mpg123_info2(handle, &frame)
 
-        // Exact length: from the Info/Xing header when libmpg123 trusts it, else by scanning frames.
-        var accurate = 0
-        _ = mpg123_getstate2(handle, Int32(MPG123_ACCURATE.rawValue), &accurate, nil)
-        if accurate == 0 { _ = mpg123_scan(handle) }
+        // Exact length: a LAME header gives the frame count, encoder delay and padding; without
+        // one (encoder delay unknown, -1) libmpg123 only estimates from the file size, so the
+        // frames are counted.
+        var encoderDelay = -1
+        _ = mpg123_getstate2(handle, Int32(MPG123_ENC_DELAY.rawValue), &encoderDelay, nil)
+        if encoderDelay < 0 { _ = mpg123_scan(handle) }
         let samples = mpg123_length(handle)
         guard samples > 0, rate > 0 else {
             throw SongboxError(.unreadableFile, "no decodable MPEG audio frames", at: path)

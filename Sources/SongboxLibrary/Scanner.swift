@@ -30,7 +30,7 @@ public enum ScanProgress: Sendable {
 }
 
 /// Indexes folders of MP3 files into the library.
-public struct Scanner: Sendable {
+public struct LibraryScanner: Sendable {
     public let store: LibraryStore
     public let logger: Logger
     /// Reader threads; all cores by default.

@@ -49,9 +49,10 @@ public enum Fixtures {
     ///
     /// The file is 10 (tag header) + 10 (frame header) + `frameSize` + the `after` frames +
     /// `audio.count` bytes. The tag size must fit in 28 bits (256 MiB).
-    public static func writeHugeFrameMP3(to path: String, frameID: String = "APIC", frameSize: Int,
-                                         version: Int = 3, after: [ID3Frame] = [.text("TIT2", "After the huge frame", encoding: .latin1)],
-                                         audio: [UInt8]) throws {
+    public static func writeHugeFrameMP3(
+        to path: String, frameID: String = "APIC", frameSize: Int, version: Int = 3,
+        after: [ID3Frame] = [.text("TIT2", "After the huge frame", encoding: .latin1)], audio: [UInt8]
+    ) throws {
         precondition(version == 3 || version == 4, "the huge-frame writer writes ID3v2.3 or v2.4")
         let layout = ID3v2Tag(version: version, frames: after)
         let tail = after.flatMap { layout.frameBytes($0, unsynchroniseFrame: false) }

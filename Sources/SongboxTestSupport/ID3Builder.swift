@@ -193,7 +193,8 @@ public struct ID3Frame: Sendable, Equatable {
             }
             written = short
         }
-        precondition(written.utf8.count == length, "frame id \"\(written)\" must be \(length) bytes in ID3v2.\(version)")
+        precondition(written.utf8.count == length,
+                     "frame id \"\(written)\" must be \(length) bytes in ID3v2.\(version)")
         return Array(written.utf8)
     }
 
@@ -249,7 +250,9 @@ public struct ID3v2Tag: Sendable, Equatable {
         var body: [UInt8] = []
         if extendedHeader {
             precondition(version != 2, "ID3v2.2 has no extended header (its flag 0x40 means compression)")
-            body += version == 3 ? ID3Bytes.plain32(6) + [0, 0] + ID3Bytes.plain32(padding) : ID3Bytes.synchsafe32(6) + [1, 0]
+            body += version == 3
+                ? ID3Bytes.plain32(6) + [0, 0] + ID3Bytes.plain32(padding)  // size, flags, padding size
+                : ID3Bytes.synchsafe32(6) + [1, 0]  // size, one flag byte, no flags
         }
         for frame in frames {
             body += frameBytes(frame, unsynchroniseFrame: perFrameUnsync && unsynchronised)

@@ -97,7 +97,8 @@ struct ID3BuilderTests {
         let tag = ID3v2Tag(version: 4, frames: [frame]).bytes()
         #expect(tag[5] == 0)  // not every frame: no tag flag
         // size 8 = 4 (data length indicator of the original 3 bytes) + 4 unsynchronised bytes.
-        #expect(Array(tag[10..<28]) == Array("PRIV".utf8) + [0, 0, 0, 8, 0x00, 0x03, 0, 0, 0, 3, 0xFF, 0x00, 0xFB, 0x90])
+        #expect(Array(tag[10..<28])
+            == Array("PRIV".utf8) + [0, 0, 0, 8, 0x00, 0x03, 0, 0, 0, 3, 0xFF, 0x00, 0xFB, 0x90])
 
         let whole = ID3v2Tag(version: 4, frames: [.raw("PRIV", body: [0xFF, 0xE0])], unsynchronised: true).bytes()
         #expect(whole[5] == 0x80)
@@ -107,7 +108,8 @@ struct ID3BuilderTests {
     // MARK: Text
 
     @Test func utf16WritesAByteOrderMark() {
-        #expect(ID3Frame.text("TIT2", "Aש", encoding: .utf16()) == .raw("TIT2", body: [1, 0xFF, 0xFE, 0x41, 0, 0xE9, 0x05]))
+        #expect(ID3Frame.text("TIT2", "Aש", encoding: .utf16())
+            == .raw("TIT2", body: [1, 0xFF, 0xFE, 0x41, 0, 0xE9, 0x05]))
         #expect(ID3Frame.text("TIT2", "Aש", encoding: .utf16(bigEndian: true))
             == .raw("TIT2", body: [1, 0xFE, 0xFF, 0, 0x41, 0x05, 0xE9]))
         #expect(ID3Frame.text("TIT2", "Aש", encoding: .utf16BE) == .raw("TIT2", body: [2, 0, 0x41, 0x05, 0xE9]))
@@ -152,8 +154,9 @@ struct ID3BuilderTests {
     // MARK: ID3v1
 
     @Test func id3v1IsExactly128Bytes() {
-        let v1 = ID3v1Tag(title: Array("Title".utf8), artist: Fixtures.windows1255("שלום"), album: Array("Album".utf8),
-                          year: Array("1967".utf8), comment: Array("Comment".utf8), genre: 13).bytes()
+        let v1 = ID3v1Tag(title: Array("Title".utf8), artist: Fixtures.windows1255("שלום"),
+                          album: Array("Album".utf8), year: Array("1967".utf8), comment: Array("Comment".utf8),
+                          genre: 13).bytes()
         #expect(v1.count == 128)
         #expect(Array(v1[0..<3]) == Array("TAG".utf8))
         #expect(Array(v1[3..<8]) == Array("Title".utf8) && v1[8..<33].allSatisfy { $0 == 0 })
@@ -287,7 +290,8 @@ struct ID3BuilderTests {
 
     @Test func mpg123ReadsBackTitles() throws {
         let cases: [(ID3v2Tag?, ID3v1Tag?, String)] = [
-            (ID3v2Tag(version: 3, frames: [.text("TIT2", "UTF-16 שלום", encoding: .utf16())]), nil, "UTF-16 שלום"),
+            (ID3v2Tag(version: 3, frames: [.text("TIT2", "UTF-16 שלום", encoding: .utf16())]), nil,
+             "UTF-16 שלום"),
             (ID3v2Tag(version: 4, frames: [.text("TIT2", "UTF-8 שלום")]), nil, "UTF-8 שלום"),
             (ID3v2Tag(version: 2, frames: [.text("TIT2", "v2.2 title", encoding: .latin1)]), nil, "v2.2 title"),
             (nil, ID3v1Tag(title: Array("v1 title".utf8)), "v1 title"),

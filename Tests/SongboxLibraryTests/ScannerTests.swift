@@ -18,7 +18,7 @@ import Testing
         store = try LibraryStore(path: root + "/library.db")
     }
 
-    var scanner: Scanner { Scanner(store: store, logger: Logger(label: "test")) }
+    var scanner: LibraryScanner { LibraryScanner(store: store, logger: Logger(label: "test")) }
 
     @discardableResult
     func addSong(_ relativePath: String, title: String, artist: String = "Artist",
@@ -113,7 +113,7 @@ import Testing
         try FileManager.default.moveItem(atPath: music, toPath: root + "/unmounted")
         let report = try scanner.scan([music])
         #expect(report.removed == 0)
-        #expect(report.unavailable.map(\.path) == [music])
+        #expect(report.unavailable.map { $0.path } == [music])
         #expect(try titles() == ["One"])
     }
 
@@ -138,7 +138,7 @@ import Testing
         try Data("not audio at all".utf8).write(to: URL(fileURLWithPath: music + "/text.mp3"))
         let report = try scanner.scan([music])
         #expect(report.added == 1)
-        #expect(report.unreadable.map(\.path) == [music + "/empty.mp3", music + "/text.mp3"])
+        #expect(report.unreadable.map { $0.path } == [music + "/empty.mp3", music + "/text.mp3"])
         #expect(report.unreadable.allSatisfy { !$0.reason.isEmpty })
         // Unchanged bad files are not re-read, but still listed.
         let again = try scanner.scan([music])

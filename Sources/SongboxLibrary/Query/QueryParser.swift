@@ -278,7 +278,9 @@ struct QueryParser {
                                          hint: "write sort:field or sort:-field, keys separated by commas")
             }
             guard let field = QueryField.named(String(name)), field.kind != .playlist else {
-                let close = QueryField.suggestions(for: String(name)).filter { QueryField.named($0) != nil }
+                let close = QueryField.suggestions(for: String(name)).filter {
+                    $0 != name.lowercased() && QueryField.named($0).map { $0.kind != .playlist } == true
+                }
                 throw SongboxError.query("cannot sort by '\(name)'", at: offset,
                                          hint: close.isEmpty ? "sort by a field: title, artist, year, plays, added, ..."
                                                              : "did you mean " + close.joined(separator: ", or ") + "?")

@@ -1,0 +1,35 @@
+# songbox: the two commands of the README, and the benchmarks.
+SWIFT ?= swift
+SONGBOX_DB ?= $(CURDIR)/.build/demo/library.db
+
+.PHONY: demo test bench build release format-check clean
+
+## demo: install what is missing, build, scan the bundled example library, list it.
+demo:
+	@scripts/install-deps.sh
+	$(SWIFT) build --product songbox
+	@mkdir -p $(dir $(SONGBOX_DB))
+	.build/debug/songbox --db $(SONGBOX_DB) scan examples/music
+	.build/debug/songbox --db $(SONGBOX_DB) ls
+	.build/debug/songbox --db $(SONGBOX_DB) ls 'title:אהבה'
+	.build/debug/songbox --db $(SONGBOX_DB) stats
+
+## test: install what is missing, build, run every test.
+test:
+	@scripts/install-deps.sh --test
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+## bench: compare with MPD and record the numbers (see docs/benchmarks.md).
+bench:
+	@scripts/install-deps.sh --bench
+	bench/run
+
+build:
+	$(SWIFT) build
+
+release:
+	$(SWIFT) build -c release --product songbox
+
+clean:
+	rm -rf .build
