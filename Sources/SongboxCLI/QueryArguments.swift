@@ -1,12 +1,21 @@
 /// Joins command-line words into one query, putting back the quotes the shell removed:
 /// `songbox ls artist:"Naomi Shemer"` arrives as the one word `artist:Naomi Shemer`.
 enum QueryArguments {
+    /// A whole query passed as one argument (`songbox ls "title:love year>2000"`): a later word
+    /// has its own field, group or negation.
+    static func looksLikeAQuery(_ word: String) -> Bool {
+        word.split(whereSeparator: \.isWhitespace).dropFirst().contains { part in
+            part.contains(":") || part.contains("(") || part.contains(")") || part.hasPrefix("-")
+                || part.contains(">") || part.contains("<") || part == "OR" || part == "AND" || part == "NOT"
+        }
+    }
+
     static func join(_ words: [String]) -> String {
         words.map(quoteIfNeeded).joined(separator: " ")
     }
 
     static func quoteIfNeeded(_ word: String) -> String {
-        guard word.contains(where: \.isWhitespace), !word.contains("\"") else { return word }
+        guard word.contains(where: \.isWhitespace), !word.contains("\""), !looksLikeAQuery(word) else { return word }
         // A field prefix such as `artist:`, `-artist:=`, `year>=` stays outside the quotes.
         let operators: [String] = [":=", ":", ">=", "<=", ">", "<"]
         if let nameEnd = word.firstIndex(where: { !($0.isLetter || $0 == "_" || $0 == "-") }),

@@ -13,11 +13,14 @@ public struct FixtureError: Error, CustomStringConvertible, Sendable {
 public enum Fixtures {
     /// `<package root>/Tests/Fixtures/audio`, found from this source file, so it works from any
     /// working directory.
-    public static let audioDirectory: String = URL(fileURLWithPath: #filePath)
+    public static let audioDirectory: String = packageRoot + "/Tests/Fixtures/audio"
+
+    /// The package root, found from this source file.
+    public static let packageRoot: String = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent()  // Sources/SongboxTestSupport
         .deletingLastPathComponent()  // Sources
         .deletingLastPathComponent()  // package root
-        .appendingPathComponent("Tests/Fixtures/audio").path
+        .path
 
     /// The path of a committed audio fixture, such as "tone-mono-44k.mp3" (see its README.md).
     public static func audioPath(_ name: String) -> String {

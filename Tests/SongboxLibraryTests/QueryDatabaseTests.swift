@@ -317,6 +317,9 @@ struct QueryTrackRow {
         #expect(try ids("limit:5m") == [5, 6, 4])
         #expect(try ids("limit:4m") == [5, 6])
         #expect(try ids("limit:90s") == [5])
+        // Track 6 would start exactly at 2:18: the list is full by then.
+        #expect(try ids("limit:138s") == [5])
+        #expect(try ids("limit:0:02:19") == [5, 6])
         #expect(try ids("limit:10m") == [5, 6, 4, 3])
         #expect(try ids("limit:1h30m") == Self.defaultOrder)
         #expect(try ids("sort:-duration limit:1h") == [7])

@@ -100,6 +100,9 @@ enum QueryTesting {
         #expect(try condition("artist=Beatles") == .text(artist, .equals("beatles")))
         #expect(try condition("artist:=\"\"") == .text(artist, .isEmpty))
         #expect(try condition("album_artist:x") == .text(QueryTesting.field("albumartist"), .contains("x")))
+        #expect(try condition("length:90") == .range(QueryTesting.field("duration"),
+                                                     lower: QueryBound(value: .integer(90), inclusive: true),
+                                                     upper: QueryBound(value: .integer(91), inclusive: false)))
         #expect(try condition("title:a..b") == .text(QueryTesting.field("title"), .contains("a..b")))
         #expect(try condition("-genre:rock") == .not(.text(QueryTesting.field("genre"), .contains("rock"))))
         #expect(try condition("isrc:GBAYE") == .text(QueryTesting.field("isrc"), .contains("gbaye")))
@@ -199,6 +202,34 @@ enum QueryTesting {
         #expect(try QueryTesting.parse("\"random\"").random == false)
     }
 
+    /// The examples of docs/query-language.md.
+    @Test(arguments: [
+        "artist:\"נעמי שמר\" year:1960..1970 -live sort:-plays limit:10",
+        "beatles", "love me", "\"love me do\"", "אהבה", "\"12\\\" single\"",
+        "artist:beatles", "title:=yesterday", "album:=\"\"", "genre:rock", "path:/music/live/", "Artist:x",
+        "year:1967", "year:=1967", "year:1960..1970", "year:..1970", "plays:3..", "plays>3", "plays<3",
+        "plays>=3", "plays<=3", "plays:>3", "rating:4..", "-rating:1..5",
+        "added:-30d..", "added:-30d", "added:..-30d", "added:-90d..-30d", "added:2024-01", "added:2023..2024-03",
+        "added>2023", "added<2023", "last_played:-7d..", "-last_played:-1y..", "last_played<-1y",
+        "added:-12h..", "added:-2w..", "added:-6m..", "added:2024-01-31",
+        "date:1967", "date:1967-05", "date:1960..1969", "date>1966",
+        "duration:..3:30", "duration:>5:00", "duration:3:00..4:00", "duration:90", "duration:1:02:03",
+        "duration>=1h", "liked:true", "liked:false", "has_picture:yes", "picture:yes",
+        "playlist:\"Road trip\"", "playlist:\"שירי ארץ ישראל\"", "-playlist:Favourites",
+        "a b", "a AND b", "a, b", "a OR b", "-a", "NOT a", "(a b)",
+        "artist:beatles (help, yesterday)", "אהבה, love", "NOT (genre:rock, genre:pop)",
+        "-artist:\"נעמי שמר\" year:1967", "-(added:-30d.. plays:0)", "-live",
+        "sort:-plays,title", "sort:-last_played", "sort:-rating,-plays", "sort:-year,album",
+        "limit:10", "limit:45m", "limit:1h30m", "limit:90s", "limit:1:30:00",
+        "random", "random limit:20", "genre:jazz random limit:1h", "random limit:20 sort:album", "\"random\"",
+        "liked:yes -last_played:-14d.. random limit:1h", "added:-30d.. sort:-added",
+        "genre:rock, genre:metal duration:..4:00 random limit:45m", "אהבה -artist:beatles",
+        "playlist:\"Road trip\" sort:duration", "\"Re:Zero\"", "12:30", "hip-hop",
+    ])
+    func documentedExamplesParse(text: String) throws {
+        _ = try QueryTesting.parse(text)
+    }
+
     // MARK: Errors
 
     /// Every malformed query: the message, the 1-based character position, and that a hint is given.
@@ -207,6 +238,7 @@ enum QueryTesting {
         ("\"abc", 1, "unclosed quote"),
         ("(a b", 5, "expected ')' to close the group opened at 1"),
         ("a (b (c) d", 11, "expected ')' to close the group opened at 3"),
+        ("(artist:beatles year:1965", 26, "expected ')' to close the group opened at 1"),
         ("a)", 2, "')' closes no group"),
         ("(a) b)", 6, "')' closes no group"),
         ("()", 1, "empty parentheses"),
@@ -270,12 +302,15 @@ enum QueryTesting {
     @Test func unknownFieldsSuggestCloseNames() throws {
         let misspelt = try #require(QueryTesting.error("atrist:x"))
         #expect(misspelt.hint?.hasPrefix("did you mean artist?") == true)
-        #expect(misspelt.hint?.contains("\"atrist:x\"") == true)
+        #expect(misspelt.hint == "did you mean artist? Or, to search for the text itself, quote it: \"atrist:x\"")
+        let alias = try #require(QueryTesting.error("lenght>3"))
+        #expect(alias.hint?.hasPrefix("did you mean length?") == true)
         let prefix = try #require(QueryTesting.error("play:3"))
         #expect(prefix.hint?.contains("plays") == true)
         #expect(prefix.hint?.contains("playlist") == true)
         let far = try #require(QueryTesting.error("zzz:1"))
         #expect(far.hint?.hasPrefix("fields are title, artist, album") == true)
+        #expect(far.hint?.hasSuffix("playlist; to search for the text itself, quote it: \"zzz:1\"") == true)
         let sort = try #require(QueryTesting.error("sort:-plays,titel"))
         #expect(sort.hint == "did you mean title?")
     }

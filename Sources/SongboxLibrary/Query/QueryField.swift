@@ -64,7 +64,7 @@ struct QueryField: Sendable, Equatable {
     ]
 
     /// Other spellings of a field name.
-    static let aliases = ["album_artist": "albumartist", "picture": "has_picture"]
+    static let aliases = ["album_artist": "albumartist", "picture": "has_picture", "length": "duration"]
 
     /// Words that look like a field but steer the whole query.
     static let directives = ["sort", "limit"]

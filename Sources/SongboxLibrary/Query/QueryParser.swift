@@ -183,8 +183,8 @@ struct QueryParser {
             let close = QueryField.suggestions(for: name)
             let known = close.isEmpty ? "fields are " + QueryField.all.map(\.name).joined(separator: ", ")
                                       : "did you mean " + close.joined(separator: ", or ") + "?"
-            let quoting = " To search for the text itself, quote it: \"\(term.written)\(term.value)\""
-            let hint = known + (term.quoted ? "" : quoting)
+            let quoting = "to search for the text itself, quote it: \"\(term.written)\(term.value)\""
+            let hint = term.quoted ? known : known + (close.isEmpty ? "; " : " Or, ") + quoting
             throw SongboxError.query("unknown field '\(term.name)'", at: position, hint: hint)
         }
         try requireValue(term, hint: QueryValueReader.examples(of: field.kind, field: field.name))
@@ -237,8 +237,7 @@ struct QueryParser {
             }
             let start = startText.isEmpty ? nil : try read(startText, term.valuePosition)
             let end = endText.isEmpty ? nil : try read(endText, endPosition)
-            if let start, let end, end.upperInclusive ? QueryValue.isOrdered(end.upper, before: start.lower) == true
-                                                      : QueryValue.isOrdered(start.lower, before: end.upper) == false {
+            if let start, let end, QuerySpan.rangeIsEmpty(from: start, to: end) {
                 throw SongboxError.query("the range \(term.value) is empty: it ends before it starts",
                                          at: term.valuePosition, hint: "write the smaller or earlier end first: "
                                             + "\(field.name):\(endText)..\(startText)")

@@ -16,6 +16,12 @@ struct QuerySpan: Sendable, Equatable {
     static func halfOpen(_ lower: QueryValue, _ upper: QueryValue) -> QuerySpan {
         QuerySpan(lower: lower, upper: upper, upperInclusive: false)
     }
+
+    /// Whether nothing lies between the start of `start` and the end of `end` (`1970..1960`).
+    static func rangeIsEmpty(from start: QuerySpan, to end: QuerySpan) -> Bool {
+        end.upperInclusive ? QueryValue.isOrdered(end.upper, before: start.lower) == true
+                           : QueryValue.isOrdered(start.lower, before: end.upper) == false
+    }
 }
 
 /// Reads the values of numbers, dates, durations and booleans. `now` and `calendar` anchor

@@ -1,0 +1,61 @@
+import Foundation
+
+/// Runs the built `songbox` binary, as a user or a script would.
+public struct SongboxRunner: Sendable {
+    public struct Output: Sendable {
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
+        public var lines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).filter { !$0.isEmpty } }
+    }
+
+    /// The database every run passes with `--db`.
+    public let database: String
+
+    public init(database: String) { self.database = database }
+
+    /// The `songbox` executable next to the test bundle (SwiftPM builds products into one folder).
+    public static let executable: String = {
+        let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var folder = testBinary.deletingLastPathComponent()
+        // swift-testing on Linux runs `<folder>/songboxPackageTests.xctest`.
+        for _ in 0..<3 {
+            let candidate = folder.appendingPathComponent("songbox").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            folder = folder.deletingLastPathComponent()
+        }
+        return Fixtures.packageRoot + "/.build/debug/songbox"
+    }()
+
+    /// Runs `songbox --db <database> arguments...` and waits for it.
+    @discardableResult
+    public func run(_ arguments: [String], environment: [String: String] = [:], useDatabase: Bool = true) throws -> Output {
+        try Self.run(executable: Self.executable, (useDatabase ? ["--db", database] : []) + arguments, environment: environment)
+    }
+
+    /// Runs any program and captures what it prints.
+    public static func run(executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Output {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // Files, not pipes: a full pipe would block the child while we wait for it.
+        let outPath = folder + "/out", errPath = folder + "/err"
+        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
+        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        try out.close()
+        try err.close()
+        return Output(status: process.terminationStatus,
+                      stdout: try String(contentsOfFile: outPath, encoding: .utf8),
+                      stderr: try String(contentsOfFile: errPath, encoding: .utf8))
+    }
+}

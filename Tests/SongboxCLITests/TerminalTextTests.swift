@@ -1,0 +1,40 @@
+import Testing
+
+@testable import SongboxCLI
+
+@Suite struct TerminalTextTests {
+    @Test(arguments: [
+        ("abc", 3), ("אהבה", 4), ("אַהֲבָה", 4), ("יְרוּשָׁלַיִם", 7), ("東京", 4), ("Café", 4), ("e\u{301}", 1), ("", 0),
+    ])
+    func widthCountsTerminalColumns(text: String, columns: Int) {
+        #expect(TerminalText.width(text) == columns)
+    }
+
+    @Test func tablesPadByColumnsNotCharacters() {
+        let table = TerminalText.table(header: ["A", "B"], rows: [["אַהֲבָה", "x"], ["abcdef", "y"]])
+        let lines = table.split(separator: "\n").map(String.init)
+        #expect(lines == ["A       B", "אַהֲבָה    x", "abcdef  y"])
+    }
+
+    @Test func truncationKeepsWholeCharactersAndMarksAnEllipsis() {
+        #expect(TerminalText.truncate("אַהֲבָה בַּגָּלִיל", to: 5) == "אַהֲבָה…")
+        #expect(TerminalText.truncate("אַהֲבָה בַּגָּלִיל", to: 3) == "אַהֲ…")
+        #expect(TerminalText.truncate("short", to: 10) == "short")
+    }
+
+    @Test func durationsReadAsMinutesOrHours() {
+        #expect(TerminalText.duration(215.4) == "3:35")
+        #expect(TerminalText.duration(3725) == "1:02:05")
+    }
+
+    @Test(arguments: [
+        (["artist:Naomi Shemer"], #"artist:"Naomi Shemer""#),
+        (["-artist:=Naomi Shemer", "year>1960"], #"-artist:="Naomi Shemer" year>1960"#),
+        (["two words"], #""two words""#),
+        (["title:love year>2000"], "title:love year>2000"),
+        (["plain"], "plain"),
+    ])
+    func queryArgumentsGetBackTheQuotesTheShellRemoved(words: [String], query: String) {
+        #expect(QueryArguments.join(words) == query)
+    }
+}
