@@ -149,6 +149,8 @@ public struct LibraryScanner: Sendable {
 
         @Sendable func flush(_ batch: [(FoundFile, Result<ProbedFile, SongboxError>)]) {
             guard !batch.isEmpty else { return }
+            // In path order, so a small library gets the same ids on every machine.
+            let batch = batch.sorted { $0.0.path < $1.0.path }
             do {
                 let counts = try store.write { db in
                     try TrackWriter.store(batch, knownPaths: knownPaths, moves: moves, added: added, in: db)
