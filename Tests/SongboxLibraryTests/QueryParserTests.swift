@@ -299,6 +299,17 @@ enum QueryTesting {
         #expect(error.description.hasPrefix("query:\(position): "))
     }
 
+    @Test func deepNestingIsAnErrorNotACrash() throws {
+        let groups = String(repeating: "(", count: 100_000) + "a" + String(repeating: ")", count: 100_000)
+        #expect(QueryTesting.error(groups)?.location == "query:65")
+        let negations = String(repeating: "-", count: 100_000) + "a"
+        #expect(QueryTesting.error(negations)?.location == "query:65")
+        let mixed = String(repeating: "NOT (", count: 100_000) + "a" + String(repeating: ")", count: 100_000)
+        #expect(QueryTesting.error(mixed)?.message.contains("nest more than 64 deep") == true)
+        let allowed = String(repeating: "(", count: 63) + "a" + String(repeating: ")", count: 63)
+        #expect(try QueryTesting.parse(allowed).condition == .words("a"))
+    }
+
     @Test func unknownFieldsSuggestCloseNames() throws {
         let misspelt = try #require(QueryTesting.error("atrist:x"))
         #expect(misspelt.hint?.hasPrefix("did you mean artist?") == true)

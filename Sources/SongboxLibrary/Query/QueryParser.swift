@@ -18,6 +18,8 @@ struct QueryParser {
     private var openGroups: [Int] = []
     /// How many `-`/`NOT` enclose the current term.
     private var negations = 0
+    /// Groups and negations nest at most this deep, so no query can exhaust the stack.
+    static let maxNesting = 64
 
     private(set) var sort: [QuerySortKey] = []
     private(set) var limit: QueryLimit?
@@ -115,6 +117,7 @@ struct QueryParser {
             throw SongboxError.query("expected a term after \(negation.kind == .not ? "NOT" : "'-'")",
                                      at: peek.position, hint: "write -word, -field:value or NOT (a, b)")
         }
+        try checkNesting(at: negation.position)
         negations += 1
         defer { negations -= 1 }
         return try parseUnary().map { .not($0) }
@@ -137,6 +140,7 @@ struct QueryParser {
         case .field(let term):
             return try fieldCondition(term, at: token.position)
         case .openParen:
+            try checkNesting(at: token.position)
             openGroups.append(token.position)
             let inner = try parseOr()
             guard peek.kind == .closeParen else {
@@ -152,6 +156,13 @@ struct QueryParser {
             return inner
         case .closeParen, .comma, .minus, .or, .and, .not, .end:
             throw SongboxError.query("expected a search term", at: token.position)
+        }
+    }
+
+    private func checkNesting(at position: Int) throws(SongboxError) {
+        guard openGroups.count + negations < Self.maxNesting else {
+            throw SongboxError.query("groups and negations nest more than \(Self.maxNesting) deep", at: position,
+                                     hint: "simplify the query")
         }
     }
 
