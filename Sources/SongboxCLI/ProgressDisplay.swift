@@ -6,11 +6,14 @@ import Synchronization
 /// tenth otherwise (logs, pipes, CI).
 final class ProgressDisplay: Sendable {
     private let isTerminal = isatty(STDERR_FILENO) == 1
-    private let state = Mutex((lastTenth: 0, drawn: false))
+    private let state = Mutex((lastTenth: 0, shown: 0, drawn: false))
 
     func update(_ progress: ScanProgress) {
         guard case .read(let done, let total) = progress, total > 0 else { return }
         state.withLock { state in
+            // Reader threads report concurrently: never draw the bar going backwards.
+            guard done > state.shown else { return }
+            state.shown = done
             if isTerminal {
                 let width = 30
                 let filled = done * width / total

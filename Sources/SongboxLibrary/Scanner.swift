@@ -186,8 +186,8 @@ public struct LibraryScanner: Sendable {
                     defer { state.pending = [] }
                     return (state.pending, state.done)
                 }
-                flush(batch)
                 if done % 100 == 0 || done == files.count { progress(.read(done: done, total: files.count)) }
+                flush(batch)
             }
         }
         let rest = shared.withLock { state in
