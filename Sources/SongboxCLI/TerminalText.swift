@@ -11,6 +11,11 @@ enum TerminalText {
     static func width(of character: Character) -> Int {
         // A grapheme cluster is one base plus marks: the marks take no column.
         guard let base = character.unicodeScalars.first else { return 0 }
+        // Fast paths, no property lookups: printable Latin and the Hebrew letters.
+        switch base.value {
+        case 0x20..<0x7F, 0xA0..<0x300, 0x05D0...0x05EA: return 1
+        default: break
+        }
         let properties = base.properties
         if properties.generalCategory == .control || properties.generalCategory == .format { return 0 }
         if properties.isDefaultIgnorableCodePoint { return 0 }

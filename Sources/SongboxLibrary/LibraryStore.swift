@@ -3,14 +3,23 @@ import GRDB
 
 /// The library database: tracks, user overrides, play history, playlists.
 ///
-/// SQLite in WAL mode through a GRDB `DatabasePool`, which confines each connection to its own
-/// serial queue. Every change is one transaction, so a kill -9 leaves every committed row.
+/// SQLite in WAL mode through GRDB, which confines each connection to its own serial queue.
+/// Every change is one transaction, so a kill -9 leaves every committed row.
 public final class LibraryStore: Sendable {
+    /// How many connections to keep.
+    public enum Access: Sendable {
+        /// One connection: the quickest to open, for one-shot commands.
+        case single
+        /// A writer and concurrent readers, for a long-running process where reads must not
+        /// wait for writes.
+        case shared
+    }
+
     public let path: String
-    let pool: DatabasePool
+    let database: any DatabaseWriter
 
     /// Opens (creating when missing) the database at `path` and migrates it to the current schema.
-    public init(path: String) throws(SongboxError) {
+    public init(path: String, access: Access = .single) throws(SongboxError) {
         self.path = path
         let directory = (path as NSString).deletingLastPathComponent
         do {
@@ -21,25 +30,37 @@ public final class LibraryStore: Sendable {
             configuration.foreignKeysEnabled = true
             configuration.busyMode = .timeout(10)
             configuration.prepareDatabase { db in
+                // WAL is a property of the file: after the first open this changes nothing and,
+                // unlike GRDB's `journalMode = .wal`, never writes, so a read-only command
+                // costs no fsync.
+                if try String.fetchOne(db, sql: "PRAGMA journal_mode") != "wal" {
+                    try db.execute(sql: "PRAGMA journal_mode = WAL")
+                }
                 // A Pi loses power; FULL makes each commit durable, not only crash-safe.
                 try db.execute(sql: "PRAGMA synchronous = FULL")
+                // Reads through a memory map: a search that scans the table copies no pages.
+                try db.execute(sql: "PRAGMA mmap_size = 268435456")
             }
-            pool = try DatabasePool(path: path, configuration: configuration)
-            try Schema.migrator.migrate(pool)
+            switch access {
+            case .single: database = try DatabaseQueue(path: path, configuration: configuration)
+            case .shared: database = try DatabasePool(path: path, configuration: configuration)
+            }
+            try Schema.migrate(database)
         } catch {
             throw SongboxError(.databaseUnavailable, "cannot open the library database", at: path,
-                               hint: "check that the folder is writable, or pass --db PATH", cause: error)
+                               hint: "check that the folder exists and is writable, or pass --db PATH",
+                               cause: error)
         }
     }
 
     /// Runs `body` in a read transaction.
     public func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) throws(SongboxError) -> T {
-        do { return try pool.read(body) } catch { throw SongboxError.database(error, at: path) }
+        do { return try database.read(body) } catch { throw SongboxError.database(error, at: path) }
     }
 
     /// Runs `body` in a write transaction: all of it is committed, or none.
     public func write<T: Sendable>(_ body: @Sendable (Database) throws -> T) throws(SongboxError) -> T {
-        do { return try pool.write(body) } catch { throw SongboxError.database(error, at: path) }
+        do { return try database.write(body) } catch { throw SongboxError.database(error, at: path) }
     }
 }
 

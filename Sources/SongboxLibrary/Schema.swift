@@ -5,6 +5,18 @@ enum Schema {
     /// Text columns that are searched get a folded twin (`title_key`, ...): see `SearchKey`.
     static let searchableTagColumns = ["title", "artist", "album", "albumartist", "genre", "comment", "lyrics"]
 
+    /// Brings the database to the current schema. `user_version` counts the migrations applied,
+    /// so opening an up-to-date database costs one read and no write.
+    static func migrate(_ writer: any DatabaseWriter) throws {
+        let migrator = Self.migrator
+        let current = try writer.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 }
+        guard current != migrationCount else { return }
+        try migrator.migrate(writer)
+        try writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA user_version = \(migrationCount)") }
+    }
+
+    static let migrationCount = 1
+
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1: tracks, overrides, history, playlists") { db in
