@@ -29,7 +29,7 @@ build:
 	$(SWIFT) build
 
 release:
-	$(SWIFT) build -c release --product songbox
+	$(SWIFT) build -c release --static-swift-stdlib --product songbox
 
 clean:
 	rm -rf .build
