@@ -1,0 +1,109 @@
+import Foundation
+import GRDB
+import SongboxTestSupport
+import Testing
+
+@testable import SongboxLibrary
+
+/// The library database itself: schema, statistics from history, overrides, removal.
+@Suite struct StoreTests {
+    let folder: String
+    let store: LibraryStore
+
+    init() throws {
+        folder = try Fixtures.temporaryDirectory()
+        store = try LibraryStore(path: folder + "/nested/dir/library.db")
+    }
+
+    func insertTrack(_ path: String, title: String) throws -> Int64 {
+        try store.write { db in
+            try db.execute(sql: """
+                INSERT INTO tracks (path, size, mtime, duration, added, path_key, title, title_key)
+                VALUES (?, 1, 1, 200, 0, ?, ?, ?)
+                """, arguments: [path, path, title, SearchKey.fold(title)])
+            return db.lastInsertedRowID
+        }
+    }
+
+    func record(_ kind: String, _ id: Int64, at time: Int) throws {
+        try store.write { db in
+            try db.execute(sql: """
+                INSERT INTO history (track_id, path, kind, reason, played, at) VALUES (?, 'p', ?, 'finished', 100, ?)
+                """, arguments: [id, kind, time])
+        }
+    }
+
+    @Test func opensInWALModeAndCreatesItsFolder() throws {
+        let mode = try store.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
+        #expect(mode == "wal")
+        #expect(FileManager.default.fileExists(atPath: folder + "/nested/dir/library.db"))
+        // Reopening an up-to-date database migrates nothing and keeps the data.
+        let id = try insertTrack("/m/a.mp3", title: "A")
+        let reopened = try LibraryStore(path: store.path, access: .shared)
+        #expect(try reopened.track(id: id)?.title == "A")
+    }
+
+    @Test func playsSkipsAndLastPlayedFollowFromHistory() throws {
+        let id = try insertTrack("/m/a.mp3", title: "A")
+        try record("play", id, at: 1000)
+        try record("skip", id, at: 2000)
+        try record("play", id, at: 1500)
+        let track = try #require(try store.track(id: id))
+        #expect(track.plays == 2)
+        #expect(track.skips == 1)
+        #expect(track.lastPlayed == 1500)
+    }
+
+    @Test func removingATrackDropsItFromPlaylistsKeepsHistoryAndExcludesItsFile() throws {
+        let keep = try insertTrack("/m/keep.mp3", title: "Keep")
+        let drop = try insertTrack("/m/drop.mp3", title: "Drop")
+        try record("play", drop, at: 10)
+        try store.write { db in
+            try db.execute(sql: "INSERT INTO playlists (id, name, created, modified) VALUES (1, 'Mix', 0, 0)")
+            try db.execute(sql: "INSERT INTO playlist_items (playlist_id, position, track_id) VALUES (1, 0, ?), (1, 1, ?)",
+                           arguments: [drop, keep])
+        }
+        #expect(try store.remove(ids: [drop]) == 1)
+        let (items, history, excluded) = try store.read { db in
+            (try Int64.fetchAll(db, sql: "SELECT track_id FROM playlist_items"),
+             try Row.fetchAll(db, sql: "SELECT track_id, path FROM history").map { ($0[0] as Int64?, $0[1] as String) },
+             try String.fetchAll(db, sql: "SELECT path FROM excluded"))
+        }
+        #expect(items == [keep])
+        #expect(history.count == 1 && history[0].0 == nil)  // the play stays, unlinked
+        #expect(excluded == ["/m/drop.mp3"])
+    }
+
+    @Test func editsAreOverridesThatCanBeCleared() throws {
+        let id = try insertTrack("/m/a.mp3", title: "Original")
+        try store.apply([try TrackEdit(parsing: "title=שָׁלוֹם"), try TrackEdit(parsing: "year=1999"),
+                         try TrackEdit(parsing: "liked=yes")], to: id)
+        #expect(try store.tracks(matching: "title:שלום").map(\.id) == [id])
+        #expect(try store.track(id: id)?.year == 1999)
+        try store.apply([try TrackEdit(parsing: "title="), try TrackEdit(parsing: "year="), try TrackEdit(parsing: "liked=")], to: id)
+        #expect(try store.track(id: id)?.title == "Original")
+        #expect(try store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM overrides") } == 0)
+    }
+
+    @Test(arguments: ["rating=6", "rating=x", "year=abc", "liked=maybe", "bitrate=1", "title"])
+    func badEditsAreRejectedWithAReason(text: String) {
+        #expect(throws: SongboxError.self) { try TrackEdit(parsing: text) }
+    }
+
+    @Test func editingAMissingTrackSaysSo() throws {
+        #expect(throws: SongboxError.self) { try store.apply([try TrackEdit(parsing: "rating=3")], to: 999) }
+    }
+
+    @Test func theDefaultPathFollowsXDG() {
+        #expect(defaultDatabasePath(environment: ["HOME": "/home/pi"]) == "/home/pi/.local/share/songbox/library.db")
+        #expect(defaultDatabasePath(environment: ["HOME": "/home/pi", "XDG_DATA_HOME": "/data"]) == "/data/songbox/library.db")
+        #expect(defaultDatabasePath(environment: ["HOME": "/home/pi", "SONGBOX_DB": "/tmp/x.db"]) == "/tmp/x.db")
+    }
+
+    @Test func searchKeysFoldCaseNiqqudAndAccents() {
+        #expect(SearchKey.fold("אַהֲבָה") == "אהבה")
+        #expect(SearchKey.fold("Café LOVE") == "cafe love")
+        #expect(SearchKey.fold("בֵּית־הַשִּׁטָּה") == "בית השטה")
+        #expect(SearchKey.fold("\u{200F}שלום") == "שלום")
+    }
+}
