@@ -57,16 +57,32 @@ enum TerminalText {
     /// Rows laid out in aligned columns separated by two spaces; `rightAligned` columns are
     /// numbers. Text cells wider than `maxWidth` are truncated.
     static func table(header: [String], rows: [[String]], rightAligned: Set<Int> = [], maxWidth: Int = 40) -> String {
-        let cells = ([header] + rows).map { $0.map { truncate($0, to: maxWidth) } }
+        // Each cell's width is measured once: this runs for every row of a large listing.
+        let cells = ([header] + rows).map { row in
+            row.map { cell -> (text: String, width: Int) in
+                let text = truncate(cell, to: maxWidth)
+                return (text, width(text))
+            }
+        }
         var widths = Array(repeating: 0, count: header.count)
-        for row in cells { for (index, cell) in row.enumerated() { widths[index] = max(widths[index], width(cell)) } }
-        return cells.map { row in
-            row.enumerated().map { index, cell in
-                // The last column needs no trailing spaces.
-                index == row.count - 1 && !rightAligned.contains(index)
-                    ? cell : pad(cell, to: widths[index], rightAligned: rightAligned.contains(index))
-            }.joined(separator: "  ")
-        }.joined(separator: "\n")
+        for row in cells { for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.width) } }
+        var output = ""
+        for row in cells {
+            for (index, cell) in row.enumerated() {
+                if index > 0 { output += "  " }
+                let padding = String(repeating: " ", count: widths[index] - cell.width)
+                if rightAligned.contains(index) {
+                    output += padding + cell.text
+                } else {
+                    output += cell.text
+                    // The last column needs no trailing spaces.
+                    if index < row.count - 1 { output += padding }
+                }
+            }
+            output += "\n"
+        }
+        output.removeLast()
+        return output
     }
 
     /// 215.4 -> "3:35"; 3725 -> "1:02:05".

@@ -15,7 +15,7 @@ enum Schema {
         try writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA user_version = \(migrationCount)") }
     }
 
-    static let migrationCount = 1
+    static let migrationCount = 2
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -131,6 +131,42 @@ enum Schema {
                 FROM tracks t LEFT JOIN overrides o ON o.track_id = t.id;
                 """)
         }
+        migrator.registerMigration("v2: trigram search index") { db in
+            // Substring search on the four keys free words search, through an FTS5 trigram
+            // index instead of a scan of every row. It indexes the keys as the `library` view
+            // shows them (overrides applied); triggers keep it in step with both tables.
+            let columns = SearchIndex.columns.joined(separator: ", ")
+            let refresh = { (id: String) in
+                "DELETE FROM track_search WHERE rowid = \(id); "
+                    + "INSERT INTO track_search (rowid, \(columns)) SELECT id, \(columns) FROM library WHERE id = \(id);"
+            }
+            try db.execute(sql: """
+                CREATE VIRTUAL TABLE track_search USING fts5(\(columns), tokenize = 'trigram case_sensitive 1');
+                INSERT INTO track_search (rowid, \(columns)) SELECT id, \(columns) FROM library;
+                CREATE TRIGGER track_search_insert AFTER INSERT ON tracks BEGIN \(refresh("NEW.id")) END;
+                CREATE TRIGGER track_search_update AFTER UPDATE OF \(columns) ON tracks BEGIN \(refresh("NEW.id")) END;
+                CREATE TRIGGER track_search_delete AFTER DELETE ON tracks BEGIN
+                  DELETE FROM track_search WHERE rowid = OLD.id;
+                END;
+                CREATE TRIGGER track_search_override_insert AFTER INSERT ON overrides BEGIN \(refresh("NEW.track_id")) END;
+                CREATE TRIGGER track_search_override_update AFTER UPDATE ON overrides BEGIN \(refresh("NEW.track_id")) END;
+                CREATE TRIGGER track_search_override_delete AFTER DELETE ON overrides BEGIN \(refresh("OLD.track_id")) END;
+                """)
+        }
         return migrator
+    }
+}
+
+/// The FTS5 trigram index over search keys (`track_search`).
+enum SearchIndex {
+    static let columns = ["title_key", "artist_key", "album_key", "albumartist_key"]
+
+    /// Trigrams need three characters; shorter values are matched by a scan.
+    static func canServe(_ folded: String) -> Bool { folded.unicodeScalars.count >= 3 }
+
+    /// An FTS5 query: `folded` as one phrase (a substring, with a trigram tokenizer) in `columns`.
+    static func match(_ folded: String, in columns: [String]) -> String {
+        let phrase = "\"" + folded.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        return "{" + columns.joined(separator: " ") + "} : " + phrase
     }
 }

@@ -19,10 +19,25 @@ import Testing
     }
 
     @Test func aFreeWordSearchesFourKeysWithOneArgumentEach() throws {
-        let (sql, arguments) = try compile("אַהֲבָה")
+        // Two letters: too short for the trigram index, a scan of the four keys.
+        let (sql, arguments) = try compile("אַה")
         #expect(sql.hasPrefix("SELECT * FROM library WHERE (instr(title_key, ?) > 0 OR instr(artist_key, ?) > 0 "
                               + "OR instr(album_key, ?) > 0 OR instr(albumartist_key, ?) > 0) ORDER BY "))
-        #expect(arguments == Array(repeating: .text("אהבה"), count: 4))
+        #expect(arguments == Array(repeating: .text("אה"), count: 4))
+    }
+
+    @Test func searchesOfThreeOrMoreLettersGoThroughTheTrigramIndexFirst() throws {
+        let (sql, arguments) = try compile("אַהֲבָה")
+        #expect(sql.hasPrefix("SELECT * FROM library WHERE (id IN (SELECT rowid FROM track_search WHERE track_search MATCH ?) AND "
+                              + "(instr(title_key, ?) > 0 OR instr(artist_key, ?) > 0 "
+                              + "OR instr(album_key, ?) > 0 OR instr(albumartist_key, ?) > 0)) ORDER BY "))
+        #expect(arguments == [.text("{title_key artist_key album_key albumartist_key} : \"אהבה\"")]
+                + Array(repeating: .text("אהבה"), count: 4))
+        let (fieldSQL, fieldArguments) = try compile(#"title:say"hi"#)
+        #expect(fieldSQL.contains("(id IN (SELECT rowid FROM track_search WHERE track_search MATCH ?) AND instr(title_key, ?) > 0)"))
+        #expect(fieldArguments == [.text(#"{title_key} : "say""hi""#), .text(#"say"hi"#)])
+        // Keys outside the index are scanned.
+        #expect(!(try compile("genre:folk").sql.contains("track_search")))
     }
 
     @Test func valuesNeverEnterTheSqlText() throws {

@@ -106,4 +106,41 @@ import Testing
         #expect(SearchKey.fold("בֵּית־הַשִּׁטָּה") == "בית השטה")
         #expect(SearchKey.fold("\u{200F}שלום") == "שלום")
     }
+
+    /// The trigram index must answer exactly as a scan of the `library` view does.
+    func expectIndexMatchesScan(_ words: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
+        for word in words {
+            let folded = SearchKey.fold(word)
+            let viaIndex = try store.tracks(matching: "title:\"\(word)\"").map(\.id).sorted()
+            let viaScan = try store.read { db in
+                try Int64.fetchAll(db, sql: "SELECT id FROM library WHERE instr(title_key, ?) > 0 ORDER BY id", arguments: [folded])
+            }
+            #expect(viaIndex == viaScan, "\(word)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func theSearchIndexFollowsScansEditsAndRemovals() throws {
+        let a = try insertTrack("/m/a.mp3", title: "Love Song")
+        let b = try insertTrack("/m/b.mp3", title: "אַהֲבָה רבה")
+        try expectIndexMatchesScan(["love", "אהבה", "song", "רבה"])
+        #expect(try store.tracks(matching: "title:love").map(\.id) == [a])
+
+        try store.write { db in
+            try db.execute(sql: "UPDATE tracks SET title = 'Hate Song', title_key = 'hate song' WHERE id = ?", arguments: [a])
+        }
+        try expectIndexMatchesScan(["love", "hate"])
+        #expect(try store.tracks(matching: "title:love").isEmpty)
+
+        try store.apply([try TrackEdit(parsing: "title=Loving you")], to: b)
+        try expectIndexMatchesScan(["love", "lov", "אהבה"])
+        #expect(try store.tracks(matching: "title:lov").map(\.id) == [b])
+        try store.apply([try TrackEdit(parsing: "title=")], to: b)
+        try expectIndexMatchesScan(["lov", "אהבה"])
+        #expect(try store.tracks(matching: "title:אהבה").map(\.id) == [b])
+
+        try store.remove(ids: [b])
+        try expectIndexMatchesScan(["אהבה", "song"])
+        let indexed = try store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM track_search") }
+        #expect(indexed == 1)
+    }
 }

@@ -73,12 +73,16 @@ struct QueryCompiler {
             // so -genre:rock keeps the tracks that have no genre.
             return "NOT coalesce(\(sql(for: term)), 0)"
         case .words(let folded):
-            return "(" + Self.wordColumns.map { "instr(\($0), \(bind(.text(folded)))) > 0" }
-                .joined(separator: " OR ") + ")"
+            let prefilter = indexed(folded, in: Self.wordColumns)
+            let scan = "(" + Self.wordColumns.map { "instr(\($0), \(bind(.text(folded)))) > 0" }.joined(separator: " OR ") + ")"
+            return prefilter.isEmpty ? scan : "(" + prefilter + scan + ")"
         case .text(let field, let match):
             let key = field.key ?? field.column
             switch match {
-            case .contains(let folded): return "instr(\(key), \(bind(.text(folded)))) > 0"
+            case .contains(let folded):
+                let prefilter = indexed(folded, in: [key])
+                let scan = "instr(\(key), \(bind(.text(folded)))) > 0"
+                return prefilter.isEmpty ? scan : "(" + prefilter + scan + ")"
             case .equals(let folded): return "\(key) = \(bind(.text(folded)))"
             case .isEmpty: return "coalesce(\(key), '') = ''"
             }
@@ -87,6 +91,13 @@ struct QueryCompiler {
         case .playlist(let name):
             return playlistCondition(named: name)
         }
+    }
+
+    /// A prefilter through the trigram index, `id IN (...) AND `, when it can serve the search;
+    /// the exact `instr` test that follows keeps the meaning the same either way.
+    private mutating func indexed(_ folded: String, in keys: [String]) -> String {
+        guard SearchIndex.canServe(folded), keys.allSatisfy(SearchIndex.columns.contains) else { return "" }
+        return "id IN (SELECT rowid FROM track_search WHERE track_search MATCH \(bind(.text(SearchIndex.match(folded, in: keys))))) AND "
     }
 
     private mutating func range(_ column: String, lower: QueryBound?, upper: QueryBound?) -> String {
