@@ -37,10 +37,26 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The C half of the Lua bridge: allocator, hooks, sandbox wrappers, trampolines.
+        .target(
+            name: "CLuaShim",
+            dependencies: ["CLua"],
+            // The C code is held to the same standard: a warning fails the build.
+            cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])]
+        ),
+        .target(
+            name: "SongboxScript",
+            dependencies: [
+                "CLuaShim",
+                "SongboxLibrary",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .target(
             name: "SongboxCLI",
             dependencies: [
                 "SongboxLibrary",
+                "SongboxScript",
                 "CLua",
                 "CALSA",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -55,12 +71,18 @@ let package = Package(
             dependencies: ["SongboxLibrary", "SongboxTestSupport"]
         ),
         .testTarget(
+            name: "SongboxScriptTests",
+            dependencies: ["SongboxScript", "SongboxLibrary", "SongboxTestSupport"],
+            exclude: ["lua", "sandbox-globals.txt"]
+        ),
+        .testTarget(
             name: "SongboxCLITests",
             dependencies: ["SongboxCLI", "SongboxLibrary", "SongboxTestSupport"]
         ),
     ]
 )
 
-for target in package.targets where target.type != .system {
+// Swift settings for every Swift target (CLuaShim is C: its flags are above).
+for target in package.targets where target.type != .system && target.name != "CLuaShim" {
     target.swiftSettings = (target.swiftSettings ?? []) + strictSettings
 }

@@ -3,10 +3,13 @@ import GRDB
 
 /// Reading and editing tracks: the services the CLI, Lua and the MPD server share.
 extension LibraryStore {
-    /// Tracks matching `query`, in the query's order.
+    /// Tracks matching `query`, in the query's order. `playlist:NAME` works for saved and smart
+    /// playlists (see `LibraryStore.statement(for:selecting:in:)`).
     public func tracks(matching query: LibraryQuery) throws(SongboxError) -> [Track] {
-        let (sql, arguments) = query.statement(selecting: "*")
-        return try read { db in try Track.fetchAll(db, sql: sql, arguments: arguments) }
+        try read { db in
+            let (sql, arguments) = try Self.statement(for: query, in: db)
+            return try Track.fetchAll(db, sql: sql, arguments: arguments)
+        }
     }
 
     /// Tracks matching the query text (see docs/query-language.md).
@@ -35,6 +38,7 @@ extension LibraryStore {
                 try db.execute(sql: "DELETE FROM tracks WHERE id = ?", arguments: [id])
                 removed += 1
             }
+            try Self.closePlaylistGaps(in: db)
             return removed
         }
     }

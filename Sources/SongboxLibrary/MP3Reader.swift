@@ -11,13 +11,13 @@ public struct ProbedFile: Sendable {
 
 /// Reads tags and audio facts of MP3 files with libmpg123.
 ///
+/// libmpg123 reads the file itself, unless `ID3v2Normaliser` rewrites its ID3v2 tag: then it
+/// reads a `VirtualStream` of the rewritten tag and the rest of the file.
 /// Owns one `mpg123_handle`; use one reader per thread.
 final class MP3Reader {
-    /// ID3v2 tags declaring more than this are not handed to libmpg123, which would hold the
-    /// whole tag in memory: their frames are skipped and the file is indexed from ID3v1 and audio.
-    static let maximumTagSize = 16 << 20
-
     private let handle: OpaquePointer
+    /// The stream libmpg123 reads while a file with a rewritten ID3v2 tag is open.
+    private var stream: VirtualStream?
 
     private static let libraryReady: Bool = mpg123_init() == Int32(MPG123_OK.rawValue)
 
@@ -31,6 +31,13 @@ final class MP3Reader {
                                cause: MPG123Failure(code: status))
         }
         self.handle = handle
+        // Used by mpg123_open_handle only; mpg123_open_fd goes on reading the descriptor.
+        let replaced = mpg123_replace_reader_handle(handle, VirtualStream.read, VirtualStream.seek, nil)
+        guard replaced == Int32(MPG123_OK.rawValue) else {
+            mpg123_delete(handle)
+            throw SongboxError(.unreadableFile, "libmpg123 does not take a custom reader",
+                               cause: MPG123Failure(code: replaced))
+        }
     }
 
     deinit { mpg123_delete(handle) }
@@ -49,18 +56,24 @@ final class MP3Reader {
         }
         guard info.st_size > 0 else { throw SongboxError(.unreadableFile, "empty file", at: path) }
 
-        var warnings: [String] = []
-        let declaredTagSize = ID3v2Header.declaredSize(fd: fd)
-        var flags = MPG123_QUIET.rawValue | MPG123_GAPLESS.rawValue | MPG123_PICTURE.rawValue
-        if let declaredTagSize, declaredTagSize > Self.maximumTagSize {
-            flags = (flags & ~MPG123_PICTURE.rawValue) | MPG123_SKIP_ID3V2.rawValue
-            warnings.append("ID3v2 tag of \(declaredTagSize) bytes is larger than \(Self.maximumTagSize) "
-                + "bytes; its frames were skipped")
+        // The ID3v2 tag goes to libmpg123 as it is, or rewritten (see ID3v2Normaliser) in front
+        // of the rest of the file.
+        let fileSize = Int(info.st_size)
+        let plan = ID3v2Normaliser.plan(fd: fd, fileSize: fileSize)
+        mpg123_param2(handle, Int32(MPG123_FLAGS.rawValue),
+                      Int(MPG123_QUIET.rawValue | MPG123_GAPLESS.rawValue | MPG123_PICTURE.rawValue), 0)
+        // The stream must outlive the open handle.
+        defer {
+            mpg123_close(handle)
+            stream = nil
         }
-        mpg123_param2(handle, Int32(MPG123_FLAGS.rawValue), Int(flags), 0)
-
-        try check(mpg123_open_fd(handle, fd), path: path)
-        defer { mpg123_close(handle) }
+        if let replacement = plan.replacement {
+            let virtual = VirtualStream(fd: fd, prefix: replacement, fileOffset: plan.audioStart, fileSize: fileSize)
+            stream = virtual
+            try check(mpg123_open_handle(handle, Unmanaged.passUnretained(virtual).toOpaque()), path: path)
+        } else {
+            try check(mpg123_open_fd(handle, fd), path: path)
+        }
 
         var rate = 0
         var channels: Int32 = 0
@@ -96,14 +109,16 @@ final class MP3Reader {
             }
             if let v2 { ID3v2Reader.apply(v2.pointee, to: &tags) }
         }
-        tagBytes += declaredTagSize.map { $0 + 10 } ?? 0
+        if plan.droppedPicture { tags.hasPicture = true }
+        // The original file's audio bytes, whatever libmpg123 was shown.
+        tagBytes += plan.audioStart
 
-        let audioBytes = max(Int(info.st_size) - tagBytes, 0)
+        let audioBytes = max(fileSize - tagBytes, 0)
         let bitrate = frame.vbr == Int32(MPG123_CBR.rawValue) && frame.bitrate > 0
             ? Int(frame.bitrate)
             : Int((Double(audioBytes) * 8 / duration / 1000).rounded())
         let audio = AudioFacts(duration: duration, bitrate: bitrate, sampleRate: rate, channels: Int(channels))
-        return ProbedFile(tags: tags, audio: audio, warnings: warnings)
+        return ProbedFile(tags: tags, audio: audio, warnings: plan.warnings)
     }
 
     private func check(_ status: Int32, path: String) throws(SongboxError) {
@@ -127,16 +142,72 @@ struct MPG123Failure: Error, CustomStringConvertible {
     }
 }
 
-/// The 10-byte ID3v2 header at the start of a file.
-enum ID3v2Header {
-    /// The tag size the header declares (not counting the header), or nil without a tag.
-    static func declaredSize(fd: Int32) -> Int? {
-        var header = [UInt8](repeating: 0, count: 10)
-        guard pread(fd, &header, 10, 0) == 10, header[0] == 0x49, header[1] == 0x44, header[2] == 0x33 else {
-            return nil
+/// What libmpg123 reads when a file's ID3v2 tag is rewritten: the replacement tag, then the
+/// file from the end of its original tag. Owns nothing but the descriptor number (the reader
+/// closes the file), the replacement bytes and offsets.
+final class VirtualStream {
+    private let fd: Int32
+    private let prefix: [UInt8]
+    /// Where the file goes on after the prefix.
+    private let fileOffset: Int
+    /// The length of the stream: the prefix and the rest of the file.
+    private let length: Int
+    private var position = 0
+
+    init(fd: Int32, prefix: [UInt8], fileOffset: Int, fileSize: Int) {
+        self.fd = fd
+        self.prefix = prefix
+        self.fileOffset = min(fileOffset, fileSize)
+        self.length = prefix.count + fileSize - self.fileOffset
+    }
+
+    /// POSIX read for libmpg123: up to `count` bytes, 0 at the end, -1 on an error.
+    static let read: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Int) -> Int = {
+        context, buffer, count in
+        guard let context, let buffer else { return -1 }
+        return Unmanaged<VirtualStream>.fromOpaque(context).takeUnretainedValue().read(into: buffer, count: count)
+    }
+
+    /// POSIX lseek for libmpg123: SEEK_SET, SEEK_CUR and SEEK_END over the stream's length.
+    static let seek: @convention(c) (UnsafeMutableRawPointer?, off_t, Int32) -> off_t = { context, offset, whence in
+        guard let context else { return -1 }
+        return off_t(Unmanaged<VirtualStream>.fromOpaque(context).takeUnretainedValue()
+            .seek(to: Int(offset), whence: whence))
+    }
+
+    private func read(into buffer: UnsafeMutableRawPointer, count: Int) -> Int {
+        guard count > 0, position < length else { return 0 }
+        if position < prefix.count {
+            let n = min(count, prefix.count - position)
+            prefix.withUnsafeBytes { buffer.copyMemory(from: $0.baseAddress! + position, byteCount: n) }
+            position += n
+            return n
         }
-        let footer = header[3] == 4 && header[5] & 0x10 != 0 ? 10 : 0
-        let size = header[6...9].reduce(0) { $0 << 7 | Int($1 & 0x7F) }
-        return size + footer
+        let n = min(count, length - position)
+        while true {
+            let got = pread(fd, buffer, n, off_t(fileOffset + position - prefix.count))
+            if got < 0 && errno == EINTR { continue }
+            if got > 0 { position += got }
+            return got
+        }
+    }
+
+    private func seek(to offset: Int, whence: Int32) -> Int {
+        let base: Int
+        switch whence {
+        case SEEK_SET: base = 0
+        case SEEK_CUR: base = position
+        case SEEK_END: base = length
+        default:
+            errno = EINVAL
+            return -1
+        }
+        let (target, overflow) = base.addingReportingOverflow(offset)
+        guard !overflow, target >= 0 else {
+            errno = EINVAL
+            return -1
+        }
+        position = target
+        return target
     }
 }

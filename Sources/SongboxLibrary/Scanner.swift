@@ -96,6 +96,7 @@ public struct LibraryScanner: Sendable {
         }
         try store.write { db in
             for id in gone { try db.execute(sql: "DELETE FROM tracks WHERE id = ?", arguments: [id]) }
+            if !gone.isEmpty { try LibraryStore.closePlaylistGaps(in: db) }
             for path in vanishedUnreadable { try db.execute(sql: "DELETE FROM unreadable WHERE path = ?", arguments: [path]) }
             for root in scannedRoots {
                 try db.execute(sql: "INSERT OR IGNORE INTO folders (path, added) VALUES (?, ?)", arguments: [root, added])

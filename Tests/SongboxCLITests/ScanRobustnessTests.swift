@@ -41,7 +41,12 @@ import Testing
         #expect(output.stdout.contains("2 added"))
         #expect(output.stdout.contains("warning: \(music)/bomb.mp3"))
         #expect(kilobytes < 64 * 1024, "peak \(kilobytes) KiB")
-        let priv = try #require(try LibraryStore(path: songbox.database).track(path: music + "/priv.mp3"))
+        let store = try LibraryStore(path: songbox.database)
+        let bomb = try #require(try store.track(path: music + "/bomb.mp3"))
+        #expect(bomb.title == "After the huge frame")
+        #expect(bomb.hasPicture)
+        #expect(bomb.duration == 1.0)
+        let priv = try #require(try store.track(path: music + "/priv.mp3"))
         #expect(priv.title == "After the huge frame")
         #expect(priv.duration == 2.0)
     }

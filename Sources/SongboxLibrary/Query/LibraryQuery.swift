@@ -13,6 +13,10 @@ public struct LibraryQuery: Sendable {
     let limit: QueryLimit?
     /// `random`: rows in random order; with a limit, a random pick.
     let random: Bool
+    /// What relative dates were read against; a smart playlist this query names is read against
+    /// the same instant, so one query sees one `now`.
+    let now: Date
+    let calendar: Calendar
 
     /// Parses `text`. `now` anchors relative dates like `added:-30d..`.
     public static func parse(_ text: String, now: Date = Date()) throws(SongboxError) -> LibraryQuery {
@@ -24,16 +28,53 @@ public struct LibraryQuery: Sendable {
         let tokens = try QueryLexer.tokens(of: text)
         var parser = QueryParser(tokens: tokens, values: QueryValueReader(now: now, calendar: calendar))
         let condition = try parser.parse()
-        return LibraryQuery(condition: condition, sort: parser.sort, limit: parser.limit, random: parser.random)
+        return LibraryQuery(condition: condition, sort: parser.sort, limit: parser.limit, random: parser.random,
+                            now: now, calendar: calendar)
     }
 
     /// A SELECT of `columns` from the `library` view, filtered, sorted and limited as the query says.
     ///
     /// With a limit, `columns` describe the rows the limit picked, so aggregates such as
     /// `count(*), sum(duration)` give the size and length of the resulting list.
-    public func statement(selecting columns: String = "*") -> (sql: String, arguments: StatementArguments) {
+    ///
+    /// `smartPlaylists` are the smart playlists `playlist:NAME` expands (see
+    /// `LibraryStore.statement(for:selecting:in:)`, which finds them); any other name is read as a
+    /// saved playlist.
+    public func statement(selecting columns: String = "*", smartPlaylists: [String: LibraryQuery] = [:])
+        -> (sql: String, arguments: StatementArguments) {
+        statement(selecting: columns, smartPlaylists: smartPlaylists, expanding: [])
+    }
+
+    /// `expanding`: the smart playlists this query is the expansion of, so that a reference back
+    /// to one of them is a cycle (it matches nothing).
+    func statement(selecting columns: String, smartPlaylists: [String: LibraryQuery], expanding: [String])
+        -> (sql: String, arguments: StatementArguments) {
         var compiler = QueryCompiler()
+        compiler.smartPlaylists = smartPlaylists
+        compiler.expanding = expanding
         let sql = compiler.select(columns, from: self)
         return (sql, StatementArguments(compiler.arguments.map(\.databaseValue)))
+    }
+}
+
+extension LibraryQuery {
+    /// The playlist names the query's condition mentions (`playlist:NAME`), in order, once each.
+    public var playlistNames: [String] {
+        var names: [String] = []
+        func visit(_ condition: QueryCondition) {
+            switch condition {
+            case .all(let terms), .any(let terms): terms.forEach(visit)
+            case .not(let term): visit(term)
+            case .playlist(let name): if !names.contains(name) { names.append(name) }
+            case .words, .text, .range: break
+            }
+        }
+        condition.map(visit)
+        return names
+    }
+
+    /// Parses a smart playlist's stored query against the same `now` as this query.
+    func parseNested(_ text: String) throws(SongboxError) -> LibraryQuery {
+        try Self.parse(text, now: now, calendar: calendar)
     }
 }

@@ -4,6 +4,11 @@ import GRDB
 /// one becomes a `?`, and `arguments` holds them in the order the placeholders appear.
 struct QueryCompiler {
     private(set) var arguments: [QueryValue] = []
+    /// The smart playlists `playlist:NAME` may expand, by name, parsed (read from the database by
+    /// `LibraryStore.statement(for:selecting:in:)`). A name not in here is a saved playlist, or none.
+    var smartPlaylists: [String: LibraryQuery] = [:]
+    /// The smart playlists being expanded, outermost first: the cycle guard.
+    var expanding: [String] = []
 
     /// The order every query ends with, so equal sort keys keep albums together and in track
     /// order, and `path` (unique) makes the order total.
@@ -112,13 +117,24 @@ struct QueryCompiler {
 
     /// The condition `playlist:NAME` stands for: the track is an item of the playlist of that name.
     ///
-    /// This is the one place a playlist name becomes SQL. A smart playlist (one with a stored
-    /// `query`) is expanded here: parse its query, compile `select("id", from:)` of it with this
-    /// same compiler (so its placeholders join `arguments` in place) while carrying the names being
-    /// expanded, and return `id IN (...)`; a name already being expanded is a cycle and matches
-    /// nothing.
+    /// This is the one place a playlist name becomes SQL. A saved playlist is its items. A smart
+    /// playlist (one with a stored `query`, found in `smartPlaylists`) is expanded here: its parsed
+    /// query is compiled with `select("id", from:)` by this same compiler, so its placeholders
+    /// join `arguments` in place, and its own `playlist:` terms expand in turn.
+    ///
+    /// Cycle guard: a name already being expanded (a smart playlist that refers to itself,
+    /// directly or through others) compiles to a condition that is false, so the inner reference
+    /// matches nothing and the expansion ends. `LibraryStore.saveSmartPlaylist` and
+    /// `renamePlaylist` refuse to create such a cycle, so one can only come from an older
+    /// database or a hand edit; docs/playlists.md says so.
     private mutating func playlistCondition(named name: String) -> String {
-        "id IN (SELECT playlist_items.track_id FROM playlist_items JOIN playlists"
+        if let smart = smartPlaylists[name] {
+            guard !expanding.contains(name) else { return "0" }
+            expanding.append(name)
+            defer { expanding.removeLast() }
+            return "id IN (" + select("id", from: smart) + ")"
+        }
+        return "id IN (SELECT playlist_items.track_id FROM playlist_items JOIN playlists"
             + " ON playlists.id = playlist_items.playlist_id WHERE playlists.name = \(bind(.text(name))))"
     }
 }

@@ -14,7 +14,7 @@ struct QueryField: Sendable, Equatable {
         case bool
         /// The tag's ISO text date (`1967`, `1967-05`, `1967-05-01`), compared as text.
         case tagDate
-        /// Membership in a saved playlist, by name.
+        /// Membership in a playlist (saved or smart), by name.
         case playlist
     }
 

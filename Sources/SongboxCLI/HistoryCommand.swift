@@ -1,0 +1,81 @@
+import ArgumentParser
+import Foundation
+import SongboxLibrary
+
+/// `songbox history`: the latest plays and skips.
+struct HistoryCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "history",
+        abstract: "Show the latest plays and skips, newest first.",
+        discussion: "With --top, the most played tracks instead (with --since DAYS, within that many days).")
+
+    @OptionGroup var library: LibraryOptions
+
+    @Option(help: "How many rows.")
+    var limit = 20
+
+    @Flag(help: "The most played tracks instead of the latest plays.")
+    var top = false
+
+    @Option(help: ArgumentHelp("With --top: only plays in the last DAYS days.", valueName: "days"))
+    var since: Int?
+
+    @Flag(help: "Print a JSON array.")
+    var json = false
+
+    func validate() throws {
+        if limit < 0 { throw ValidationError("--limit must be 0 or more") }
+        if since != nil, !top { throw ValidationError("--since goes with --top") }
+        if let since, since <= 0 { throw ValidationError("--since must be a number of days above 0") }
+    }
+
+    func run() throws {
+        let store = try library.openStore()
+        if top {
+            let window = since.map { Date().addingTimeInterval(-Double($0) * 86_400) }
+            let tracks = try store.topTracks(since: window, limit: limit)
+            if json {
+                printJSON(.array(tracks.map { top in
+                    .object([("plays_in_window", JSONValue(top.plays)), ("last_played_in_window", JSONValue(date: top.lastPlayed))]
+                            + TrackJSON.listing(top.track))
+                }))
+                return
+            }
+            guard !tracks.isEmpty else { return }
+            let rows = tracks.map { top in
+                [String(top.plays), String(top.track.id), top.track.artist ?? "",
+                 top.track.title ?? fileName(top.track.path), Self.time(top.lastPlayed)]
+            }
+            print(TerminalText.table(header: ["PLAYS", "ID", "ARTIST", "TITLE", "LAST PLAYED"], rows: rows,
+                                     rightAligned: [0, 1]))
+            return
+        }
+        let entries = try store.recentHistory(limit: limit)
+        if json {
+            printJSON(.array(entries.map { entry in
+                .object([
+                    ("id", .integer(entry.id)), ("track_id", entry.trackID.map { .integer($0) } ?? .null),
+                    ("path", .string(entry.path)), ("artist", JSONValue(entry.artist)), ("title", JSONValue(entry.title)),
+                    ("kind", .string(entry.kind.rawValue)), ("reason", .string(entry.reason)),
+                    ("played", .number((entry.played * 1000).rounded() / 1000)), ("at", JSONValue(date: entry.at)),
+                ])
+            }))
+            return
+        }
+        guard !entries.isEmpty else { return }
+        let rows = entries.map { entry in
+            [Self.time(entry.at), entry.kind.rawValue, entry.reason, TerminalText.duration(entry.played),
+             entry.track?.artist ?? entry.artist ?? "", entry.track?.title ?? entry.title ?? fileName(entry.path)]
+        }
+        print(TerminalText.table(header: ["WHEN", "KIND", "REASON", "HEARD", "ARTIST", "TITLE"], rows: rows,
+                                 rightAligned: [3]))
+    }
+
+    /// Local time, to the minute.
+    static func time(_ seconds: Int64) -> String {
+        let parts = Calendar.current.dateComponents([.year, .month, .day, .hour, .minute],
+                                                    from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+        return String(format: "%04d-%02d-%02d %02d:%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0,
+                      parts.hour ?? 0, parts.minute ?? 0)
+    }
+}

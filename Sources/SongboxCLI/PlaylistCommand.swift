@@ -1,0 +1,255 @@
+import ArgumentParser
+import Foundation
+import SongboxLibrary
+
+/// `songbox playlist ...`: saved and smart playlists, and playlist files.
+struct PlaylistCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "playlist",
+        abstract: "List, show, save, import and export playlists (saved and smart).",
+        discussion: """
+            A saved playlist is a list of tracks; a smart playlist is a query, evaluated each time it \
+            is read. Either can be used in a query: songbox ls playlist:"Top 10". See docs/playlists.md.
+            """,
+        subcommands: [List.self, Show.self, Save.self, Smart.self, Rename.self, Remove.self, Export.self, Import.self])
+}
+
+extension PlaylistCommand {
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "ls", abstract: "List playlists.")
+
+        @OptionGroup var library: LibraryOptions
+
+        @Flag(help: "Print a JSON array of playlists.")
+        var json = false
+
+        func run() throws {
+            let playlists = try library.openStore().playlists()
+            if json {
+                printJSON(.array(playlists.map { playlist in
+                    .object([
+                        ("name", .string(playlist.name)), ("kind", .string(playlist.kind.rawValue)),
+                        ("query", JSONValue(playlist.query)), ("tracks", JSONValue(playlist.trackCount)),
+                        ("duration", .number((playlist.duration * 1000).rounded() / 1000)),
+                        ("created", JSONValue(date: playlist.created)), ("modified", JSONValue(date: playlist.modified)),
+                        ("problem", JSONValue(playlist.problem)),
+                    ])
+                }))
+                return
+            }
+            guard !playlists.isEmpty else { return }
+            let rows = playlists.map { playlist in
+                [playlist.name, playlist.kind.rawValue, String(playlist.trackCount), TerminalText.duration(playlist.duration),
+                 playlist.problem.map { "error: " + $0 } ?? playlist.query ?? ""]
+            }
+            let table = TerminalText.table(header: ["NAME", "KIND", "TRACKS", "TIME", "QUERY"], rows: rows, rightAligned: [2, 3])
+            // A saved playlist has no query: no trailing spaces for the empty cell.
+            for line in table.split(separator: "\n", omittingEmptySubsequences: false) {
+                print(line.hasSuffix(" ") ? String(line.reversed().drop { $0 == " " }.reversed()) : String(line))
+            }
+        }
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show the tracks of a playlist, in order.")
+
+        @OptionGroup var library: LibraryOptions
+
+        @Flag(help: "Print a JSON object: name, kind, query, modified and tracks.")
+        var json = false
+
+        @Argument(help: "The playlist's name.")
+        var name: String
+
+        func run() throws {
+            let playlist = try library.openStore().playlist(named: name)
+            if json {
+                printJSON(.object([
+                    ("name", .string(playlist.name)), ("kind", .string(playlist.kind.rawValue)),
+                    ("query", JSONValue(playlist.query)),
+                    ("duration", .number((playlist.duration * 1000).rounded() / 1000)),
+                    ("modified", JSONValue(date: playlist.modified)),
+                    ("tracks", .array(playlist.tracks.map { .object(TrackJSON.listing($0)) })),
+                ]))
+                return
+            }
+            guard !playlist.tracks.isEmpty else { return }
+            let rows = playlist.tracks.enumerated().map { index, track in
+                [String(index + 1), String(track.id), track.artist ?? "", track.title ?? fileName(track.path),
+                 track.album ?? "", TerminalText.duration(track.duration)]
+            }
+            print(TerminalText.table(header: ["#", "ID", "ARTIST", "TITLE", "ALBUM", "TIME"], rows: rows,
+                                     rightAligned: [0, 1, 5]))
+        }
+    }
+
+    struct Save: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Save the tracks a query finds now as a saved playlist.",
+            discussion: "songbox playlist save \"Road trip\" genre:rock duration:..5:00 random limit:2h")
+
+        @OptionGroup var library: LibraryOptions
+
+        @Flag(help: "Replace a playlist of that name.")
+        var replace = false
+
+        @Argument(help: "The playlist's name.")
+        var name: String
+
+        @Argument(help: ArgumentHelp("Query words (all tracks when empty).", valueName: "query"))
+        var query: [String] = []
+
+        func run() throws {
+            let store = try library.openStore()
+            let tracks = try store.tracks(matching: QueryArguments.join(query))
+            try store.savePlaylist(named: name, trackIDs: tracks.map(\.id), replace: replace)
+            print("Saved playlist '\(name)': \(tracks.count) track\(tracks.count == 1 ? "" : "s").")
+        }
+    }
+
+    struct Smart: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Store a smart playlist: a query evaluated each time the playlist is read.",
+            discussion: """
+                Defining an existing smart playlist again replaces its query; replacing a saved \
+                playlist needs --replace. Example: songbox playlist smart "Top 10" 'plays>0 sort:-plays limit:10'
+                """)
+
+        @OptionGroup var library: LibraryOptions
+
+        @Flag(help: "Replace a saved playlist of that name.")
+        var replace = false
+
+        @Argument(help: "The playlist's name.")
+        var name: String
+
+        @Argument(help: ArgumentHelp("Query words.", valueName: "query"))
+        var query: [String] = []
+
+        func run() throws {
+            let store = try library.openStore()
+            let text = QueryArguments.join(query)
+            try store.saveSmartPlaylist(named: name, query: text, replace: replace)
+            let count = try store.playlist(named: name).tracks.count
+            print("Smart playlist '\(name)' (\(text)): \(count) track\(count == 1 ? "" : "s") now.")
+        }
+    }
+
+    struct Rename: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "rename", abstract: "Rename a playlist.")
+
+        @OptionGroup var library: LibraryOptions
+
+        @Argument(help: "The current name.")
+        var old: String
+
+        @Argument(help: "The new name.")
+        var new: String
+
+        func run() throws {
+            let stale = try library.openStore().renamePlaylist(old, to: new)
+            print("Renamed playlist '\(old)' to '\(new)'.")
+            for name in stale {
+                print("note: smart playlist '\(name)' still names playlist:\"\(old)\"; change its query")
+            }
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "rm", abstract: "Delete playlists (their tracks stay in the library).")
+
+        @OptionGroup var library: LibraryOptions
+
+        @Argument(help: ArgumentHelp("Playlist names.", valueName: "name"))
+        var names: [String]
+
+        func validate() throws {
+            if names.isEmpty { throw ValidationError("give the name of the playlist to delete") }
+        }
+
+        func run() throws {
+            let store = try library.openStore()
+            for name in names {
+                try store.deletePlaylist(named: name)
+                print("Deleted playlist '\(name)'.")
+            }
+        }
+    }
+
+    struct Export: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write a playlist to an M3U8 or portable JSON file.",
+            discussion: """
+                The format follows the file's extension (.json, else M3U8) unless --format is given. \
+                M3U8 paths are relative to the file's folder for tracks inside it, else absolute.
+                """)
+
+        @OptionGroup var library: LibraryOptions
+
+        @Option(help: "m3u8 or json (default: from the file's extension).")
+        var format: Format?
+
+        @Argument(help: "The playlist's name.")
+        var name: String
+
+        @Argument(help: ArgumentHelp("The file to write (replaced if it exists).", valueName: "file"))
+        var file: String
+
+        enum Format: String, ExpressibleByArgument, CaseIterable {
+            case m3u8, m3u, json
+            var fileFormat: PlaylistFileFormat { self == .json ? .json : .m3u8 }
+        }
+
+        func run() throws {
+            let count = try library.openStore().exportPlaylist(named: name, to: file, format: format?.fileFormat)
+            print("Wrote \(count) track\(count == 1 ? "" : "s") of '\(name)' to \(file).")
+        }
+    }
+
+    struct Import: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Read an M3U/M3U8 or portable JSON playlist file into a saved playlist.",
+            discussion: """
+                Entries are matched with library tracks (M3U: by path, relative to the file; JSON: by \
+                path, MusicBrainz id, ISRC, then artist and title). Unmatched entries are listed with \
+                the reason, and left out. Exit status 0 when the playlist was saved.
+                """)
+
+        @OptionGroup var library: LibraryOptions
+
+        @Option(help: "The playlist's name (default: the name in a JSON file, else the file name).")
+        var name: String?
+
+        @Option(help: "m3u8 or json (default: from the extension, else from the contents).")
+        var format: Export.Format?
+
+        @Flag(help: "Replace a playlist of that name.")
+        var replace = false
+
+        @Flag(help: "Print the report as a JSON object.")
+        var json = false
+
+        @Argument(help: ArgumentHelp("The playlist file.", valueName: "file"))
+        var file: String
+
+        func run() throws {
+            let report = try library.openStore().importPlaylist(from: file, name: name, format: format?.fileFormat,
+                                                                replace: replace)
+            if json {
+                printJSON(.object([
+                    ("name", .string(report.name)), ("total", JSONValue(report.total)),
+                    ("matched", JSONValue(report.matched)),
+                    ("unmatched", .array(report.unmatched.map { entry in
+                        .object([("entry", JSONValue(entry.entry)), ("text", .string(entry.text)),
+                                 ("reason", .string(entry.reason))])
+                    })),
+                ]))
+                return
+            }
+            for entry in report.unmatched { print("unmatched: entry \(entry.entry): \(entry.text): \(entry.reason)") }
+            print("Imported '\(report.name)': \(report.matched) of \(report.total) entries matched"
+                + (report.unmatched.isEmpty ? "." : ", \(report.unmatched.count) unmatched."))
+        }
+    }
+}

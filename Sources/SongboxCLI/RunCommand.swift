@@ -1,0 +1,76 @@
+import ArgumentParser
+import Foundation
+import Logging
+import SongboxLibrary
+import SongboxScript
+
+/// `songbox run FILE.lua [ARG...] [--dry-run]`: runs a Lua script against the library.
+struct Run: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run a Lua script against the library.",
+        discussion: """
+            The script runs in the plugin sandbox (see docs/lua-api.md) with `songbox` as a global \
+            and `require "songbox"`; ARGs are in `songbox.args` and in `...`. `print` writes to \
+            standard output, `songbox.log.*` to standard error. On a Lua error or a limit the exit \
+            status is 1 and standard error shows `file:line: message` and a traceback. With \
+            --dry-run, every function that would change something refuses.
+            """)
+
+    @OptionGroup var library: LibraryOptions
+
+    @Flag(name: .long, help: "Refuse every write the script attempts.")
+    var dryRun = false
+
+    @Option(name: .long, help: ArgumentHelp("Lua instructions the script may run (default 100000000).", valueName: "count"))
+    var instructionLimit: Int64?
+
+    @Option(name: .long, help: ArgumentHelp("Memory the script may use, in MiB (default 64).", valueName: "MiB"))
+    var memoryLimit: Int?
+
+    @Argument(help: ArgumentHelp("The Lua script.", valueName: "file.lua"))
+    var file: String
+
+    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("Arguments for the script (songbox.args).", valueName: "arg"))
+    var arguments: [String] = []
+
+    func validate() throws {
+        if let instructionLimit, instructionLimit <= 0 { throw ValidationError("--instruction-limit must be positive") }
+        if let memoryLimit, memoryLimit <= 0 { throw ValidationError("--memory-limit must be positive") }
+    }
+
+    func run() throws {
+        let store = try library.openStore()
+        var limits = LuaRuntime.Limits()
+        if let instructionLimit { limits.instructions = instructionLimit }
+        if let memoryLimit { limits.memory = memoryLimit << 20 }
+        let logger = Logger(label: "songbox.script") { _ in ScriptLogHandler() }
+        let runtime = try LuaRuntime(limits: limits, dryRun: dryRun, library: store, logger: logger) { text in
+            print(text, terminator: "")
+        }
+        let folder = (file as NSString).deletingLastPathComponent
+        try runtime.addModulePath(folder.isEmpty ? "." : folder)
+        try runtime.setArguments(arguments)
+        do {
+            try runtime.run(file: file, arguments: arguments.map { .string($0) })
+        } catch {
+            FileHandle.standardError.write(Data("\(error)\n".utf8))
+            throw ExitCode(1)
+        }
+    }
+}
+
+/// Writes `songbox.log.*` messages to standard error as `level: file:line: message`.
+struct ScriptLogHandler: LogHandler {
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = ProcessInfo.processInfo.environment["SONGBOX_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let location = event.metadata?["script"].map { "\($0): " } ?? ""
+        FileHandle.standardError.write(Data("\(event.level): \(location)\(event.message)\n".utf8))
+    }
+}

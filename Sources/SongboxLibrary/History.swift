@@ -1,0 +1,139 @@
+import Foundation
+import GRDB
+
+/// One row of the play history: a play or a skip, why it ended, how much was heard.
+public struct HistoryEntry: Sendable, Equatable {
+    public enum Kind: String, Sendable, Codable, CaseIterable {
+        case play, skip
+    }
+
+    public var id: Int64
+    /// Nil once the track has left the library (the row stays, with its snapshot).
+    public var trackID: Int64?
+    /// Snapshots taken when the row was written, so a row reads the same after the track is gone.
+    public var path: String
+    public var artist: String?
+    public var title: String?
+    public var kind: Kind
+    /// Why the track ended ("finished", "skipped", "stopped", ...).
+    public var reason: String
+    /// Seconds heard.
+    public var played: Double
+    /// Unix seconds.
+    public var at: Int64
+    /// The track as the library shows it now; nil once it has been removed.
+    public var track: Track?
+
+    init(row: Row) {
+        id = row["id"]
+        trackID = row["track_id"]
+        path = row["path"]
+        artist = row["artist"]
+        title = row["title"]
+        kind = Kind(rawValue: row["kind"]) ?? .play
+        reason = row["reason"]
+        played = row["played"]
+        at = row["at"]
+    }
+}
+
+/// A track and how often it was played in a window of time.
+public struct TopTrack: Sendable, Equatable {
+    public var track: Track
+    /// Plays within the window.
+    public var plays: Int
+    /// Unix seconds of the last play within the window.
+    public var lastPlayed: Int64
+}
+
+/// The play history: the single place plays and skips are written, and what reads them.
+/// A trigger keeps each track's `plays`, `skips` and `last_played` in step, in the same transaction.
+extension LibraryStore {
+    /// Records that a track was played or skipped. This is the one entry point the player uses.
+    /// The row keeps a snapshot of the track's path, artist and title (as the library shows them).
+    @discardableResult
+    public func recordPlay(trackID: Int64, kind: HistoryEntry.Kind, reason: String, played: Double,
+                           at time: Date = Date()) throws(SongboxError) -> HistoryEntry {
+        guard !reason.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw SongboxError(.invalidArgument, "a play needs a reason", hint: "for example \"finished\" or \"skipped\"")
+        }
+        guard played.isFinite, played >= 0 else {
+            throw SongboxError(.invalidArgument, "seconds played must be a number of 0 or more, got \(played)")
+        }
+        return try write { db in
+            guard let snapshot = try Row.fetchOne(db, sql: "SELECT path, artist, title FROM library WHERE id = ?",
+                                                  arguments: [trackID]) else {
+                throw SongboxError(.notFound, "no track with id \(trackID)", hint: "find ids with `songbox ls`")
+            }
+            try db.execute(sql: """
+                INSERT INTO history (track_id, path, artist, title, kind, reason, played, at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [trackID, snapshot["path"] as DatabaseValue, snapshot["artist"] as DatabaseValue,
+                                 snapshot["title"] as DatabaseValue, kind.rawValue,
+                                 reason, played, Self.seconds(time)])
+            let row = try Row.fetchOne(db, sql: "SELECT * FROM history WHERE id = ?", arguments: [db.lastInsertedRowID])!
+            var entry = HistoryEntry(row: row)
+            entry.track = try Track.fetchOne(db, sql: "SELECT * FROM library WHERE id = ?", arguments: [trackID])
+            return entry
+        }
+    }
+
+    /// The last `limit` plays and skips, newest first.
+    public func recentHistory(limit: Int = 50) throws(SongboxError) -> [HistoryEntry] {
+        try read { db in
+            try Self.withTracks(HistoryEntry.fetch(db, sql: "SELECT * FROM history ORDER BY at DESC, id DESC LIMIT ?",
+                                                   arguments: [max(0, limit)]), in: db)
+        }
+    }
+
+    /// The plays of one track, newest first; with `includingSkips`, its skips too.
+    public func plays(of trackID: Int64, includingSkips: Bool = false) throws(SongboxError) -> [HistoryEntry] {
+        try read { db in
+            try Self.withTracks(HistoryEntry.fetch(db, sql: """
+                SELECT * FROM history WHERE track_id = ? \(includingSkips ? "" : "AND kind = 'play'")
+                ORDER BY at DESC, id DESC
+                """, arguments: [trackID]), in: db)
+        }
+    }
+
+    /// The most played tracks since `since` (all time when nil): most plays first, ties broken by
+    /// the latest play in the window (most recent first), then by id. Removed tracks are left out.
+    public func topTracks(since: Date? = nil, limit: Int = 10) throws(SongboxError) -> [TopTrack] {
+        try read { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT track_id, count(*) AS plays, max(at) AS last FROM history
+                WHERE kind = 'play' AND track_id IS NOT NULL AND at >= ?
+                GROUP BY track_id ORDER BY plays DESC, last DESC, track_id LIMIT ?
+                """, arguments: [since.map(Self.seconds) ?? Int64.min, max(0, limit)])
+            let tracks = try Self.tracks(ids: rows.map { $0["track_id"] }, in: db)
+            return rows.compactMap { row -> TopTrack? in
+                guard let track = tracks[row["track_id"]] else { return nil }
+                return TopTrack(track: track, plays: row["plays"], lastPlayed: row["last"])
+            }
+        }
+    }
+
+    private static func withTracks(_ entries: [HistoryEntry], in db: Database) throws -> [HistoryEntry] {
+        let tracks = try tracks(ids: entries.compactMap(\.trackID), in: db)
+        return entries.map { entry in
+            var entry = entry
+            entry.track = entry.trackID.flatMap { tracks[$0] }
+            return entry
+        }
+    }
+
+    static func tracks(ids: [Int64], in db: Database) throws -> [Int64: Track] {
+        let lookup = try db.cachedStatement(sql: "SELECT * FROM library WHERE id = ?")
+        var found: [Int64: Track] = [:]
+        for id in Set(ids) {
+            if let track = try Track.fetchOne(lookup, arguments: [id]) { found[id] = track }
+        }
+        return found
+    }
+}
+
+extension HistoryEntry {
+    static func fetch(_ db: Database, sql: String, arguments: StatementArguments) throws -> [HistoryEntry] {
+        try Row.fetchAll(db, sql: sql, arguments: arguments).map(HistoryEntry.init)
+    }
+}

@@ -1,0 +1,430 @@
+import Foundation
+import GRDB
+
+/// Playlist file formats songbox writes and reads.
+public enum PlaylistFileFormat: String, Sendable, CaseIterable {
+    /// Extended M3U in UTF-8. Reading also takes plain `.m3u` (UTF-8, UTF-16 with a byte order
+    /// mark, else 8-bit: Latin-1, or Windows-1255 where it looks like Hebrew).
+    case m3u8
+    /// songbox's portable JSON: tags and identifiers, so another library can find the same tracks.
+    case json
+
+    /// From a file name: `.json` is JSON, `.m3u` and `.m3u8` are M3U; nil for anything else.
+    public init?(path: String) {
+        switch (path as NSString).pathExtension.lowercased() {
+        case "json": self = .json
+        case "m3u", "m3u8": self = .m3u8
+        default: return nil
+        }
+    }
+}
+
+/// What an import found: how many entries matched a track, and why each of the others did not.
+public struct PlaylistImportReport: Sendable, Equatable {
+    public struct Unmatched: Sendable, Equatable {
+        /// 1-based: the line of an M3U file, the index in a JSON file's `tracks`.
+        public var entry: Int
+        /// The entry as the file has it: a path, or "artist - title".
+        public var text: String
+        public var reason: String
+    }
+
+    /// The playlist the matched tracks were saved as.
+    public var name: String
+    /// Entries in the file.
+    public var total: Int
+    /// The matched tracks, in file order (unmatched entries are left out).
+    public var trackIDs: [Int64]
+    public var unmatched: [Unmatched]
+
+    public var matched: Int { trackIDs.count }
+}
+
+/// One track of the portable JSON format. Unknown values are left out.
+struct PortableTrack: Codable, Sendable {
+    var title: String?
+    var artist: String?
+    var album: String?
+    var albumartist: String?
+    var duration: Double?
+    var isrc: String?
+    var mb_trackid: String?
+    var mb_albumid: String?
+    var mb_artistid: String?
+    var path: String?
+}
+
+/// The portable JSON file: `{"songbox_playlist": 1, "name": ..., "tracks": [...]}`.
+struct PortablePlaylist: Codable, Sendable {
+    static let version = 1
+    var songbox_playlist: Int
+    var name: String
+    var tracks: [PortableTrack]
+}
+
+extension LibraryStore {
+    // MARK: Export
+
+    /// The playlist as the text of a file of `format`.
+    ///
+    /// M3U8 path rule: a track inside `folder` (the folder the file will be written to) is
+    /// written relative to it; any other track by its absolute path. So a playlist saved at the
+    /// top of the music folder keeps working when the whole folder moves, and no `../` is ever
+    /// written. With `folder` nil every path is absolute. JSON always carries absolute paths (they
+    /// are one of several ways to find a track again).
+    public func exportPlaylist(named name: String, format: PlaylistFileFormat, relativeTo folder: String? = nil,
+                               now: Date = Date()) throws(SongboxError) -> String {
+        let playlist = try playlist(named: name, now: now)
+        switch format {
+        case .m3u8: return Self.m3u8(playlist, relativeTo: folder.map(Self.resolvedFolder))
+        case .json: return try Self.json(playlist)
+        }
+    }
+
+    /// Writes the playlist to the file `path` (replacing it), in `format` or, when nil, the
+    /// format its extension names (M3U8 for any other extension). Returns the number of tracks.
+    @discardableResult
+    public func exportPlaylist(named name: String, to path: String, format: PlaylistFileFormat? = nil,
+                               now: Date = Date()) throws(SongboxError) -> Int {
+        let format = format ?? PlaylistFileFormat(path: path) ?? .m3u8
+        let folder = Self.resolvedFolder((Self.absolute(path) as NSString).deletingLastPathComponent)
+        let playlist = try playlist(named: name, now: now)
+        let text = switch format {
+        case .m3u8: Self.m3u8(playlist, relativeTo: folder)
+        case .json: try Self.json(playlist)
+        }
+        do {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw SongboxError(.folderUnavailable, "cannot write the playlist file", at: path,
+                               hint: "check that the folder exists and is writable", cause: error)
+        }
+        return playlist.tracks.count
+    }
+
+    static func m3u8(_ playlist: Playlist, relativeTo folder: String?) -> String {
+        var lines = ["#EXTM3U", "#PLAYLIST:" + playlist.name]
+        for track in playlist.tracks {
+            let title = track.title ?? ((track.path as NSString).lastPathComponent as NSString).deletingPathExtension
+            let label = [track.artist, title].compactMap { $0 }.joined(separator: " - ")
+            lines.append("#EXTINF:\(Int(track.duration.rounded())),\(Self.oneLine(label))")
+            if let folder, track.path.hasPrefix(folder == "/" ? "/" : folder + "/") {
+                lines.append(String(track.path.dropFirst(folder == "/" ? 1 : folder.count + 1)))
+            } else {
+                lines.append(track.path)
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func json(_ playlist: Playlist) throws(SongboxError) -> String {
+        let file = PortablePlaylist(songbox_playlist: PortablePlaylist.version, name: playlist.name,
+                                    tracks: playlist.tracks.map { track in
+            PortableTrack(title: track.title, artist: track.artist, album: track.album, albumartist: track.albumArtist,
+                          duration: (track.duration * 1000).rounded() / 1000, isrc: track.isrc,
+                          mb_trackid: track.musicBrainzTrackID, mb_albumid: track.musicBrainzAlbumID,
+                          mb_artistid: track.musicBrainzArtistID, path: track.path)
+        })
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        do {
+            return String(decoding: try encoder.encode(file), as: UTF8.self) + "\n"
+        } catch {
+            throw SongboxError(.invalidArgument, "cannot encode playlist '\(playlist.name)' as JSON", cause: error)
+        }
+    }
+
+    /// Line breaks and other control characters become spaces (an M3U entry is one line).
+    static func oneLine(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : $0 }))
+    }
+
+    // MARK: Import
+
+    /// Reads an M3U/M3U8 or portable JSON file (`format`, else from the extension, else from the
+    /// contents), matches its entries with library tracks and saves the matches, in order, as the
+    /// saved playlist `name` (default: the name in a JSON file, else the file name without its
+    /// extension). An existing playlist of that name is replaced only with `replace`.
+    ///
+    /// M3U entries are paths: absolute, relative to the playlist file's folder, or `file://` URLs;
+    /// backslashes count as `/`, CRLF line ends and `#` comments are fine. An entry whose path is
+    /// not a library track falls back on its `#EXTINF` "artist - title". JSON entries are matched
+    /// by path, then MusicBrainz track id, then ISRC, then artist and title (compared folded: case,
+    /// niqqud and accents do not matter).
+    @discardableResult
+    public func importPlaylist(from path: String, name: String? = nil, format: PlaylistFileFormat? = nil,
+                               replace: Bool = false, now: Date = Date()) throws(SongboxError) -> PlaylistImportReport {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            let exists = FileManager.default.fileExists(atPath: path)
+            throw SongboxError(exists ? .unreadableFile : .notFound,
+                               exists ? "cannot read the playlist file" : "no such playlist file", at: path)
+        }
+        let base = (Self.absolute(path) as NSString).deletingLastPathComponent
+        let fallbackName = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+        return try importPlaylist(contents: data, format: format ?? PlaylistFileFormat(path: path), folder: base,
+                                  name: name, defaultName: fallbackName, replace: replace, now: now, source: path)
+    }
+
+    /// `importPlaylist(from:)` for contents already read: relative M3U paths resolve against `folder`.
+    @discardableResult
+    public func importPlaylist(contents data: Data, format: PlaylistFileFormat? = nil, folder: String,
+                               name: String? = nil, defaultName: String = "Imported", replace: Bool = false,
+                               now: Date = Date(), source: String? = nil) throws(SongboxError) -> PlaylistImportReport {
+        let format = format ?? (data.first(where: { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }) == UInt8(ascii: "{")
+            ? .json : .m3u8)
+        let entries: [ImportEntry]
+        var fileName: String?
+        switch format {
+        case .m3u8:
+            entries = Self.m3uEntries(data, folder: Self.absolute(folder))
+        case .json:
+            let file = try Self.jsonEntries(data, source: source)
+            fileName = file.name
+            entries = file.entries
+        }
+        let chosen = name ?? fileName ?? defaultName
+        try PlaylistRecord.validate(name: chosen)
+        return try write { db in
+            if !replace, let existing = try PlaylistRecord.fetch(chosen, in: db) { throw Self.exists(existing) }
+            var report = PlaylistImportReport(name: chosen, total: entries.count, trackIDs: [], unmatched: [])
+            for entry in entries {
+                switch try Self.match(entry, in: db) {
+                case .success(let id): report.trackIDs.append(id)
+                case .failure(let reason):
+                    report.unmatched.append(.init(entry: entry.number, text: entry.display, reason: reason.text))
+                }
+            }
+            let id: Int64
+            if let existing = try PlaylistRecord.fetch(chosen, in: db) {
+                try db.execute(sql: "UPDATE playlists SET query = NULL WHERE id = ?", arguments: [existing.id])
+                id = existing.id
+            } else {
+                id = try PlaylistRecord.insert(chosen, query: nil, now: now, in: db)
+            }
+            try Self.setItems(report.trackIDs, of: id, now: now, in: db)
+            return report
+        }
+    }
+
+    /// One entry of a playlist file, with what it offers to match by.
+    struct ImportEntry: Sendable {
+        var number: Int
+        var display: String
+        /// An absolute, standardized path, when the entry gives one.
+        var path: String?
+        /// Why the entry has no usable path (a stream URL, ...), when it has none.
+        var pathProblem: String?
+        var musicBrainzTrackID: String?
+        var isrc: String?
+        var artist: String?
+        var title: String?
+        var album: String?
+        var duration: Double?
+    }
+
+    struct MatchFailure: Error { var text: String }
+
+    /// The track an entry stands for: by path, MusicBrainz track id, ISRC, then artist + title.
+    static func match(_ entry: ImportEntry, in db: Database) throws -> Result<Int64, MatchFailure> {
+        var tried: [String] = []
+        if let path = entry.path {
+            if let id = try Int64.fetchOne(db, sql: "SELECT id FROM tracks WHERE path = ?", arguments: [path]) {
+                return .success(id)
+            }
+            // The library keeps real paths (symlinks resolved), as the scanner found them.
+            if let real = realPath(path), real != path,
+               let id = try Int64.fetchOne(db, sql: "SELECT id FROM tracks WHERE path = ?", arguments: [real]) {
+                return .success(id)
+            }
+            tried.append(FileManager.default.fileExists(atPath: path)
+                         ? "the file is not in the library (scan its folder)" : "no such file")
+        } else if let problem = entry.pathProblem {
+            tried.append(problem)
+        }
+        if let mbid = entry.musicBrainzTrackID?.trimmingCharacters(in: .whitespaces), !mbid.isEmpty {
+            if let id = try best(db, "lower(mb_trackid) = ?", [mbid.lowercased()], entry) { return .success(id) }
+            tried.append("no track with its MusicBrainz id")
+        }
+        if let isrc = entry.isrc?.trimmingCharacters(in: .whitespaces), !isrc.isEmpty {
+            if let id = try best(db, "upper(isrc) = ?", [isrc.uppercased()], entry) { return .success(id) }
+            tried.append("no track with its ISRC")
+        }
+        if let title = entry.title, !SearchKey.fold(title).isEmpty {
+            if let artist = entry.artist, !SearchKey.fold(artist).isEmpty {
+                if let id = try best(db, "artist_key = ? AND title_key = ?", [SearchKey.fold(artist), SearchKey.fold(title)], entry) {
+                    return .success(id)
+                }
+                tried.append("no track by that artist with that title")
+            } else {
+                tried.append("no artist to match the title by")
+            }
+        } else if entry.path == nil, entry.pathProblem == nil {
+            tried.append("nothing to match by (no path, id, or artist and title)")
+        }
+        return .failure(MatchFailure(text: tried.joined(separator: "; ")))
+    }
+
+    /// Of several tracks meeting `condition`, the one on the same album, then closest in length, then the first.
+    private static func best(_ db: Database, _ condition: String, _ arguments: [String], _ entry: ImportEntry) throws -> Int64? {
+        let rows = try Row.fetchAll(db, sql: "SELECT id, album_key, duration FROM library WHERE \(condition) ORDER BY id",
+                                    arguments: StatementArguments(arguments))
+        let album = entry.album.map { SearchKey.fold($0) }
+        return rows.min { a, b in
+            func score(_ row: Row) -> (Int, Double) {
+                let sameAlbum = album != nil && (row["album_key"] as String?) == album
+                let distance = entry.duration.map { abs(($0) - (row["duration"] as Double)) } ?? 0
+                return (sameAlbum ? 0 : 1, distance)
+            }
+            return score(a) < score(b)
+        }.map { $0["id"] }
+    }
+
+    // MARK: Reading files
+
+    /// Entries of an M3U/M3U8 file: one per line that is not blank and not a `#` comment.
+    static func m3uEntries(_ data: Data, folder: String) -> [ImportEntry] {
+        var bytes = [UInt8](data)
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
+        // UTF-16 with a byte order mark (Windows Notepad's "Unicode"): read as UTF-8 from here on.
+        if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
+            let bigEndian = bytes[0] == 0xFE
+            var units: [UInt16] = []
+            for index in stride(from: 2, to: bytes.count - 1, by: 2) {
+                let first = UInt16(bytes[index]), second = UInt16(bytes[index + 1])
+                units.append(bigEndian ? first << 8 | second : second << 8 | first)
+            }
+            bytes = Array(String(decoding: units, as: UTF16.self).utf8)
+        }
+        let utf8 = String(validating: bytes, as: UTF8.self)
+        // Lines end in LF, CRLF or CR.
+        var lines: [[UInt8]] = [[]]
+        var previous: UInt8 = 0
+        for byte in bytes {
+            if byte == 0x0A, previous == 0x0D { previous = byte; continue }
+            if byte == 0x0A || byte == 0x0D { lines.append([]) } else { lines[lines.count - 1].append(byte) }
+            previous = byte
+        }
+        var entries: [ImportEntry] = []
+        var extinf: (artist: String?, title: String, duration: Double?)?
+        for (index, raw) in lines.enumerated() {
+            // A file that is not UTF-8 is 8-bit: Latin-1, or Windows-1255 where it looks like Hebrew.
+            let text = (utf8 != nil ? String(decoding: raw, as: UTF8.self) : decode8Bit(raw))
+                .trimmingCharacters(in: .whitespaces)
+            if text.isEmpty { continue }
+            if text.hasPrefix("#") {
+                if text.uppercased().hasPrefix("#EXTINF:") { extinf = parseExtinf(String(text.dropFirst(8))) }
+                continue
+            }
+            var entry = ImportEntry(number: index + 1, display: text)
+            (entry.path, entry.pathProblem) = resolve(text, folder: folder)
+            if let extinf {
+                entry.artist = extinf.artist
+                entry.title = extinf.title
+                entry.duration = extinf.duration
+            }
+            extinf = nil
+            entries.append(entry)
+        }
+        return entries
+    }
+
+    /// An 8-bit line: Windows-1255 when it looks like Hebrew, else Latin-1. Dots, backslashes and
+    /// underscores separate words here, so `שיר.mp3` counts as a Hebrew word and a file extension.
+    static func decode8Bit(_ raw: [UInt8]) -> String {
+        let probe = raw.map { [0x2E, 0x5C, 0x5F].contains($0) ? UInt8(0x20) : $0 }
+        return LegacyText.looksLikeWindows1255(probe) ? LegacyText.windows1255(raw) : LegacyText.latin1(raw)
+    }
+
+    /// `#EXTINF:<seconds>[ attributes],<artist> - <title>`.
+    static func parseExtinf(_ text: String) -> (artist: String?, title: String, duration: Double?)? {
+        guard let comma = text.firstIndex(of: ",") else { return nil }
+        let seconds = text[..<comma].split(separator: " ").first.flatMap { Double($0) }
+        let label = text[text.index(after: comma)...].trimmingCharacters(in: .whitespaces)
+        guard !label.isEmpty else { return nil }
+        if let dash = label.range(of: " - ") {
+            return (String(label[..<dash.lowerBound]), String(label[dash.upperBound...]),
+                    seconds.flatMap { $0 > 0 ? $0 : nil })
+        }
+        return (nil, label, seconds.flatMap { $0 > 0 ? $0 : nil })
+    }
+
+    /// An M3U entry as an absolute, standardized path, or why it is not one.
+    static func resolve(_ text: String, folder: String) -> (path: String?, problem: String?) {
+        var location = text
+        if location.lowercased().hasPrefix("file:") {
+            guard let url = URL(string: location), url.isFileURL else { return (nil, "not a valid file:// URL") }
+            location = url.path
+        } else if let scheme = location.range(of: "://"), location[..<scheme.lowerBound].allSatisfy(\.isLetter) {
+            return (nil, "a URL, not a file (streams are not library tracks)")
+        }
+        location = location.replacingOccurrences(of: "\\", with: "/")
+        if location.count >= 2, location.first!.isLetter, location.dropFirst().first == ":" {
+            return (nil, "a Windows path (drive \(location.prefix(2))) that does not exist here")
+        }
+        if !location.hasPrefix("/") { location = folder + "/" + location }
+        return (standardize(location), nil)
+    }
+
+    /// Removes `.`, `..` and repeated slashes, without touching the file system.
+    static func standardize(_ path: String) -> String {
+        var parts: [Substring] = []
+        for part in path.split(separator: "/", omittingEmptySubsequences: true) {
+            switch part {
+            case ".": continue
+            case "..": if !parts.isEmpty { parts.removeLast() }
+            default: parts.append(part)
+            }
+        }
+        return "/" + parts.joined(separator: "/")
+    }
+
+    static func jsonEntries(_ data: Data, source: String?) throws(SongboxError) -> (name: String?, entries: [ImportEntry]) {
+        let object: Any
+        do { object = try JSONSerialization.jsonObject(with: data) } catch {
+            throw SongboxError(.invalidArgument, "not a JSON file", at: source,
+                               hint: "export one with `songbox playlist export NAME FILE.json`", cause: error)
+        }
+        guard let file = object as? [String: Any], let version = file["songbox_playlist"] as? Int else {
+            throw SongboxError(.invalidArgument, "not a songbox playlist: no \"songbox_playlist\" version", at: source,
+                               hint: "the file must be an object {\"songbox_playlist\": 1, \"name\": ..., \"tracks\": [...]}")
+        }
+        guard version == PortablePlaylist.version else {
+            throw SongboxError(.invalidArgument, "songbox playlist version \(version) is not supported (this songbox reads version 1)",
+                               at: source, hint: "a newer songbox wrote it; update songbox")
+        }
+        guard let tracks = file["tracks"] as? [Any] else {
+            throw SongboxError(.invalidArgument, "the playlist has no \"tracks\" list", at: source)
+        }
+        let entries = tracks.enumerated().map { index, item -> ImportEntry in
+            guard let track = item as? [String: Any] else {
+                return ImportEntry(number: index + 1, display: "(not an object)", pathProblem: "not a track object")
+            }
+            func text(_ key: String) -> String? {
+                (track[key] as? String).flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
+            }
+            let label = [text("artist"), text("title")].compactMap { $0 }.joined(separator: " - ")
+            return ImportEntry(number: index + 1, display: label.isEmpty ? (text("path") ?? "(empty entry)") : label,
+                               path: text("path").map(standardize), musicBrainzTrackID: text("mb_trackid"),
+                               isrc: text("isrc"), artist: text("artist"), title: text("title"), album: text("album"),
+                               duration: (track["duration"] as? NSNumber)?.doubleValue)
+        }
+        return (file["name"] as? String, entries)
+    }
+
+    // MARK: Paths
+
+    static func absolute(_ path: String) -> String {
+        standardize(path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path)
+    }
+
+    /// The folder with symlinks resolved, as library paths are.
+    static func resolvedFolder(_ folder: String) -> String {
+        realPath(absolute(folder)) ?? absolute(folder)
+    }
+
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+}

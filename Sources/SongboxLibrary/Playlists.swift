@@ -1,0 +1,416 @@
+import Foundation
+import GRDB
+
+/// A saved playlist keeps a list of tracks; a smart one keeps a query and is evaluated when read.
+public enum PlaylistKind: String, Sendable, Codable, CaseIterable {
+    case saved, smart
+}
+
+/// One playlist in a listing (`songbox playlist ls`, Lua `playlist.list()`).
+public struct PlaylistSummary: Sendable, Equatable {
+    public var name: String
+    public var kind: PlaylistKind
+    /// The query of a smart playlist; nil for a saved one.
+    public var query: String?
+    /// Tracks in it now (for a smart playlist: what its query gives at the time of listing).
+    public var trackCount: Int
+    /// Seconds, all tracks together.
+    public var duration: Double
+    /// Unix seconds.
+    public var created: Int64
+    /// Unix seconds of the last change of its name, items or query.
+    public var modified: Int64
+    /// Why a smart playlist cannot be evaluated (its stored query no longer parses); nil when it can.
+    public var problem: String?
+}
+
+/// A playlist with its tracks, in order.
+public struct Playlist: Sendable, Equatable {
+    public var name: String
+    public var kind: PlaylistKind
+    public var query: String?
+    public var created: Int64
+    public var modified: Int64
+    /// In playlist order. A saved playlist may hold a track more than once.
+    public var tracks: [Track]
+
+    /// Seconds, all tracks together.
+    public var duration: Double { tracks.reduce(0) { $0 + $1.duration } }
+}
+
+/// Playlists: the services the CLI, Lua and (later) the MPD server share.
+///
+/// Names are unique and compared exactly (case matters). Positions are 0-based and always dense:
+/// a saved playlist of n items has positions 0..n-1. Every change is one transaction and sets the
+/// playlist's `modified` time. A smart playlist has no items: reading it runs its query, so it
+/// follows the library and the play history as they change. Its query may name other playlists
+/// (`playlist:NAME`); a smart playlist may not refer to itself, directly or through others.
+extension LibraryStore {
+    // MARK: Reading
+
+    /// Every playlist, by name (case- and point-insensitive order), with its size now.
+    public func playlists(now: Date = Date()) throws(SongboxError) -> [PlaylistSummary] {
+        try read { db in
+            try PlaylistRecord.fetchAll(db).map { record in
+                var summary = PlaylistSummary(name: record.name, kind: record.kind, query: record.query,
+                                              trackCount: 0, duration: 0, created: record.created,
+                                              modified: record.modified)
+                let row: Row?
+                if let text = record.query {
+                    do {
+                        let query = try Self.parseSmartQuery(text, of: record.name, now: now)
+                        let (sql, arguments) = try Self.statement(for: query, selecting: "count(*), coalesce(sum(duration), 0)",
+                                                                  in: db, expanding: [record.name])
+                        row = try Row.fetchOne(db, sql: sql, arguments: arguments)
+                    } catch let error as SongboxError {
+                        summary.problem = error.message
+                        row = nil
+                    }
+                } else {
+                    row = try Row.fetchOne(db, sql: """
+                        SELECT count(*), coalesce(sum(tracks.duration), 0) FROM playlist_items
+                        JOIN tracks ON tracks.id = playlist_items.track_id WHERE playlist_id = ?
+                        """, arguments: [record.id])
+                }
+                if let row {
+                    summary.trackCount = row[0]
+                    summary.duration = row[1]
+                }
+                return summary
+            }
+            .sorted { (SearchKey.fold($0.name), $0.name) < (SearchKey.fold($1.name), $1.name) }
+        }
+    }
+
+    /// The playlist called `name` with its tracks in order. A smart playlist is evaluated now.
+    public func playlist(named name: String, now: Date = Date()) throws(SongboxError) -> Playlist {
+        try read { db in
+            let record = try PlaylistRecord.require(name, in: db)
+            let tracks: [Track]
+            if let text = record.query {
+                let query = try Self.parseSmartQuery(text, of: record.name, now: now)
+                let (sql, arguments) = try Self.statement(for: query, in: db, expanding: [record.name])
+                tracks = try Track.fetchAll(db, sql: sql, arguments: arguments)
+            } else {
+                tracks = try Track.fetchAll(db, sql: """
+                    SELECT library.* FROM playlist_items JOIN library ON library.id = playlist_items.track_id
+                    WHERE playlist_items.playlist_id = ? ORDER BY playlist_items.position
+                    """, arguments: [record.id])
+            }
+            return Playlist(name: record.name, kind: record.kind, query: record.query, created: record.created,
+                            modified: record.modified, tracks: tracks)
+        }
+    }
+
+    /// Whether a playlist called `name` exists.
+    public func playlistExists(named name: String) throws(SongboxError) -> Bool {
+        try read { db in try PlaylistRecord.fetch(name, in: db) != nil }
+    }
+
+    // MARK: Saved playlists
+
+    /// Saves `trackIDs`, in that order, as the saved playlist `name`. An existing playlist of that
+    /// name (saved or smart) is replaced only when `replace` is true; it keeps its creation time.
+    public func savePlaylist(named name: String, trackIDs: [Int64], replace: Bool = false,
+                             now: Date = Date()) throws(SongboxError) {
+        try PlaylistRecord.validate(name: name)
+        try write { db in
+            try Self.requireTracks(trackIDs, in: db)
+            let id: Int64
+            if let existing = try PlaylistRecord.fetch(name, in: db) {
+                guard replace else { throw Self.exists(existing) }
+                try db.execute(sql: "UPDATE playlists SET query = NULL WHERE id = ?", arguments: [existing.id])
+                id = existing.id
+            } else {
+                id = try PlaylistRecord.insert(name, query: nil, now: now, in: db)
+            }
+            try Self.setItems(trackIDs, of: id, now: now, in: db)
+        }
+    }
+
+    /// Inserts `trackIDs` into the saved playlist `name` before `position` (0-based), or at the
+    /// end when `position` is nil. `position` may be the count (the end).
+    public func addToPlaylist(named name: String, trackIDs: [Int64], at position: Int? = nil,
+                              now: Date = Date()) throws(SongboxError) {
+        try write { db in
+            let record = try PlaylistRecord.requireSaved(name, changing: "add tracks to", in: db)
+            try Self.requireTracks(trackIDs, in: db)
+            var items = try Self.items(of: record.id, in: db)
+            let at = position ?? items.count
+            guard (0...items.count).contains(at) else {
+                throw SongboxError(.invalidArgument, "position \(at) is outside playlist '\(name)'",
+                                   hint: "positions start at 0; '\(name)' has \(items.count) tracks, so use 0 to \(items.count)")
+            }
+            items.insert(contentsOf: trackIDs, at: at)
+            try Self.setItems(items, of: record.id, now: now, in: db)
+        }
+    }
+
+    /// Removes the items at `positions` (0-based, as they are before the removal) from the saved
+    /// playlist `name`. Nothing is removed when any position is outside the playlist.
+    public func removeFromPlaylist(named name: String, positions: [Int], now: Date = Date()) throws(SongboxError) {
+        try write { db in
+            let record = try PlaylistRecord.requireSaved(name, changing: "remove tracks from", in: db)
+            var items = try Self.items(of: record.id, in: db)
+            if let bad = positions.first(where: { !items.indices.contains($0) }) {
+                throw Self.outside(bad, name, count: items.count)
+            }
+            for position in Set(positions).sorted(by: >) { items.remove(at: position) }
+            try Self.setItems(items, of: record.id, now: now, in: db)
+        }
+    }
+
+    /// Moves the item at `from` so that it ends up at `to` (both 0-based) in the saved playlist `name`.
+    public func movePlaylistItem(named name: String, from: Int, to: Int, now: Date = Date()) throws(SongboxError) {
+        try write { db in
+            let record = try PlaylistRecord.requireSaved(name, changing: "move tracks in", in: db)
+            var items = try Self.items(of: record.id, in: db)
+            for position in [from, to] where !items.indices.contains(position) {
+                throw Self.outside(position, name, count: items.count)
+            }
+            items.insert(items.remove(at: from), at: to)
+            try Self.setItems(items, of: record.id, now: now, in: db)
+        }
+    }
+
+    // MARK: Smart playlists
+
+    /// Stores `query` as the smart playlist `name`. The query must parse, and may not make the
+    /// playlist refer to itself (directly or through other smart playlists). Defining an existing
+    /// smart playlist again replaces its query (a plugin does this at every start); replacing a
+    /// saved playlist needs `replace`.
+    public func saveSmartPlaylist(named name: String, query text: String, replace: Bool = false,
+                                  now: Date = Date()) throws(SongboxError) {
+        try PlaylistRecord.validate(name: name)
+        _ = try LibraryQuery.parse(text, now: now)
+        try write { db in
+            if let existing = try PlaylistRecord.fetch(name, in: db) {
+                guard existing.kind == .smart || replace else { throw Self.exists(existing) }
+                try db.execute(sql: "DELETE FROM playlist_items WHERE playlist_id = ?", arguments: [existing.id])
+                try db.execute(sql: "UPDATE playlists SET query = ?, modified = ? WHERE id = ?",
+                               arguments: [text, Self.seconds(now), existing.id])
+            } else {
+                _ = try PlaylistRecord.insert(name, query: text, now: now, in: db)
+            }
+            try Self.refuseCycle(from: name, now: now, in: db)
+        }
+    }
+
+    // MARK: Either kind
+
+    /// Renames a playlist. Returns the smart playlists whose queries still name `old`: they are
+    /// not rewritten, so `playlist:OLD` in them now matches nothing until they are changed.
+    @discardableResult
+    public func renamePlaylist(_ old: String, to new: String, now: Date = Date()) throws(SongboxError) -> [String] {
+        try PlaylistRecord.validate(name: new)
+        return try write { db in
+            let record = try PlaylistRecord.require(old, in: db)
+            guard old != new else { return [] }
+            if let existing = try PlaylistRecord.fetch(new, in: db) { throw Self.exists(existing) }
+            try db.execute(sql: "UPDATE playlists SET name = ?, modified = ? WHERE id = ?",
+                           arguments: [new, Self.seconds(now), record.id])
+            if record.kind == .smart { try Self.refuseCycle(from: new, now: now, in: db) }
+            return try Self.smartPlaylists(naming: old, now: now, in: db)
+        }
+    }
+
+    /// Deletes a playlist (its tracks stay in the library).
+    public func deletePlaylist(named name: String) throws(SongboxError) {
+        try write { db in
+            let record = try PlaylistRecord.require(name, in: db)
+            try db.execute(sql: "DELETE FROM playlists WHERE id = ?", arguments: [record.id])
+        }
+    }
+
+    // MARK: Queries that name playlists
+
+    /// The SELECT for `query`, with every smart playlist its `playlist:NAME` terms reach (directly
+    /// or through other smart playlists) read from the database and expanded in place. Run it in
+    /// the same transaction as `db`.
+    public static func statement(for query: LibraryQuery, selecting columns: String = "*",
+                                 in db: Database) throws -> (sql: String, arguments: StatementArguments) {
+        try statement(for: query, selecting: columns, in: db, expanding: [])
+    }
+
+    static func statement(for query: LibraryQuery, selecting columns: String = "*", in db: Database,
+                          expanding: [String]) throws -> (sql: String, arguments: StatementArguments) {
+        var smart: [String: LibraryQuery] = [:]
+        var pending = query.playlistNames
+        var seen = Set(pending)
+        while let name = pending.popLast() {
+            guard let text = try String.fetchOne(db, sql: "SELECT query FROM playlists WHERE name = ?", arguments: [name])
+            else { continue }
+            let parsed: LibraryQuery
+            do throws(SongboxError) { parsed = try query.parseNested(text) } catch {
+                throw SongboxError(.invalidQuery, "smart playlist '\(name)' has a query songbox cannot read: \(error.message)",
+                                   hint: "define it again with `songbox playlist smart \"\(name)\" QUERY`")
+            }
+            smart[name] = parsed
+            for next in parsed.playlistNames where seen.insert(next).inserted { pending.append(next) }
+        }
+        return query.statement(selecting: columns, smartPlaylists: smart, expanding: expanding)
+    }
+
+    // MARK: Helpers
+
+    static func seconds(_ date: Date) -> Int64 { Int64(date.timeIntervalSince1970.rounded(.down)) }
+
+    static func parseSmartQuery(_ text: String, of name: String, now: Date) throws(SongboxError) -> LibraryQuery {
+        do throws(SongboxError) { return try LibraryQuery.parse(text, now: now) } catch {
+            throw SongboxError(.invalidQuery, "smart playlist '\(name)' has a query songbox cannot read: \(error.message)",
+                               hint: "define it again with `songbox playlist smart \"\(name)\" QUERY`")
+        }
+    }
+
+    static func items(of playlist: Int64, in db: Database) throws -> [Int64] {
+        try Int64.fetchAll(db, sql: "SELECT track_id FROM playlist_items WHERE playlist_id = ? ORDER BY position",
+                           arguments: [playlist])
+    }
+
+    /// Writes the items afresh, positions 0..n-1, and marks the playlist modified (unless `now` is nil).
+    static func setItems(_ trackIDs: [Int64], of playlist: Int64, now: Date?, in db: Database) throws {
+        try db.execute(sql: "DELETE FROM playlist_items WHERE playlist_id = ?", arguments: [playlist])
+        let insert = try db.cachedStatement(sql: "INSERT INTO playlist_items (playlist_id, position, track_id) VALUES (?, ?, ?)")
+        for (position, id) in trackIDs.enumerated() {
+            try insert.execute(arguments: [playlist, position, id])
+        }
+        if let now {
+            try db.execute(sql: "UPDATE playlists SET modified = ? WHERE id = ?", arguments: [seconds(now), playlist])
+        }
+    }
+
+    /// Numbers the items of every playlist 0..n-1 again where removed tracks left gaps (the
+    /// foreign key deletes a removed track's items). Call it in the transaction that removed tracks.
+    public static func closePlaylistGaps(in db: Database) throws {
+        let gapped = try Int64.fetchAll(db, sql: """
+            SELECT playlist_id FROM playlist_items GROUP BY playlist_id HAVING max(position) <> count(*) - 1
+            """)
+        for playlist in gapped {
+            try setItems(items(of: playlist, in: db), of: playlist, now: nil, in: db)
+        }
+    }
+
+    /// Throws `notFound` naming the ids that are not in the library.
+    static func requireTracks(_ ids: [Int64], in db: Database) throws {
+        let lookup = try db.cachedStatement(sql: "SELECT 1 FROM tracks WHERE id = ?")
+        var missing: [Int64] = []
+        for id in Set(ids).sorted() {
+            if try Int.fetchOne(lookup, arguments: [id]) == nil { missing.append(id) }
+        }
+        guard missing.isEmpty else {
+            let list = missing.prefix(10).map(String.init).joined(separator: ", ") + (missing.count > 10 ? ", ..." : "")
+            throw SongboxError(.notFound, "no track\(missing.count == 1 ? "" : "s") with id \(list) in the library",
+                               hint: "find ids with `songbox ls`")
+        }
+    }
+
+    static func exists(_ record: PlaylistRecord) -> SongboxError {
+        SongboxError(.invalidArgument, "a \(record.kind.rawValue) playlist named '\(record.name)' already exists",
+                     hint: "choose another name, delete it first, or replace it (--replace)")
+    }
+
+    static func outside(_ position: Int, _ name: String, count: Int) -> SongboxError {
+        SongboxError(.invalidArgument, "position \(position) is outside playlist '\(name)'",
+                     hint: count == 0 ? "'\(name)' is empty" : "positions start at 0; '\(name)' has \(count) tracks, so use 0 to \(count - 1)")
+    }
+
+    /// Throws when the smart playlist `start` reaches itself through `playlist:` terms.
+    static func refuseCycle(from start: String, now: Date, in db: Database) throws {
+        var queries: [String: String] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT name, query FROM playlists WHERE query IS NOT NULL") {
+            queries[row[0]] = row[1]
+        }
+        func references(_ name: String) -> [String] {
+            guard let text = queries[name], let query = try? LibraryQuery.parse(text, now: now) else { return [] }
+            return query.playlistNames.filter { queries[$0] != nil }
+        }
+        var visited = Set<String>()
+        func walk(_ name: String, path: [String]) -> [String]? {
+            for next in references(name) {
+                if next == start { return path + [next] }
+                if visited.insert(next).inserted, let cycle = walk(next, path: path + [next]) { return cycle }
+            }
+            return nil
+        }
+        if let cycle = walk(start, path: [start]) {
+            throw SongboxError(.invalidQuery, "smart playlist '\(start)' would include itself: "
+                                   + cycle.map { "'\($0)'" }.joined(separator: " → "),
+                               hint: "a smart playlist cannot name itself with playlist:, directly or through other playlists")
+        }
+    }
+
+    /// Smart playlists whose query names `name`.
+    static func smartPlaylists(naming name: String, now: Date, in db: Database) throws -> [String] {
+        try Row.fetchAll(db, sql: "SELECT name, query FROM playlists WHERE query IS NOT NULL ORDER BY name")
+            .filter { row in (try? LibraryQuery.parse(row[1] as String, now: now))?.playlistNames.contains(name) == true }
+            .map { row in row[0] as String }
+    }
+}
+
+/// A row of `playlists`.
+struct PlaylistRecord: Sendable {
+    var id: Int64
+    var name: String
+    var query: String?
+    var created: Int64
+    var modified: Int64
+
+    var kind: PlaylistKind { query == nil ? .saved : .smart }
+
+    init(row: Row) {
+        id = row["id"]
+        name = row["name"]
+        query = row["query"]
+        created = row["created"]
+        modified = row["modified"]
+    }
+
+    static func fetchAll(_ db: Database) throws -> [PlaylistRecord] {
+        try Row.fetchAll(db, sql: "SELECT id, name, query, created, modified FROM playlists").map(PlaylistRecord.init)
+    }
+
+    static func fetch(_ name: String, in db: Database) throws -> PlaylistRecord? {
+        try Row.fetchOne(db, sql: "SELECT id, name, query, created, modified FROM playlists WHERE name = ?",
+                         arguments: [name]).map(PlaylistRecord.init)
+    }
+
+    /// The playlist, or `notFound` with a hint (a name that differs only in case is suggested).
+    static func require(_ name: String, in db: Database) throws -> PlaylistRecord {
+        if let record = try fetch(name, in: db) { return record }
+        let folded = SearchKey.fold(name)
+        let similar = try String.fetchAll(db, sql: "SELECT name FROM playlists ORDER BY name")
+            .filter { SearchKey.fold($0) == folded }
+        throw SongboxError(.notFound, "no playlist named '\(name)'",
+                           hint: similar.first.map { "did you mean '\($0)'? Names are exact" }
+                               ?? "list playlists with `songbox playlist ls`")
+    }
+
+    /// A saved playlist: a smart one has no items to change.
+    static func requireSaved(_ name: String, changing action: String, in db: Database) throws -> PlaylistRecord {
+        let record = try require(name, in: db)
+        guard record.kind == .saved else {
+            throw SongboxError(.invalidArgument, "cannot \(action) '\(name)': it is a smart playlist, its tracks come from its query",
+                               hint: "change its query with `songbox playlist smart \"\(name)\" QUERY`, or save a copy "
+                                   + "with `songbox playlist save NEW playlist:\"\(name)\"` and edit that")
+        }
+        return record
+    }
+
+    static func insert(_ name: String, query: String?, now: Date, in db: Database) throws -> Int64 {
+        let time = LibraryStore.seconds(now)
+        try db.execute(sql: "INSERT INTO playlists (name, query, created, modified) VALUES (?, ?, ?, ?)",
+                       arguments: [name, query, time, time])
+        return db.lastInsertedRowID
+    }
+
+    /// A name has a visible character and no control characters (it appears in M3U lines and
+    /// terminal tables).
+    static func validate(name: String) throws(SongboxError) {
+        guard !name.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw SongboxError(.invalidArgument, "a playlist needs a name", hint: "for example \"Road trip\"")
+        }
+        guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw SongboxError(.invalidArgument, "a playlist name cannot contain line breaks, tabs or other control characters")
+        }
+    }
+}

@@ -1,0 +1,102 @@
+internal import CLuaShim
+
+/// How a host function fails. The trampoline in the shim raises it as a Lua error after the
+/// Swift frame has returned.
+public enum LuaFunctionError: Error, Sendable {
+    /// A Lua error with this message (the caller's file:line is added).
+    case message(String)
+    /// `bad argument #N to 'name' (message)`.
+    case argument(Int, String)
+    /// `bad argument #N to 'name' (EXPECTED expected, got TYPE)`.
+    case type(Int, expected: String)
+}
+
+/// The arguments of a host function call, read from the Lua stack without raising. Valid only
+/// during the call: do not keep it.
+public struct LuaArguments {
+    let reader: LuaStackReader
+    /// How many arguments the caller passed.
+    public let count: Int
+
+    init(L: OpaquePointer, count: Int) {
+        reader = LuaStackReader(L: L)
+        self.count = count
+    }
+
+    /// Whether argument `n` (1-based) is absent or nil.
+    public func isNil(_ n: Int) -> Bool {
+        n > count || songbox_type(reader.L, Int32(n)) == LUA_TNIL
+    }
+
+    /// Lua's type name of argument `n` ("no value" when absent).
+    public func typeName(_ n: Int) -> String {
+        n > count ? "no value" : reader.typeName(at: Int32(n))
+    }
+
+    /// Argument `n` as a value (any convertible type, nil included).
+    public func value(_ n: Int) throws(LuaFunctionError) -> LuaValue {
+        guard n <= count else { return .nil }
+        do { return try reader.value(at: Int32(n)) } catch { throw .argument(n, error.description) }
+    }
+
+    /// Argument `n` as a string (numbers are converted, as luaL_checkstring does).
+    public func string(_ n: Int) throws(LuaFunctionError) -> String {
+        guard n <= count else { throw .type(n, expected: "string") }
+        switch songbox_type(reader.L, Int32(n)) {
+        case LUA_TSTRING: return reader.string(at: Int32(n)) ?? ""
+        case LUA_TNUMBER:
+            if songbox_isinteger(reader.L, Int32(n)) != 0 { return String(songbox_tointeger(reader.L, Int32(n))) }
+            return LuaJSON.formatNumber(songbox_tonumber(reader.L, Int32(n)))
+        default: throw .type(n, expected: "string")
+        }
+    }
+
+    public func optionalString(_ n: Int) throws(LuaFunctionError) -> String? {
+        isNil(n) ? nil : try string(n)
+    }
+
+    /// Argument `n` as an integer (floats with an exact integer value are accepted, as in Lua).
+    public func integer(_ n: Int) throws(LuaFunctionError) -> Int {
+        guard n <= count, songbox_type(reader.L, Int32(n)) == LUA_TNUMBER else { throw .type(n, expected: "number") }
+        if songbox_isinteger(reader.L, Int32(n)) != 0 { return Int(songbox_tointeger(reader.L, Int32(n))) }
+        guard let value = LuaValue.number(songbox_tonumber(reader.L, Int32(n))).intValue else {
+            throw .argument(n, "number has no integer representation")
+        }
+        return value
+    }
+
+    public func optionalInteger(_ n: Int) throws(LuaFunctionError) -> Int? {
+        isNil(n) ? nil : try integer(n)
+    }
+
+    public func number(_ n: Int) throws(LuaFunctionError) -> Double {
+        guard n <= count, songbox_type(reader.L, Int32(n)) == LUA_TNUMBER else { throw .type(n, expected: "number") }
+        return songbox_tonumber(reader.L, Int32(n))
+    }
+
+    public func boolean(_ n: Int) throws(LuaFunctionError) -> Bool {
+        guard n <= count, songbox_type(reader.L, Int32(n)) == LUA_TBOOLEAN else { throw .type(n, expected: "boolean") }
+        return songbox_toboolean(reader.L, Int32(n)) != 0
+    }
+
+    /// Argument `n`, which must be a table, converted.
+    public func table(_ n: Int) throws(LuaFunctionError) -> LuaValue {
+        guard n <= count, songbox_type(reader.L, Int32(n)) == LUA_TTABLE else { throw .type(n, expected: "table") }
+        return try value(n)
+    }
+
+    public func optionalTable(_ n: Int) throws(LuaFunctionError) -> LuaValue? {
+        isNil(n) ? nil : try table(n)
+    }
+}
+
+/// A Swift function callable from Lua.
+public struct HostFunction {
+    public typealias Body = (LuaArguments) throws -> [LuaValue]
+    /// The dotted name under `songbox` ("json.encode").
+    public let name: String
+    /// A writing function is refused in a dry run.
+    public let writes: Bool
+    let flags: Int32
+    let body: Body
+}

@@ -1,0 +1,306 @@
+import Foundation
+import Logging
+import SongboxLibrary
+internal import CLuaShim
+
+/// A Lua script failed: where, what, and the Lua traceback.
+public struct LuaScriptError: Error, CustomStringConvertible, Sendable {
+    public enum Kind: String, Sendable {
+        /// The file could not be read.
+        case unreadable
+        /// The chunk did not compile (or was binary).
+        case syntax
+        /// A Lua error at run time.
+        case runtime
+        case instructionLimit = "instruction-limit"
+        case memoryLimit = "memory-limit"
+        /// The runtime stopped earlier (a limit) and runs no more code.
+        case stopped
+    }
+
+    public let kind: Kind
+    /// `file:line: message`.
+    public let message: String
+    /// Lua's `stack traceback:` lines, when there are any.
+    public let traceback: String?
+
+    public var description: String { traceback.map { message + "\n" + $0 } ?? message }
+}
+
+/// One Lua state with the songbox sandbox, limits and `songbox` module. Not thread-safe: one
+/// owner (an actor or a serial queue) uses it; `deinit` closes the state.
+public final class LuaRuntime {
+    public struct Limits: Sendable {
+        /// Lua VM instructions per entry call (a script run, later each event handler call).
+        public var instructions: Int64
+        /// Bytes the state may hold.
+        public var memory: Int
+
+        /// 100 million instructions (about a second on a Raspberry Pi 4), 64 MiB.
+        public init(instructions: Int64 = 100_000_000, memory: Int = 64 << 20) {
+            self.instructions = instructions
+            self.memory = memory
+        }
+    }
+
+    public let limits: Limits
+    /// The library the `songbox.library`, `playlist` and `history` functions work on (nil: none).
+    public let library: LibraryStore?
+    /// In a dry run, every function registered with `writes: true` refuses.
+    public let dryRun: Bool
+    let bridge: Bridge
+    private let state: OpaquePointer
+
+    /// - Parameters:
+    ///   - sandbox: false only for trusted code (tests, tools): all standard libraries stay.
+    ///   - library: the store API functions use.
+    ///   - logger: receives `songbox.log.*`.
+    ///   - output: receives what `print` writes (one call per line, newline included).
+    public init(limits: Limits = Limits(), sandbox: Bool = true, dryRun: Bool = false, library: LibraryStore? = nil,
+                logger: Logger, output: @escaping (String) -> Void) throws(LuaScriptError) {
+        self.limits = limits
+        self.library = library
+        self.dryRun = dryRun
+        bridge = Bridge(logger: logger, output: output, dryRun: dryRun)
+        guard let state = songbox_open(limits.memory, limits.instructions, dispatchCallback, outputCallback,
+                                       Unmanaged.passUnretained(bridge).toOpaque()) else {
+            throw LuaScriptError(kind: .runtime, message: "cannot create a Lua state: out of memory", traceback: nil)
+        }
+        self.state = state
+        try check(songbox_setup(state, sandbox ? 1 : 0), "cannot set up the Lua state")
+        try registerStandardFunctions()
+    }
+
+    deinit {
+        songbox_close(state)
+    }
+
+    // MARK: the songbox table
+
+    /// Makes a Swift function callable from Lua as `songbox.<name>` (namespaces are created on the
+    /// way, all read-only to scripts). A function that `writes` refuses in a dry run.
+    public func register(_ name: String, writes: Bool = false, _ body: @escaping HostFunction.Body) throws(LuaScriptError) {
+        try register(HostFunction(name: name, writes: writes, flags: 0, body: body))
+    }
+
+    func register(_ function: HostFunction) throws(LuaScriptError) {
+        try validate(function.name)
+        let index = bridge.functions.count
+        bridge.functions.append(function)
+        try check(songbox_register(state, function.name, Int32(index), function.flags), "cannot register songbox.\(function.name)")
+    }
+
+    /// Sets a value at `songbox.<name>` (e.g. `args`, `options`).
+    public func set(_ name: String, to value: LuaValue) throws(LuaScriptError) {
+        try validate(name)
+        try fillBuffer([value])
+        try check(songbox_register(state, name, -1, 0), "cannot set songbox.\(name)")
+    }
+
+    /// A folder where `require` finds Lua modules.
+    public func addModulePath(_ folder: String) throws(LuaScriptError) {
+        try check(songbox_add_module_path(state, folder), "cannot add the module path \(folder)")
+    }
+
+    private func validate(_ name: String) throws(LuaScriptError) {
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        guard !parts.isEmpty, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") } }) else {
+            throw LuaScriptError(kind: .runtime, message: "invalid songbox name '\(name)'", traceback: nil)
+        }
+    }
+
+    // MARK: running code
+
+    /// Loads and runs a Lua file (text only) with `arguments` as `...`; returns its results.
+    /// Errors name the file as `displayName` (default: `path`).
+    @discardableResult
+    public func run(file path: String, displayName: String? = nil, arguments: [LuaValue] = []) throws(LuaScriptError) -> [LuaValue] {
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            throw LuaScriptError(kind: .unreadable, message: "\(path): cannot read the script (\(error.localizedDescription))", traceback: nil)
+        }
+        return try run(source: data, chunkName: "@" + (displayName ?? path), arguments: arguments)
+    }
+
+    /// Runs Lua source text. `chunkName` is `@path` for files (errors then read `path:line:`).
+    @discardableResult
+    public func run(source: String, chunkName: String = "=(string)", arguments: [LuaValue] = []) throws(LuaScriptError) -> [LuaValue] {
+        try run(source: Data(source.utf8), chunkName: chunkName, arguments: arguments)
+    }
+
+    private func run(source: Data, chunkName: String, arguments: [LuaValue]) throws(LuaScriptError) -> [LuaValue] {
+        let L = songbox_lua(state)!
+        let base = songbox_gettop(L)
+        defer {
+            songbox_settop(L, base)
+            assert(songbox_gettop(L) == base, "Lua stack unbalanced after a run")
+        }
+        if songbox_stop_reason(state) != 0 {
+            throw LuaScriptError(kind: .stopped, message: "\(displayName(chunkName)): the script was stopped earlier (\(stopDescription)) and runs no more code", traceback: nil)
+        }
+        var bytes = [UInt8](source)
+        bytes.append(0)  // never empty, so there is always a valid pointer
+        let status = bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { songbox_load(state, $0.baseAddress!, source.count, chunkName) }
+        }
+        guard status == songbox_ok() else { throw error(status: status, kind: .syntax, chunkName: chunkName) }
+        try fillBuffer(arguments)
+        let callStatus = songbox_call(state, Int32(arguments.count))
+        guard callStatus == songbox_ok() else { throw error(status: callStatus, kind: .runtime, chunkName: chunkName) }
+        let reader = LuaStackReader(L: L)
+        let top = songbox_gettop(L)
+        return top > base ? ((base + 1)...top).map { (try? reader.value(at: $0)) ?? .nil } : []
+    }
+
+    // MARK: state
+
+    /// Bytes the Lua state holds now.
+    public var memoryUsed: Int { songbox_memory_used(state) }
+    /// Instructions the last (or current) entry call ran, to the hook's granularity (1000).
+    public var instructionsUsed: Int64 { songbox_instructions_used(state) }
+    /// Whether a limit stopped the state (it then runs no more code).
+    public var isStopped: Bool { songbox_stop_reason(state) != 0 }
+    /// Bridge calls that left the Lua stack unbalanced: always 0 unless there is a bug.
+    public var stackImbalances: Int { songbox_imbalances(state) }
+
+    private var stopDescription: String {
+        songbox_stop_reason(state) == Int32(SONGBOX_STOP_MEMORY)
+            ? "memory limit of \(limits.memory >> 20) MB exceeded"
+            : "instruction limit of \(limits.instructions) exceeded"
+    }
+
+    private func displayName(_ chunkName: String) -> String {
+        chunkName.hasPrefix("@") || chunkName.hasPrefix("=") ? String(chunkName.dropFirst()) : chunkName
+    }
+
+    /// Takes the error message on top of the stack and makes it an error value.
+    private func error(status: Int32, kind: LuaScriptError.Kind, chunkName: String) -> LuaScriptError {
+        let L = songbox_lua(state)!
+        let text = LuaStackReader(L: L).string(at: -1) ?? "(error object is not a string)"
+        songbox_pop(L, 1)
+        var message = text, traceback: String?
+        if let range = text.range(of: "\nstack traceback:") {
+            message = String(text[..<range.lowerBound])
+            traceback = String(text[text.index(after: range.lowerBound)...])
+        }
+        switch songbox_stop_reason(state) {
+        case Int32(SONGBOX_STOP_INSTRUCTIONS):
+            return LuaScriptError(kind: .instructionLimit, message: "\(location(chunkName, traceback)): \(stopDescription)",
+                                  traceback: traceback)
+        case Int32(SONGBOX_STOP_MEMORY):
+            return LuaScriptError(kind: .memoryLimit, message: "\(location(chunkName, traceback)): \(stopDescription)",
+                                  traceback: traceback)
+        default:
+            // A single refused allocation that Lua reported without retrying (a string buffer).
+            if message.hasSuffix("not enough memory") && songbox_refusals(state) > 0 {
+                return LuaScriptError(kind: .memoryLimit,
+                                      message: "\(location(chunkName, traceback)): memory limit of \(limits.memory >> 20) MB exceeded",
+                                      traceback: traceback)
+            }
+            return LuaScriptError(kind: status == songbox_errmem() ? .memoryLimit : kind, message: message, traceback: traceback)
+        }
+    }
+
+    /// Where a limit was hit: as recorded by the shim, else the first Lua frame of the traceback,
+    /// else the chunk.
+    private func location(_ chunkName: String, _ traceback: String?) -> String {
+        let recorded = String(cString: songbox_stop_location(state))
+        if !recorded.isEmpty { return recorded }
+        for line in (traceback ?? "").split(separator: "\n").dropFirst() {
+            let frame = line.trimmingCharacters(in: .whitespaces)
+            guard !frame.hasPrefix("[C]"), let colon = frame.range(of: ": in ") else { continue }
+            return String(frame[..<colon.lowerBound])
+        }
+        return displayName(chunkName)
+    }
+
+    private func check(_ status: Int32, _ what: String) throws(LuaScriptError) {
+        guard status != songbox_ok() else { return }
+        let L = songbox_lua(state)!
+        let detail = LuaStackReader(L: L).string(at: -1) ?? "out of memory"
+        songbox_pop(L, 1)
+        throw LuaScriptError(kind: .runtime, message: "\(what): \(detail)", traceback: nil)
+    }
+
+    private func fillBuffer(_ values: [LuaValue]) throws(LuaScriptError) {
+        do { try bridge.fillBuffer(state, values) } catch {
+            throw LuaScriptError(kind: .runtime, message: "cannot pass a value to Lua: \(error.description)", traceback: nil)
+        }
+    }
+}
+
+/// What the C callbacks reach: the registered functions and the injected output and logger.
+final class Bridge {
+    var functions: [HostFunction] = []
+    let logger: Logger
+    let output: (String) -> Void
+    let dryRun: Bool
+    private var bytes: [UInt8] = []
+
+    init(logger: Logger, output: @escaping (String) -> Void, dryRun: Bool) {
+        self.logger = logger
+        self.output = output
+        self.dryRun = dryRun
+    }
+
+    func fillBuffer(_ state: OpaquePointer, _ values: [LuaValue]) throws(LuaConversionError) {
+        bytes.removeAll(keepingCapacity: true)
+        for value in values { try value.encode(into: &bytes) }
+        songbox_buffer_reset(state)
+        guard songbox_buffer_append(state, bytes, bytes.count) != 0 else {
+            throw LuaConversionError(description: "out of memory")
+        }
+    }
+
+    /// Runs function `index` for the trampoline. Returns the number of results (encoded in the
+    /// state's buffer) or a SONGBOX_RESULT_* error status. Never touches the Lua stack except to
+    /// read the arguments, and never raises.
+    func dispatch(_ L: OpaquePointer, _ index: Int) -> Int32 {
+        let top = songbox_gettop(L)
+        defer { assert(songbox_gettop(L) == top, "a bridge function left the Lua stack unbalanced") }
+        let state = songbox_owner(L)!
+        let function = functions[index]
+        if function.writes && dryRun { return fail(state, .message("dry run: \(function.name) refused")) }
+        do {
+            let results = try function.body(LuaArguments(L: L, count: Int(top)))
+            try fillBuffer(state, results)
+            return Int32(results.count)
+        } catch let error as LuaFunctionError {
+            return fail(state, error)
+        } catch let error as LuaConversionError {
+            return fail(state, .message("\(function.name): \(error.description)"))
+        } catch {
+            return fail(state, .message("\(function.name): \(error)"))
+        }
+    }
+
+    private func fail(_ state: OpaquePointer, _ error: LuaFunctionError) -> Int32 {
+        var payload: [UInt8] = []
+        let status: Int32
+        switch error {
+        case .message(let text):
+            status = Int32(SONGBOX_RESULT_ERROR)
+            payload.append(contentsOf: text.utf8)
+        case .argument(let n, let text):
+            status = Int32(SONGBOX_RESULT_ARG_ERROR)
+            withUnsafeBytes(of: Int32(n)) { payload.append(contentsOf: $0) }
+            payload.append(contentsOf: text.utf8)
+        case .type(let n, let expected):
+            status = Int32(SONGBOX_RESULT_TYPE_ERROR)
+            withUnsafeBytes(of: Int32(n)) { payload.append(contentsOf: $0) }
+            payload.append(contentsOf: expected.utf8)
+        }
+        songbox_buffer_reset(state)
+        _ = songbox_buffer_append(state, payload, payload.count)
+        return status
+    }
+}
+
+private let dispatchCallback: songbox_dispatch_fn = { context, L, function in
+    Unmanaged<Bridge>.fromOpaque(context!).takeUnretainedValue().dispatch(L!, Int(function))
+}
+
+private let outputCallback: songbox_output_fn = { context, bytes, length in
+    let text = String(decoding: UnsafeRawBufferPointer(start: bytes, count: length), as: UTF8.self)
+    Unmanaged<Bridge>.fromOpaque(context!).takeUnretainedValue().output(text)
+}

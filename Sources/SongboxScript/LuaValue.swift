@@ -1,0 +1,129 @@
+/// A value that crosses between Swift and Lua: nil, booleans, numbers, strings, arrays and
+/// string-keyed tables. Functions, userdata and threads do not cross.
+public enum LuaValue: Sendable, Equatable {
+    case `nil`
+    case boolean(Bool)
+    case integer(Int)
+    case number(Double)
+    case string(String)
+    /// A sequence (Lua indices 1...n; `.nil` elements leave holes).
+    case array([LuaValue])
+    /// A table with string keys only.
+    case table([String: LuaValue])
+
+    /// Nesting deeper than this is refused in both directions.
+    public static let maximumDepth = 100
+
+    public var isNil: Bool { if case .nil = self { return true } else { return false } }
+
+    public var stringValue: String? { if case .string(let s) = self { return s } else { return nil } }
+
+    public var intValue: Int? {
+        switch self {
+        case .integer(let i): return i
+        case .number(let d) where d.rounded() == d && abs(d) < 9.0e18: return Int(d)
+        default: return nil
+        }
+    }
+
+    public var doubleValue: Double? {
+        switch self {
+        case .integer(let i): return Double(i)
+        case .number(let d): return d
+        default: return nil
+        }
+    }
+
+    public var boolValue: Bool? { if case .boolean(let b) = self { return b } else { return nil } }
+
+    public var arrayValue: [LuaValue]? {
+        switch self {
+        case .array(let a): return a
+        case .table(let t) where t.isEmpty: return []
+        default: return nil
+        }
+    }
+
+    public var tableValue: [String: LuaValue]? {
+        switch self {
+        case .table(let t): return t
+        case .array(let a) where a.isEmpty: return [:]
+        default: return nil
+        }
+    }
+
+    /// Lua's name of the value's type.
+    public var typeName: String {
+        switch self {
+        case .nil: "nil"
+        case .boolean: "boolean"
+        case .integer, .number: "number"
+        case .string: "string"
+        case .array, .table: "table"
+        }
+    }
+}
+
+extension LuaValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
+    ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
+    ExpressibleByDictionaryLiteral
+{
+    public init(nilLiteral: ()) { self = .nil }
+    public init(booleanLiteral value: Bool) { self = .boolean(value) }
+    public init(integerLiteral value: Int) { self = .integer(value) }
+    public init(floatLiteral value: Double) { self = .number(value) }
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(arrayLiteral elements: LuaValue...) { self = .array(elements) }
+    public init(dictionaryLiteral elements: (String, LuaValue)...) {
+        self = .table(Dictionary(elements, uniquingKeysWith: { $1 }))
+    }
+}
+
+/// Why a value could not cross.
+struct LuaConversionError: Error, CustomStringConvertible {
+    let description: String
+}
+
+extension LuaValue {
+    /// Appends the value in the shim's buffer format (see luashim.h, SONGBOX_TAG_*).
+    func encode(into bytes: inout [UInt8], depth: Int = 0) throws(LuaConversionError) {
+        guard depth <= LuaValue.maximumDepth else {
+            throw LuaConversionError(description: "value nested deeper than \(LuaValue.maximumDepth) levels")
+        }
+        switch self {
+        case .nil: bytes.append(UInt8(ascii: "n"))
+        case .boolean(let b): bytes.append(UInt8(ascii: b ? "t" : "f"))
+        case .integer(let i):
+            bytes.append(UInt8(ascii: "i"))
+            withUnsafeBytes(of: Int64(i)) { bytes.append(contentsOf: $0) }
+        case .number(let d):
+            bytes.append(UInt8(ascii: "d"))
+            withUnsafeBytes(of: d) { bytes.append(contentsOf: $0) }
+        case .string(let s):
+            try Self.encodeString(s, into: &bytes)
+        case .array(let elements):
+            bytes.append(UInt8(ascii: "a"))
+            try Self.encodeCount(elements.count, into: &bytes)
+            for element in elements { try element.encode(into: &bytes, depth: depth + 1) }
+        case .table(let fields):
+            bytes.append(UInt8(ascii: "m"))
+            let present = fields.filter { !$0.value.isNil }
+            try Self.encodeCount(present.count, into: &bytes)
+            for (key, value) in present {
+                try Self.encodeString(key, into: &bytes)
+                try value.encode(into: &bytes, depth: depth + 1)
+            }
+        }
+    }
+
+    private static func encodeCount(_ count: Int, into bytes: inout [UInt8]) throws(LuaConversionError) {
+        guard count <= Int(Int32.max) else { throw LuaConversionError(description: "value too large for Lua") }
+        withUnsafeBytes(of: UInt32(count)) { bytes.append(contentsOf: $0) }
+    }
+
+    private static func encodeString(_ s: String, into bytes: inout [UInt8]) throws(LuaConversionError) {
+        bytes.append(UInt8(ascii: "s"))
+        try encodeCount(s.utf8.count, into: &bytes)
+        bytes.append(contentsOf: s.utf8)
+    }
+}

@@ -1,0 +1,51 @@
+import Logging
+internal import CLuaShim
+
+extension LuaRuntime {
+    /// The functions every state has: songbox.log.*, songbox.json.*, songbox.dry_run.
+    func registerStandardFunctions() throws(LuaScriptError) {
+        for (name, level) in [("debug", Logger.Level.debug), ("info", .info), ("warn", .warning), ("error", .error)] {
+            // Arguments arrive as (message, "file:line"): the trampoline formats them in C.
+            try register(HostFunction(name: "log." + name, writes: false, flags: Int32(SONGBOX_FUNCTION_MESSAGE)) { [logger = bridge.logger] args in
+                let message = try args.string(1), location = try args.string(2)
+                logger.log(level: level, "\(message)", metadata: ["script": "\(location)"])
+                return []
+            })
+        }
+        try register("json.encode") { args in
+            if args.count < 1 { throw LuaFunctionError.type(1, expected: "value") }
+            let options = try args.optionalTable(2)?.tableValue ?? [:]
+            let value: LuaValue
+            do throws(LuaFunctionError) { value = try args.value(1) } catch { return [.nil, .string(Self.reason(error))] }
+            do throws(LuaJSON.Failure) {
+                return [.string(try LuaJSON.encode(value, pretty: options["pretty"]?.boolValue ?? false))]
+            } catch {
+                return [.nil, .string(error.description)]
+            }
+        }
+        try register("json.decode") { args in
+            let text = try args.string(1)
+            do throws(LuaJSON.Failure) { return [try LuaJSON.decode(text)] } catch { return [.nil, .string(error.description)] }
+        }
+        try set("dry_run", to: .boolean(dryRun))
+        try set("args", to: .array([]))
+        try set("options", to: .table([:]))
+    }
+
+    private static func reason(_ error: LuaFunctionError) -> String {
+        switch error {
+        case .message(let text), .argument(_, let text): text
+        case .type(_, let expected): "\(expected) expected"
+        }
+    }
+
+    /// Sets `songbox.args`, the command-line arguments of `songbox run`.
+    public func setArguments(_ arguments: [String]) throws(LuaScriptError) {
+        try set("args", to: .array(arguments.map { .string($0) }))
+    }
+
+    /// Sets `songbox.options`, the script's or plugin's settings.
+    public func setOptions(_ options: [String: LuaValue]) throws(LuaScriptError) {
+        try set("options", to: .table(options))
+    }
+}

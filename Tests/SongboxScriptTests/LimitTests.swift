@@ -1,0 +1,87 @@
+import Foundation
+import SongboxScript
+import Testing
+
+@Suite struct LimitTests {
+    static let instructionEscapes = [
+        "loop", "pcall_loop", "pcall_catch_all", "xpcall_handler", "coroutine_loop", "coroutine_wrap", "yield_loop",
+        "sort_comparator", "gsub_callback", "gsub_pcall", "close_loop", "close_in_coroutine", "close_in_wrap", "pattern_backtracking", "pattern_gmatch", "plain_find", "table_move", "table_insert_len",
+    ]
+
+    /// Lua's pattern matcher backtracks in C, between two instructions: the budget cannot stop
+    /// it there without a matcher of our own that counts its steps.
+    static let backtrackingPatterns: Set<String> = ["pattern_backtracking", "pattern_gmatch"]
+
+    @Test(arguments: instructionEscapes)
+    func instructionBudgetStopsEveryLoop(_ escape: String) throws {
+        if Self.backtrackingPatterns.contains(escape) {
+            // limits.lua's version never ends; this one backtracks about 500,000 steps in C,
+            // fifty times the budget, and still finishes unstopped.
+            let lua = try TestRuntime(limits: .init(instructions: 10_000))
+            let source = escape == "pattern_gmatch"
+                ? "for _ in string.rep('a', 60):gmatch(string.rep('a*', 4) .. 'b') do end"
+                : "return string.rep('a', 60):find(string.rep('a*', 4) .. 'b')"
+            withKnownIssue("a backtracking pattern runs in C, unseen by the count hook") {
+                let error = lua.failure { try $0.run(source: source) }
+                #expect(error?.kind == .instructionLimit)
+            }
+            return
+        }
+        let lua = try TestRuntime(limits: .init(instructions: 1_000_000))
+        let error = try #require(lua.failure { try $0.run(file: luaFolder + "/limits.lua", displayName: "limits.lua", arguments: [.string(escape)]) })
+        #expect(error.kind == .instructionLimit, "\(error)")
+        #expect(error.message.hasPrefix("limits.lua:"), "\(error)")
+        #expect(error.message.hasSuffix(": instruction limit of 1000000 exceeded"), "\(error)")
+        #expect(lua.runtime.isStopped)
+        #expect(lua.runtime.stackImbalances == 0)
+        // The stopped state runs nothing more; the host and other states go on.
+        let again = try #require(lua.failure { try $0.run(source: "return 1") })
+        #expect(again.kind == .stopped)
+        #expect(try TestRuntime().runtime.run(source: "return 1 + 1") == [.integer(2)])
+    }
+
+    static let memoryEscapes = ["string_rep", "string_rep_pcall", "table_growth", "string_doubling", "string_table", "memory_pcall"]
+
+    @Test(arguments: memoryEscapes)
+    func memoryCapStopsEveryBomb(_ escape: String) throws {
+        let lua = try TestRuntime(limits: .init(instructions: 1_000_000_000, memory: 16 << 20))
+        let error = try #require(lua.failure { try $0.run(file: luaFolder + "/limits.lua", displayName: "limits.lua", arguments: [.string(escape)]) })
+        #expect(error.kind == .memoryLimit, "\(error)")
+        #expect(error.message.hasPrefix("limits.lua:"), "\(error)")
+        #expect(error.message.hasSuffix("memory limit of 16 MB exceeded"), "\(error)")
+        #expect(lua.runtime.memoryUsed <= 16 << 20)
+    }
+
+    @Test func deepRecursionIsALuaError() throws {
+        let lua = try TestRuntime(limits: .init(instructions: 1_000_000_000, memory: 512 << 20))
+        let error = try #require(lua.failure { try $0.run(file: luaFolder + "/limits.lua", displayName: "limits.lua", arguments: ["recursion"]) })
+        #expect(error.kind == .runtime, "\(error)")
+        #expect(error.message.contains("limits.lua:86: stack overflow"), "\(error)")
+        // Under the default cap the stack hits the memory limit first, which is as clean.
+        let capped = try TestRuntime(limits: .init(instructions: 1_000_000_000, memory: 16 << 20))
+        let cappedError = try #require(capped.failure { try $0.run(file: luaFolder + "/limits.lua", displayName: "limits.lua", arguments: ["recursion"]) })
+        #expect(cappedError.kind == .memoryLimit || cappedError.message.contains("stack overflow"), "\(cappedError)")
+    }
+
+    @Test func budgetIsPerCallAndCounted() throws {
+        let lua = try TestRuntime(limits: .init(instructions: 200_000))
+        for _ in 0..<5 {
+            try lua.runtime.run(source: "local x = 0 for i = 1, 20000 do x = x + i end return x")
+        }
+        #expect(lua.runtime.instructionsUsed > 0)
+        #expect(lua.runtime.instructionsUsed <= 200_000)
+        #expect(!lua.runtime.isStopped)
+    }
+
+    @Test func closingAStateIsBounded() throws {
+        // Objects with finalizers cannot be made, so closing runs no script code.
+        var lua: TestRuntime? = try TestRuntime()
+        try lua?.runtime.run(source: """
+            local mt = {}
+            for i = 1, 1000 do setmetatable({}, mt) end
+            mt.__gc = function() while true do end end
+            """)
+        lua = nil
+        #expect(lua == nil)
+    }
+}

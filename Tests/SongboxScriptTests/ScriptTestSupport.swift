@@ -1,0 +1,68 @@
+import Foundation
+import Logging
+import SongboxScript
+import SongboxTestSupport
+import Synchronization
+import Testing
+
+/// The Lua test scripts of this target.
+let luaFolder = Fixtures.packageRoot + "/Tests/SongboxScriptTests/lua"
+
+/// A runtime whose print output and log records are captured.
+final class TestRuntime {
+    let runtime: LuaRuntime
+    let printed: Captured<String>
+    let logs: Captured<LogRecord>
+
+    init(limits: LuaRuntime.Limits = LuaRuntime.Limits(), dryRun: Bool = false) throws {
+        let printed = Captured<String>(), logs = Captured<LogRecord>()
+        self.printed = printed
+        self.logs = logs
+        var logger = Logger(label: "test.script") { _ in CapturingLogHandler(records: logs) }
+        logger.logLevel = .debug
+        runtime = try LuaRuntime(limits: limits, dryRun: dryRun, logger: logger) { printed.append($0) }
+        try runtime.addModulePath(luaFolder + "/modules")
+    }
+
+    /// Runs lua/<name>, shown in errors as `name`.
+    @discardableResult
+    func run(_ name: String, _ arguments: [LuaValue] = []) throws(LuaScriptError) -> [LuaValue] {
+        try runtime.run(file: luaFolder + "/" + name, displayName: name, arguments: arguments)
+    }
+
+    /// The error `body` throws (nil when it does not).
+    func failure(_ body: (LuaRuntime) throws -> Void) -> LuaScriptError? {
+        do { try body(runtime) } catch let error as LuaScriptError { return error } catch {
+            Issue.record("unexpected error \(error)")
+        }
+        return nil
+    }
+}
+
+final class Captured<Element: Sendable>: Sendable {
+    private let storage = Mutex<[Element]>([])
+    var all: [Element] { storage.withLock { $0 } }
+    func append(_ element: Element) { storage.withLock { $0.append(element) } }
+}
+
+struct LogRecord: Equatable, Sendable {
+    var level: Logger.Level
+    var message: String
+    var location: String
+}
+
+struct CapturingLogHandler: LogHandler {
+    let records: Captured<LogRecord>
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        records.append(LogRecord(level: event.level, message: "\(event.message)",
+                                 location: event.metadata?["script"].map { "\($0)" } ?? ""))
+    }
+}

@@ -1,0 +1,7 @@
+assert(("x"):upper() == "X", "string metatable or string table leaked")
+assert(("x").anything == nil)
+assert(not pcall(function() return "a" + {} end))
+assert(type(tostring) == "function" and type(pairs) == "function")
+assert(shared == nil, "a global leaked")
+assert(math.pi > 3.14)
+print("isolated")

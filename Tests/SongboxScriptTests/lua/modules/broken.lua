@@ -1,0 +1,5 @@
+local M = {}
+function M.fail()
+  error("broken module")
+end
+return M
