@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(pkg-config liblua5.4-dev libsqlite3-dev libasound2-dev libmpg123-dev)
 if [[ "${1:-}" == "--test" ]]; then
-    packages+=(sox libsox-fmt-mp3 lame mpg123 python3)
+    packages+=(sox libsox-fmt-mp3 lame mpg123 python3 python3-mutagen util-linux)
 fi
 if [[ "${1:-}" == "--bench" ]]; then
     packages+=(sox libsox-fmt-mp3 lame mpg123 python3 mpd mpc time)
