@@ -59,7 +59,8 @@ struct List: ParsableCommand {
     @Flag(help: "Print a JSON array of tracks.")
     var json = false
 
-    @Argument(help: ArgumentHelp("Query words (all tracks when empty).", valueName: "query"))
+    // `.allUnrecognized`: a negated term such as `-artist:x` is query text, not an unknown option.
+    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("Query words (all tracks when empty).", valueName: "query"))
     var query: [String] = []
 
     func run() throws {
@@ -147,8 +148,8 @@ struct Remove: ParsableCommand {
 
     @OptionGroup var library: LibraryOptions
 
-    @Argument(help: ArgumentHelp("Query words; required.", valueName: "query"))
-    var query: [String]
+    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("Query words; required.", valueName: "query"))
+    var query: [String] = []
 
     func validate() throws {
         if query.allSatisfy({ $0.trimmingCharacters(in: .whitespaces).isEmpty }) {

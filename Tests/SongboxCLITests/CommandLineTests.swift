@@ -60,6 +60,8 @@ import Testing
         #expect(Set(english) == ["Love in Spring", "All the Lovers Came Home"])
         // The shell took the quotes away; songbox puts them back.
         #expect(try tracks("artist:נגה שחר").count == 4)
+        // A negated term is query text, not an unknown option.
+        #expect(try tracks("-artist:נגה", "-artist:mabel").count == 9)
     }
 
     @Test func jsonHasTheDocumentedKeysInOrder() throws {
