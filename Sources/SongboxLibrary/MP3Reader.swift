@@ -16,8 +16,11 @@ public struct ProbedFile: Sendable {
 /// Owns one `mpg123_handle`; use one reader per thread.
 final class MP3Reader {
     private let handle: OpaquePointer
-    /// The stream libmpg123 reads while a file with a rewritten ID3v2 tag is open.
+    /// The stream libmpg123 reads while a file is open: the file, or a rewritten ID3v2 tag and
+    /// the rest of the file.
     private var stream: VirtualStream?
+    /// The read-ahead buffer of every stream this reader opens.
+    private let readAhead: UnsafeMutableRawBufferPointer
 
     private static let libraryReady: Bool = mpg123_init() == Int32(MPG123_OK.rawValue)
 
@@ -30,17 +33,21 @@ final class MP3Reader {
             throw SongboxError(.unreadableFile, "libmpg123 could not create a decoder",
                                cause: MPG123Failure(code: status))
         }
-        self.handle = handle
-        // Used by mpg123_open_handle only; mpg123_open_fd goes on reading the descriptor.
+        // Checked before `self` owns anything, so a failure frees the handle once, here.
         let replaced = mpg123_replace_reader_handle(handle, VirtualStream.read, VirtualStream.seek, nil)
         guard replaced == Int32(MPG123_OK.rawValue) else {
             mpg123_delete(handle)
             throw SongboxError(.unreadableFile, "libmpg123 does not take a custom reader",
                                cause: MPG123Failure(code: replaced))
         }
+        self.handle = handle
+        readAhead = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
     }
 
-    deinit { mpg123_delete(handle) }
+    deinit {
+        mpg123_delete(handle)
+        readAhead.deallocate()
+    }
 
     /// Reads the file at `path`. Never throws for bad content: a file that has no MPEG audio
     /// is an `.unreadableFile` error with the reason.
@@ -67,13 +74,10 @@ final class MP3Reader {
             mpg123_close(handle)
             stream = nil
         }
-        if let replacement = plan.replacement {
-            let virtual = VirtualStream(fd: fd, prefix: replacement, fileOffset: plan.audioStart, fileSize: fileSize)
-            stream = virtual
-            try check(mpg123_open_handle(handle, Unmanaged.passUnretained(virtual).toOpaque()), path: path)
-        } else {
-            try check(mpg123_open_fd(handle, fd), path: path)
-        }
+        let virtual = VirtualStream(fd: fd, prefix: plan.replacement ?? [], fileOffset: plan.replacement == nil ? 0 : plan.audioStart,
+                                    fileSize: fileSize, buffer: readAhead)
+        stream = virtual
+        try check(mpg123_open_handle(handle, Unmanaged.passUnretained(virtual).toOpaque()), path: path)
 
         var rate = 0
         var channels: Int32 = 0
@@ -153,12 +157,19 @@ final class VirtualStream {
     /// The length of the stream: the prefix and the rest of the file.
     private let length: Int
     private var position = 0
+    /// File bytes read ahead. libmpg123 reads a frame header, then a frame, and counting the
+    /// frames of a file without an Info header is two reads per frame: from this buffer they
+    /// cost no system call.
+    private let buffer: UnsafeMutableRawBufferPointer
+    /// Stream offsets held in `buffer`.
+    private var buffered = 0..<0
 
-    init(fd: Int32, prefix: [UInt8], fileOffset: Int, fileSize: Int) {
+    init(fd: Int32, prefix: [UInt8], fileOffset: Int, fileSize: Int, buffer: UnsafeMutableRawBufferPointer) {
         self.fd = fd
         self.prefix = prefix
         self.fileOffset = min(fileOffset, fileSize)
         self.length = prefix.count + fileSize - self.fileOffset
+        self.buffer = buffer
     }
 
     /// POSIX read for libmpg123: up to `count` bytes, 0 at the end, -1 on an error.
@@ -175,20 +186,33 @@ final class VirtualStream {
             .seek(to: Int(offset), whence: whence))
     }
 
-    private func read(into buffer: UnsafeMutableRawPointer, count: Int) -> Int {
+    private func read(into destination: UnsafeMutableRawPointer, count: Int) -> Int {
         guard count > 0, position < length else { return 0 }
         if position < prefix.count {
             let n = min(count, prefix.count - position)
-            prefix.withUnsafeBytes { buffer.copyMemory(from: $0.baseAddress! + position, byteCount: n) }
+            prefix.withUnsafeBytes { destination.copyMemory(from: $0.baseAddress! + position, byteCount: n) }
             position += n
             return n
         }
-        let n = min(count, length - position)
+        if !buffered.contains(position) {
+            guard refill(at: position) else { return -1 }
+            if buffered.isEmpty { return 0 }
+        }
+        let n = min(count, buffered.upperBound - position)
+        destination.copyMemory(from: buffer.baseAddress! + (position - buffered.lowerBound), byteCount: n)
+        position += n
+        return n
+    }
+
+    /// Reads the file from stream offset `start` into the buffer.
+    private func refill(at start: Int) -> Bool {
+        let wanted = min(buffer.count, length - start)
         while true {
-            let got = pread(fd, buffer, n, off_t(fileOffset + position - prefix.count))
+            let got = pread(fd, buffer.baseAddress, wanted, off_t(fileOffset + start - prefix.count))
             if got < 0 && errno == EINTR { continue }
-            if got > 0 { position += got }
-            return got
+            guard got >= 0 else { return false }
+            buffered = start..<(start + got)
+            return true
         }
     }
 

@@ -11,7 +11,14 @@ enum TrackWriter {
     static func store(_ batch: [(FoundFile, Result<ProbedFile, SongboxError>)],
                       knownPaths: [String: KnownFiles.Entry], moves: MoveCandidates, added: Int,
                       in db: Database) throws -> Counts {
+        try SearchIndex.deferred(in: db) { try storeTracks(batch, knownPaths: knownPaths, moves: moves, added: added, in: db) }
+    }
+
+    private static func storeTracks(_ batch: [(FoundFile, Result<ProbedFile, SongboxError>)],
+                                    knownPaths: [String: KnownFiles.Entry], moves: MoveCandidates, added: Int,
+                                    in db: Database) throws -> (Counts, touched: [Int64]) {
         var counts = Counts()
+        var touched: [Int64] = []
         for (file, result) in batch {
             switch result {
             case .failure(let error):
@@ -26,23 +33,26 @@ enum TrackWriter {
                 let values = columnValues(file, probed)
                 if let existing = knownPaths[file.path] {
                     try update(id: existing.id, values, in: db)
+                    touched.append(existing.id)
                     counts.updated += 1
                 } else if let moved = try movedTrack(file, probed, moves: moves, in: db) {
                     try update(id: moved, values, in: db)
                     moves.claim(moved)
+                    touched.append(moved)
                     counts.moved += 1
                 } else {
                     let columns = values.map(\.0) + ["added"]
                     let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
                     try db.cachedStatement(sql: "INSERT INTO tracks (\(columns.joined(separator: ", "))) VALUES (\(placeholders))")
                         .execute(arguments: StatementArguments(values.map(\.1) + [added]))
+                    touched.append(db.lastInsertedRowID)
                     counts.added += 1
                 }
                 try db.execute(sql: "DELETE FROM unreadable WHERE path = ?", arguments: [file.path])
                 counts.warnings += probed.warnings.map { (file.path, $0) }
             }
         }
-        return counts
+        return (counts, touched)
     }
 
     private static func update(id: Int64, _ values: [(String, (any DatabaseValueConvertible)?)], in db: Database) throws {

@@ -172,4 +172,25 @@ import Testing
         #expect(report.added == 60)
         #expect(try store.statistics().tracks == 60)
     }
+
+    @Test func scansKeepTheSearchIndexInStep() throws {
+        var scanner = self.scanner
+        scanner.batchSize = 4
+        for index in 0..<10 { try addSong(String(format: "%02d.mp3", index), title: "Melody \(index)", artist: "אַהֲרֹן") }
+        _ = try scanner.scan([music])
+        try addSong("03.mp3", title: "Changed Tune")
+        try touch(music + "/03.mp3", secondsAgo: 7)
+        try FileManager.default.removeItem(atPath: music + "/04.mp3")
+        _ = try scanner.scan([music])
+
+        #expect(try store.tracks(matching: "title:melody").count == 8)
+        #expect(try store.tracks(matching: "title:tune").count == 1)
+        #expect(try store.tracks(matching: "אהרן").count == 8)  // the changed file has another artist
+        let (indexed, live) = try store.read { db in
+            (try Int.fetchOne(db, sql: "SELECT count(*) FROM track_search") ?? 0,
+             try Int.fetchOne(db, sql: "SELECT live FROM search_index_state") ?? 0)
+        }
+        #expect(indexed == 9)
+        #expect(live == 1)
+    }
 }

@@ -102,7 +102,10 @@ struct QueryCompiler {
     /// the exact `instr` test that follows keeps the meaning the same either way.
     private mutating func indexed(_ folded: String, in keys: [String]) -> String {
         guard SearchIndex.canServe(folded), keys.allSatisfy(SearchIndex.columns.contains) else { return "" }
-        return "id IN (SELECT rowid FROM track_search WHERE track_search MATCH \(bind(.text(SearchIndex.match(folded, in: keys))))) AND "
+        // One indexed GLOB per key, united: the index cannot answer an OR of columns.
+        let pattern = SearchIndex.containsPattern(folded)
+        let lookups = keys.map { "SELECT rowid FROM track_search WHERE \($0) GLOB \(bind(.text(pattern)))" }
+        return "id IN (" + lookups.joined(separator: " UNION ") + ") AND "
     }
 
     private mutating func range(_ column: String, lower: QueryBound?, upper: QueryBound?) -> String {
