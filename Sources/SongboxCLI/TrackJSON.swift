@@ -33,7 +33,7 @@ indirect enum JSONValue {
         let outer = indent.map { String(repeating: "  ", count: $0) } ?? ""
         let separator = indent == nil ? ":" : ": "
         switch self {
-        case .string(let value): return Self.quote(value)
+        case .string(let value): return JSONText.quoted(value)
         case .number(let value): return value.isFinite ? (value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)) : "null"
         case .integer(let value): return String(value)
         case .bool(let value): return value ? "true" : "false"
@@ -44,25 +44,9 @@ indirect enum JSONValue {
                 .joined(separator: "," + newline) + newline + outer + "]"
         case .object(let fields):
             guard !fields.isEmpty else { return "{}" }
-            return "{" + newline + fields.map { inner + Self.quote($0.0) + separator + $0.1.json(indent: indent.map { $0 + 1 }) }
+            return "{" + newline + fields.map { inner + JSONText.quoted($0.0) + separator + $0.1.json(indent: indent.map { $0 + 1 }) }
                 .joined(separator: "," + newline) + newline + outer + "}"
         }
-    }
-
-    private static func quote(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 }
 

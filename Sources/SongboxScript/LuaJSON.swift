@@ -1,3 +1,5 @@
+import SongboxLibrary
+
 /// JSON for `songbox.json`: Lua values to text and back. Objects are encoded with sorted keys;
 /// an empty table is `{}`.
 enum LuaJSON {
@@ -51,21 +53,7 @@ enum LuaJSON {
     }
 
     private static func quote(_ s: String, into out: inout String) {
-        out += "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
+        out += JSONText.quoted(s)
     }
 
     static func decode(_ text: String) throws(Failure) -> LuaValue {
