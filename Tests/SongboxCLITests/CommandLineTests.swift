@@ -177,6 +177,16 @@ import Testing
         #expect(try songbox.run(["stats", "--db", path], useDatabase: false).stdout.contains("tracks      16"))
     }
 
+    @Test func onATerminalTheScanDrawsAProgressBar() throws {
+        // script(1) gives songbox a pseudo-terminal, as a person at a shell would.
+        let command = "\(SongboxRunner.executable) --db \(songbox.database) scan \(examples)"
+        let output = try SongboxRunner.run(executable: "/usr/bin/script", ["-qec", command, "/dev/null"])
+        #expect(output.status == 0)
+        #expect(output.stdout.contains("\r[##############################] 16/16 files"))
+        #expect(output.stdout.contains("\r\u{1B}[K"))  // the bar is wiped before the summary
+        #expect(output.stdout.contains("16 added"))
+    }
+
     @Test func helpIsEverywhere() throws {
         for command in ["scan", "ls", "show", "edit", "rm", "stats", "version"] {
             let output = try songbox.run([command, "--help"], useDatabase: false)
