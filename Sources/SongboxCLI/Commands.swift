@@ -25,7 +25,8 @@ struct Scan: ParsableCommand {
         let scanner = LibraryScanner(store: store, logger: Logger(label: "songbox.scan"))
         var roots = paths
         if roots.isEmpty { roots = try scanner.rememberedFolders() }
-        if roots.isEmpty { roots = [(ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()) + "/Music"] }
+        let usingDefault = roots.isEmpty
+        if usingDefault { roots = [(ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()) + "/Music"] }
 
         let display = ProgressDisplay()
         let report = try scanner.scan(roots, progress: display.update)
@@ -44,7 +45,10 @@ struct Scan: ParsableCommand {
             + "\(report.unchanged) unchanged, \(report.unreadable.count) unreadable"
             + (report.excluded > 0 ? ", \(report.excluded) excluded" : ""))
         let requested = Set(LibraryScanner.normalise(roots))
-        if report.unavailable.contains(where: { requested.contains($0.path) }) { throw ExitCode(1) }
+        if report.unavailable.contains(where: { requested.contains($0.path) }) {
+            if usingDefault { print("hint: no music folder scanned yet: run `songbox scan /path/to/music`") }
+            throw ExitCode(1)
+        }
     }
 }
 

@@ -167,6 +167,13 @@ import Testing
         #expect(try tracks().count == 16)
     }
 
+    @Test func withNothingScannedAndNoMusicFolderScanSaysWhatToDo() throws {
+        let output = try songbox.run(["scan"], environment: ["HOME": folder + "/empty-home"])
+        #expect(output.status == 1)
+        #expect(output.stdout.contains("unavailable: \(folder)/empty-home/Music"))
+        #expect(output.stdout.contains("hint: no music folder scanned yet"))
+    }
+
     @Test func theDatabaseComesFromSONGBOX_DBWithoutDashDashDB() throws {
         let path = folder + "/from-env.db"
         let output = try songbox.run(["scan", examples], environment: ["SONGBOX_DB": path], useDatabase: false)
