@@ -10,7 +10,8 @@ struct Run: ParsableCommand {
         abstract: "Run a Lua script against the library.",
         discussion: """
             The script runs in the plugin sandbox (see docs/lua-api.md) with `songbox` as a global \
-            and `require "songbox"`; ARGs are in `songbox.args` and in `...`. `print` writes to \
+            and `require "songbox"`, including songbox.library, .history, .playlist and .smart on \
+            the library of --db; ARGs are in `songbox.args` and in `...`. `print` writes to \
             standard output, `songbox.log.*` to standard error. On a Lua error or a limit the exit \
             status is 1 and standard error shows `file:line: message` and a traceback. With \
             --dry-run, every function that would change something refuses.
@@ -47,6 +48,7 @@ struct Run: ParsableCommand {
         let runtime = try LuaRuntime(limits: limits, dryRun: dryRun, library: store, logger: logger) { text in
             print(text, terminator: "")
         }
+        try LibraryAPI.install(on: runtime)
         let folder = (file as NSString).deletingLastPathComponent
         try runtime.addModulePath(folder.isEmpty ? "." : folder)
         try runtime.setArguments(arguments)

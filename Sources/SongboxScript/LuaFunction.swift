@@ -86,7 +86,10 @@ public struct LuaArguments {
     }
 
     public func optionalTable(_ n: Int) throws(LuaFunctionError) -> LuaValue? {
-        isNil(n) ? nil : try table(n)
+        // Not `isNil(n) ? nil : ...`: LuaValue is ExpressibleByNilLiteral, so that `nil` would be
+        // `.some(.nil)`.
+        if isNil(n) { return nil }
+        return try table(n)
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SongboxLibrary
 import SongboxScript
 import SongboxTestSupport
 import Synchronization
@@ -14,13 +15,15 @@ final class TestRuntime {
     let printed: Captured<String>
     let logs: Captured<LogRecord>
 
-    init(limits: LuaRuntime.Limits = LuaRuntime.Limits(), dryRun: Bool = false) throws {
+    /// With a `library`, the library API (`songbox.library`, `history`, `playlist`, `smart`) is installed.
+    init(limits: LuaRuntime.Limits = LuaRuntime.Limits(), dryRun: Bool = false, library: LibraryStore? = nil) throws {
         let printed = Captured<String>(), logs = Captured<LogRecord>()
         self.printed = printed
         self.logs = logs
         var logger = Logger(label: "test.script") { _ in CapturingLogHandler(records: logs) }
         logger.logLevel = .debug
-        runtime = try LuaRuntime(limits: limits, dryRun: dryRun, logger: logger) { printed.append($0) }
+        runtime = try LuaRuntime(limits: limits, dryRun: dryRun, library: library, logger: logger) { printed.append($0) }
+        try LibraryAPI.install(on: runtime)
         try runtime.addModulePath(luaFolder + "/modules")
     }
 

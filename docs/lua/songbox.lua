@@ -9,6 +9,9 @@
 ---@field dry_run boolean True under `songbox run --dry-run`: every function that writes refuses.
 ---@field log songbox.log
 ---@field json songbox.json
+---@field library songbox.library Present when a library is open (always under `songbox run`).
+---@field history songbox.history
+---@field playlist songbox.playlist
 songbox = {}
 
 ---Logging: arguments are converted with `tostring` and joined with spaces; each record carries
@@ -48,5 +51,257 @@ function songbox.json.encode(value, options) end
 ---@return any value
 ---@return string? error `invalid JSON at byte N: ...`
 function songbox.json.decode(text) end
+
+-- Library functions. Wrong argument types, unknown options and unknown fields raise
+-- `bad argument` errors; failures of the library (not found, bad query, name taken, position
+-- outside) return `nil, "songbox.NAME: message"`. Functions marked (writes) raise
+-- `dry run: NAME refused` under `songbox run --dry-run`.
+
+---A track: every field of `songbox show --json`; fields without a value are absent.
+---@class songbox.track
+---@field id integer
+---@field path string
+---@field title? string
+---@field artist? string
+---@field album? string
+---@field albumartist? string
+---@field genre? string
+---@field year? integer
+---@field date? string Recording date from the tag, e.g. "1967-05-01".
+---@field track? integer
+---@field tracktotal? integer
+---@field disc? integer
+---@field disctotal? integer
+---@field duration number Seconds.
+---@field plays integer
+---@field skips integer
+---@field last_played? string ISO 8601, UTC.
+---@field added string ISO 8601, UTC.
+---@field rating? integer 1 to 5.
+---@field liked boolean
+---@field comment? string
+---@field lyrics? string
+---@field has_picture boolean
+---@field isrc? string
+---@field mb_trackid? string
+---@field mb_albumid? string
+---@field mb_artistid? string
+---@field mb_albumartistid? string
+---@field mb_releasegroupid? string
+---@field rg_track_gain? number
+---@field rg_track_peak? number
+---@field rg_album_gain? number
+---@field rg_album_peak? number
+---@field bitrate? integer kbit/s.
+---@field samplerate? integer
+---@field channels? integer
+---@field size integer Bytes.
+
+---A track table, a history entry (its `track_id`) or a track id.
+---@alias songbox.track_ref songbox.track|songbox.history.entry|integer
+
+---@class songbox.library
+songbox.library = {}
+
+---Tracks matching a query (docs/query-language.md), in the query's order.
+---@param text string
+---@return songbox.track[]? tracks
+---@return string? error A query that does not parse.
+function songbox.library.query(text) end
+
+---@class songbox.library.range
+---@field min? number|string
+---@field max? number|string
+
+---@class songbox.library.find_fields
+---@field sort? string|string[] "-plays", or {"artist", "-year"}.
+---@field limit? integer|string A count, or a duration like "45m".
+---@field random? boolean
+---@field [string] string|number|boolean|songbox.library.range|(string|number)[] A field: whole-value match (folded), a range, or a list of alternatives.
+
+---Tracks matching a table of fields (see docs/lua-api.md for the mapping to the query language).
+---@param fields songbox.library.find_fields
+---@return songbox.track[]? tracks
+---@return string? error
+function songbox.library.find(fields) end
+
+---@param id integer
+---@return songbox.track? track Nil when there is no such track.
+function songbox.library.get(id) end
+
+---@class songbox.library.edits
+---@field title? string|false "" or false goes back to the file's tag.
+---@field artist? string|false
+---@field album? string|false
+---@field genre? string|false
+---@field year? integer|false
+---@field rating? integer|false 1 to 5; 0 or false clears.
+---@field liked? boolean
+
+---(writes) Overrides in the database; the music file is never written.
+---@param track songbox.track_ref
+---@param edits songbox.library.edits
+---@return true? ok
+---@return string? error No such track.
+function songbox.library.set(track, edits) end
+
+---@class songbox.library.stats
+---@field tracks integer
+---@field artists integer
+---@field albums integer
+---@field genres integer
+---@field duration number
+---@field size integer
+---@field plays integer
+---@field skips integer
+---@field playlists integer
+---@field unreadable integer
+---@field excluded integer
+---@field folders string[]
+---@field database string
+---@field database_size integer
+
+---@return songbox.library.stats
+function songbox.library.stats() end
+
+---@class songbox.history
+songbox.history = {}
+
+---@class songbox.history.entry
+---@field entry_id integer
+---@field track_id? integer Absent once the track has left the library.
+---@field track? songbox.track The track as it is now.
+---@field path string As it was when played.
+---@field artist? string
+---@field title? string
+---@field kind "play"|"skip"
+---@field reason string "finished", "skipped", ...
+---@field played number Seconds heard.
+---@field at string ISO 8601, UTC.
+
+---@class songbox.history.top_entry
+---@field track songbox.track
+---@field track_id integer
+---@field plays integer Plays within the window.
+---@field last_played string Last play within the window.
+
+---Newest first.
+---@param options? {limit?: integer} Default 50.
+---@return songbox.history.entry[]
+function songbox.history.recent(options) end
+
+---Most played tracks in a window, most first.
+---@param options? {since?: string|number, limit?: integer} since: "12h", "30d", "2w" or days (default all time); limit default 10.
+---@return songbox.history.top_entry[]
+function songbox.history.top(options) end
+
+---Plays of one track, newest first.
+---@param track songbox.track_ref
+---@return songbox.history.entry[]? entries
+---@return string? error No such track.
+function songbox.history.plays(track) end
+
+---@class songbox.playlist
+songbox.playlist = {}
+
+---@class songbox.playlist.summary
+---@field name string
+---@field kind "saved"|"smart"
+---@field query? string
+---@field tracks integer Tracks in it now.
+---@field duration number
+---@field created string
+---@field modified string
+---@field problem? string Why a smart playlist's query no longer works.
+
+---@class songbox.playlist.playlist
+---@field name string
+---@field kind "saved"|"smart"
+---@field query? string
+---@field duration number
+---@field created string
+---@field modified string
+---@field tracks songbox.track[]
+
+---@class songbox.playlist.import_report
+---@field name string
+---@field total integer Entries in the file.
+---@field matched integer
+---@field ids integer[] The matched track ids, in order.
+---@field unmatched {entry: integer, text: string, reason: string}[]
+
+---@return songbox.playlist.summary[]
+function songbox.playlist.list() end
+
+---@param name string
+---@return songbox.playlist.playlist? playlist
+---@return string? error
+function songbox.playlist.get(name) end
+
+---(writes)
+---@param name string
+---@param tracks songbox.track_ref[]
+---@param options? {replace?: boolean}
+---@return true? ok
+---@return string? error
+function songbox.playlist.save(name, tracks, options) end
+
+---(writes) Inserts before position `at` (1-based); at the end without it.
+---@param name string
+---@param tracks songbox.track_ref[]
+---@param options? {at?: integer}
+---@return true? ok
+---@return string? error
+function songbox.playlist.add(name, tracks, options) end
+
+---(writes) Positions are 1-based, as before the removal.
+---@param name string
+---@param positions integer|integer[]
+---@return true? ok
+---@return string? error
+function songbox.playlist.remove(name, positions) end
+
+---(writes)
+---@param name string
+---@param from integer
+---@param to integer
+---@return true? ok
+---@return string? error
+function songbox.playlist.move(name, from, to) end
+
+---(writes)
+---@param old string
+---@param new string
+---@return true? ok
+---@return string[]|string stale Smart playlists still naming `old`; or the error.
+function songbox.playlist.rename(old, new) end
+
+---(writes)
+---@param name string
+---@return true? ok
+---@return string? error
+function songbox.playlist.delete(name) end
+
+---(writes a file) Format defaults to the extension (.json, else M3U8).
+---@param name string
+---@param path string
+---@param options? {format?: "m3u8"|"json"}
+---@return integer? count
+---@return string? error
+function songbox.playlist.export(name, path, options) end
+
+---(writes) Imports an M3U/M3U8 or portable JSON file as a saved playlist.
+---@param path string
+---@param options? {name?: string, replace?: boolean, format?: "m3u8"|"json"}
+---@return songbox.playlist.import_report? report
+---@return string? error
+function songbox.playlist.import(path, options) end
+
+---(writes) Defines or updates a smart playlist: a query evaluated whenever it is read.
+---@param name string
+---@param query string
+---@return true? ok
+---@return string? error
+function songbox.smart(name, query) end
 
 return songbox

@@ -1,0 +1,124 @@
+import Foundation
+import SongboxLibrary
+
+/// The library functions of the `songbox` Lua module: `songbox.library.*`, `songbox.history.*`,
+/// `songbox.playlist.*` and `songbox.smart`, over the runtime's `LibraryStore`.
+///
+/// Error rule (docs/lua-api.md, "Errors"): a wrong argument (a type, an unknown key, a position
+/// that is not a whole number) raises a Lua-standard `bad argument` error; a failure of the
+/// library itself (no such playlist or file, a query that does not parse, a name already taken,
+/// a position outside the playlist) returns `nil, "songbox.NAME: message"`, as `io.open` and mpv
+/// do, so a script can `assert` it or handle it. Writing functions return `true` (or what they
+/// made) and refuse in a dry run.
+public enum LibraryAPI {
+    /// Registers the functions on `runtime`. Does nothing when the runtime has no library.
+    public static func install(on runtime: LuaRuntime) throws(LuaScriptError) {
+        guard let store = runtime.library else { return }
+        let api = Functions(store: store)
+        for (name, writes, body) in api.all {
+            try runtime.register(name, writes: writes) { args in
+                do { return try body(args) } catch let error as SongboxError {
+                    return [.nil, .string("songbox.\(name): \(error.message)")]
+                }
+            }
+        }
+    }
+
+    // MARK: Values
+
+    /// A track as a Lua table: every field of `songbox show --json` (the `ls --json` fields and
+    /// the extra ones), with the same names; dates as ISO 8601 text (UTC); nil fields absent.
+    public static func table(_ track: Track) -> LuaValue {
+        var t: [String: LuaValue] = [
+            "id": .integer(Int(track.id)), "path": .string(track.path),
+            "duration": .number((track.duration * 1000).rounded() / 1000),
+            "plays": .integer(track.plays), "skips": .integer(track.skips),
+            "added": .string(iso(track.added)), "liked": .boolean(track.liked),
+            "has_picture": .boolean(track.hasPicture), "size": .integer(Int(track.size)),
+        ]
+        let texts: [(String, String?)] = [
+            ("title", track.title), ("artist", track.artist), ("album", track.album),
+            ("albumartist", track.albumArtist), ("genre", track.genre), ("date", track.date),
+            ("comment", track.comment), ("isrc", track.isrc), ("mb_trackid", track.musicBrainzTrackID),
+            ("mb_albumid", track.musicBrainzAlbumID), ("mb_artistid", track.musicBrainzArtistID),
+            ("mb_albumartistid", track.musicBrainzAlbumArtistID),
+            ("mb_releasegroupid", track.musicBrainzReleaseGroupID), ("lyrics", track.lyrics),
+            ("last_played", track.lastPlayed.map(iso)),
+        ]
+        for (key, value) in texts { if let value { t[key] = .string(value) } }
+        let integers: [(String, Int?)] = [
+            ("year", track.year), ("track", track.track), ("disc", track.disc), ("rating", track.rating),
+            ("tracktotal", track.trackTotal), ("disctotal", track.discTotal), ("bitrate", track.bitrate),
+            ("samplerate", track.sampleRate), ("channels", track.channels),
+        ]
+        for (key, value) in integers { if let value { t[key] = .integer(value) } }
+        let numbers: [(String, Double?)] = [
+            ("rg_track_gain", track.replayGainTrackGain), ("rg_track_peak", track.replayGainTrackPeak),
+            ("rg_album_gain", track.replayGainAlbumGain), ("rg_album_peak", track.replayGainAlbumPeak),
+        ]
+        for (key, value) in numbers { if let value { t[key] = .number(value) } }
+        return .table(t)
+    }
+
+    /// Unix seconds as ISO 8601 (UTC), as `--json` prints dates.
+    static func iso(_ seconds: Int64) -> String {
+        Date(timeIntervalSince1970: TimeInterval(seconds)).formatted(.iso8601)
+    }
+
+    static func tracks(_ tracks: [Track]) -> LuaValue { .array(tracks.map(table)) }
+
+    static func entry(_ entry: HistoryEntry) -> LuaValue {
+        var t: [String: LuaValue] = [
+            "entry_id": .integer(Int(entry.id)), "path": .string(entry.path), "kind": .string(entry.kind.rawValue),
+            "reason": .string(entry.reason), "played": .number(entry.played), "at": .string(iso(entry.at)),
+        ]
+        if let id = entry.trackID { t["track_id"] = .integer(Int(id)) }
+        if let artist = entry.artist { t["artist"] = .string(artist) }
+        if let title = entry.title { t["title"] = .string(title) }
+        if let track = entry.track { t["track"] = table(track) }
+        return .table(t)
+    }
+
+    static func summary(_ playlist: PlaylistSummary) -> LuaValue {
+        var t: [String: LuaValue] = [
+            "name": .string(playlist.name), "kind": .string(playlist.kind.rawValue),
+            "tracks": .integer(playlist.trackCount), "duration": .number((playlist.duration * 1000).rounded() / 1000),
+            "created": .string(iso(playlist.created)), "modified": .string(iso(playlist.modified)),
+        ]
+        if let query = playlist.query { t["query"] = .string(query) }
+        if let problem = playlist.problem { t["problem"] = .string(problem) }
+        return .table(t)
+    }
+
+    static func playlist(_ playlist: Playlist) -> LuaValue {
+        var t: [String: LuaValue] = [
+            "name": .string(playlist.name), "kind": .string(playlist.kind.rawValue),
+            "duration": .number((playlist.duration * 1000).rounded() / 1000),
+            "created": .string(iso(playlist.created)), "modified": .string(iso(playlist.modified)),
+            "tracks": tracks(playlist.tracks),
+        ]
+        if let query = playlist.query { t["query"] = .string(query) }
+        return .table(t)
+    }
+
+    static func report(_ report: PlaylistImportReport) -> LuaValue {
+        .table([
+            "name": .string(report.name), "total": .integer(report.total), "matched": .integer(report.matched),
+            "ids": .array(report.trackIDs.map { .integer(Int($0)) }),
+            "unmatched": .array(report.unmatched.map {
+                .table(["entry": .integer($0.entry), "text": .string($0.text), "reason": .string($0.reason)])
+            }),
+        ])
+    }
+
+    static func statistics(_ stats: LibraryStatistics) -> LuaValue {
+        .table([
+            "tracks": .integer(stats.tracks), "artists": .integer(stats.artists), "albums": .integer(stats.albums),
+            "genres": .integer(stats.genres), "duration": .number((stats.duration * 1000).rounded() / 1000),
+            "size": .integer(Int(stats.size)), "plays": .integer(stats.plays), "skips": .integer(stats.skips),
+            "playlists": .integer(stats.playlists), "unreadable": .integer(stats.unreadable),
+            "excluded": .integer(stats.excluded), "folders": .array(stats.folders.map { .string($0) }),
+            "database_size": .integer(Int(stats.databaseSize)),
+        ])
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import Logging
+import SongboxLibrary
+import SongboxScript
+import SongboxTestSupport
+import Testing
+
+/// The library API (`songbox.library`, `history`, `playlist`, `smart`) from Lua, against a real
+/// store filled by scanning examples/music.
+@Suite struct LibraryAPITests {
+    static let musicFolder = Fixtures.packageRoot + "/examples/music"
+
+    let folder: String
+    let store: LibraryStore
+
+    init() throws {
+        folder = try Fixtures.temporaryDirectory()
+        store = try LibraryStore(path: folder + "/library.db")
+        let report = try LibraryScanner(store: store, logger: Logger(label: "test.scan")).scan([Self.musicFolder])
+        #expect(report.added == 16)
+    }
+
+    func runtime(dryRun: Bool = false) throws -> (LuaRuntime, Captured<String>) {
+        let printed = Captured<String>()
+        var logger = Logger(label: "test.script") { _ in CapturingLogHandler(records: Captured<LogRecord>()) }
+        logger.logLevel = .debug
+        let runtime = try LuaRuntime(dryRun: dryRun, library: store, logger: logger) { printed.append($0) }
+        try LibraryAPI.install(on: runtime)
+        return (runtime, printed)
+    }
+
+    func track(titled title: String) throws -> Track {
+        try #require(try store.tracks(matching: "title:=\"\(title)\"").first)
+    }
+
+    @Test func everyFunctionFromLua() throws {
+        let dayAgo = Date().addingTimeInterval(-86_400)
+        let boats = try track(titled: "Paper Boats"), morning = try track(titled: "Morning Light")
+        for _ in 0..<3 { try store.recordPlay(trackID: boats.id, kind: .play, reason: "finished", played: 5, at: dayAgo) }
+        try store.recordPlay(trackID: morning.id, kind: .play, reason: "finished", played: 5, at: dayAgo)
+        try store.recordPlay(trackID: morning.id, kind: .skip, reason: "skipped", played: 1, at: dayAgo.addingTimeInterval(60))
+
+        let (runtime, printed) = try runtime()
+        try runtime.run(file: luaFolder + "/library_api.lua", displayName: "library_api.lua", arguments: [.string(folder)])
+        #expect(printed.all == ["library api ok\n"])
+        #expect(runtime.stackImbalances == 0)
+        // What Lua did is in the store.
+        #expect(try store.track(id: boats.id)?.rating == 5)
+        #expect(try store.playlist(named: "Lanterns JSON").tracks.count == 4)
+    }
+
+    /// Every library function in the committed globals list is called by library_api.lua.
+    @Test func theLuaTestCallsEveryFunction() throws {
+        let globals = try String(contentsOfFile: luaFolder + "/../sandbox-globals.txt", encoding: .utf8)
+        let script = try String(contentsOfFile: luaFolder + "/library_api.lua", encoding: .utf8)
+        let names = globals.split(separator: "\n").compactMap { line -> String? in
+            guard line.hasSuffix(" (function)") else { return nil }
+            let name = String(line.dropLast(" (function)".count))
+            let isLibrary = ["songbox.library.", "songbox.history.", "songbox.playlist."].contains { name.hasPrefix($0) }
+            return isLibrary || name == "songbox.smart" ? name : nil
+        }
+        #expect(names.count == 19)
+        for name in names {
+            let call = "sb." + name.dropFirst("songbox.".count)
+            #expect(script.contains(call + "(") || script.contains(call + " {"), "\(name) is not tested")
+        }
+    }
+
+    @Test func dryRunRefusesEveryWrite() throws {
+        let (runtime, printed) = try runtime(dryRun: true)
+        try runtime.run(file: luaFolder + "/library_dry_run.lua", displayName: "library_dry_run.lua")
+        #expect(printed.all == ["dry run ok\n"])
+        #expect(try store.playlists().isEmpty)
+    }
+
+    @Test func argumentErrorsNameTheScriptLine() throws {
+        let (runtime, _) = try runtime()
+        do {
+            try runtime.run(source: "local sb = require 'songbox'\nsb.library.get('x')\n", chunkName: "=errors.lua")
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.message.hasPrefix("errors.lua:2: bad argument #1 to 'get' (number expected, got string)"), "\(error)")
+        }
+    }
+
+    @Test func tracksCarryEveryShowField() throws {
+        let (runtime, _) = try runtime()
+        let id = try track(titled: "Paper Boats").id
+        let results = try runtime.run(source: "return songbox.library.get(...)", arguments: [.integer(Int(id))])
+        let fields = try #require(results.first?.tableValue)
+        let expected: Set<String> = [
+            "id", "path", "title", "artist", "album", "albumartist", "genre", "year", "track", "duration",
+            "plays", "skips", "added", "liked", "tracktotal", "date", "comment", "has_picture",
+            "isrc", "bitrate", "samplerate", "channels", "size",
+        ]
+        #expect(expected.isSubset(of: Set(fields.keys)), "\(expected.subtracting(fields.keys))")
+        // Every key is a name `songbox show --json` uses (Track.CodingKeys).
+        let known = Set(Track.CodingKeys.allCases.map(\.rawValue))
+        #expect(Set(fields.keys).isSubset(of: known), "\(Set(fields.keys).subtracting(known))")
+        #expect(fields["rating"] == nil && fields["last_played"] == nil)
+    }
+
+    @Test func findBuildsQuotedQueries() throws {
+        let (runtime, _) = try runtime()
+        let results = try runtime.run(source: """
+            local t = songbox.library.find { artist = 'The "Lanterns"' }
+            local u = songbox.library.find { artist = "להקת הגליל", year = { min = 1900 }, sort = { "-year", "title" } }
+            return #t, #u
+            """)
+        #expect(results == [.integer(0), .integer(3)])
+    }
+}

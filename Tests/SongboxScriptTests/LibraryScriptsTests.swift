@@ -1,0 +1,104 @@
+import Foundation
+import SongboxLibrary
+import SongboxTestSupport
+import Testing
+
+/// The bundled plugins and the examples/lua scripts, through the built `songbox` binary, against
+/// the example library.
+@Suite struct LibraryScriptsTests {
+    let folder: String
+    let songbox: SongboxRunner
+
+    init() throws {
+        folder = try Fixtures.temporaryDirectory()
+        songbox = SongboxRunner(database: folder + "/library.db")
+        let scan = try songbox.run(["scan", Fixtures.packageRoot + "/examples/music"])
+        #expect(scan.status == 0, "\(scan.stderr)")
+    }
+
+    func path(_ relative: String) -> String { Fixtures.packageRoot + "/" + relative }
+
+    /// Plays recorded the way the player will: through the store.
+    func recordPlays(_ counts: [String: Int]) throws {
+        let store = try LibraryStore(path: songbox.database)
+        for (title, count) in counts {
+            let track = try #require(try store.tracks(matching: "title:=\"\(title)\"").first)
+            for _ in 0..<count { try store.recordPlay(trackID: track.id, kind: .play, reason: "finished", played: 5) }
+        }
+    }
+
+    func titles(_ arguments: [String]) throws -> [String] {
+        let output = try songbox.run(arguments + ["--json"])
+        #expect(output.status == 0, "\(output.stderr)")
+        let list = try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [[String: Any]] ?? []
+        return list.compactMap { $0["title"] as? String }
+    }
+
+    @Test func top10PluginMakesALiveSmartPlaylist() throws {
+        let run = try songbox.run(["run", path("plugins/top10.lua")])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try titles(["ls", "playlist:\"Top 10\""]).isEmpty)
+        try recordPlays(["Paper Boats": 3, "Morning Light": 1])
+        let top = try titles(["ls", "playlist:\"Top 10\""])
+        // (`playlist:` is membership; `ls` orders by its own sort.)
+        #expect(Set(top) == ["Paper Boats", "Morning Light"])
+        #expect(try titles(["ls", "playlist:\"Top 10\"", "sort:-plays"]) == ["Paper Boats", "Morning Light"])
+    }
+
+    @Test func everyBundledPluginRuns() throws {
+        let store = try LibraryStore(path: songbox.database)
+        let boats = try #require(try store.tracks(matching: "title:=\"Paper Boats\"").first)
+        try store.apply([TrackEdit(parsing: "liked=yes")], to: boats.id)
+        for plugin in ["top10", "liked", "recently-added", "forgotten"] {
+            let run = try songbox.run(["run", path("plugins/\(plugin).lua")])
+            #expect(run.status == 0, "\(plugin): \(run.stderr)")
+        }
+        #expect(try titles(["ls", "playlist:Liked"]) == ["Paper Boats"])
+        #expect(try titles(["ls", "playlist:\"Recently added\""]).count == 16)
+        #expect(try titles(["ls", "playlist:Forgotten"]) == ["Paper Boats"])
+        try recordPlays(["Paper Boats": 1])
+        #expect(try titles(["ls", "playlist:Forgotten"]).isEmpty)
+        #expect(try store.playlists().map(\.name) == ["Forgotten", "Liked", "Recently added", "Top 10"])
+    }
+
+    @Test func everyExampleScriptRuns() throws {
+        try recordPlays(["Paper Boats": 2])
+        let examples: [(String, [String])] = [
+            ("smart-rules.lua", []), ("top-artists.lua", ["5"]), ("export-liked.lua", [folder + "/liked.json"]),
+            ("library-tour.lua", []), ("playlists.lua", [folder]),
+        ]
+        let present = try FileManager.default.contentsOfDirectory(atPath: path("examples/lua")).filter { $0.hasSuffix(".lua") }
+        #expect(Set(present) == Set(examples.map(\.0)), "every example is run here")
+        for (script, arguments) in examples {
+            let run = try songbox.run(["run", path("examples/lua/" + script)] + arguments)
+            #expect(run.status == 0, "\(script): \(run.stderr)")
+            #expect(!run.stdout.isEmpty, "\(script)")
+            #expect(!run.stderr.contains("warning"), "\(script): \(run.stderr)")
+        }
+        let top = try songbox.run(["run", path("examples/lua/top-artists.lua")])
+        #expect(top.stdout.hasPrefix(" 1. The Lanterns"), "\(top.stdout)")
+        #expect(FileManager.default.fileExists(atPath: folder + "/liked.json"))
+        // Under --dry-run a script that writes stops with a clear error.
+        let dry = try songbox.run(["run", "--dry-run", path("examples/lua/export-liked.lua"), folder + "/x.m3u8"])
+        #expect(dry.status == 1)
+        #expect(dry.stderr.contains("dry run: playlist.save refused"), "\(dry.stderr)")
+        let tour = try songbox.run(["run", "--dry-run", path("examples/lua/library-tour.lua")])
+        #expect(tour.status == 0, "\(tour.stderr)")
+    }
+
+    @Test func aLuaTrackIsTheShowJSONWithoutNulls() throws {
+        let show = try songbox.run(["show", "--json", "1"])
+        #expect(show.status == 0, "\(show.stderr)")
+        let script = folder + "/get.lua"
+        try "print(songbox.json.encode(songbox.library.get(1)))".write(toFile: script, atomically: true, encoding: .utf8)
+        let lua = try songbox.run(["run", script])
+        #expect(lua.status == 0, "\(lua.stderr)")
+        let expected = try #require(try JSONSerialization.jsonObject(with: Data(show.stdout.utf8)) as? [String: Any])
+            .filter { !($0.value is NSNull) }
+        let actual = try #require(try JSONSerialization.jsonObject(with: Data(lua.stdout.utf8)) as? [String: Any])
+        func text(_ fields: [String: Any]) -> [String: String] {
+            fields.mapValues { value in (value as? Bool).map { $0 ? "true" : "false" } ?? "\(value)" }
+        }
+        #expect(text(actual) == text(expected))
+    }
+}

@@ -1,0 +1,12 @@
+-- Saves your liked tracks as the playlist "Liked tracks" and exports it.
+-- Usage: songbox run examples/lua/export-liked.lua [FILE]   (default liked.m3u8; a .json name
+-- writes songbox's portable JSON, which another songbox can import by tags and identifiers)
+local sb = require "songbox"
+local file = sb.args[1] or "liked.m3u8"
+
+local liked = sb.library.find { liked = true, sort = { "artist", "album", "track" } }
+assert(sb.playlist.save("Liked tracks", liked, { replace = true }))
+local count = assert(sb.playlist.export("Liked tracks", file, {
+  format = file:match("%.json$") and "json" or "m3u8",
+}))
+print(("exported %d liked track%s to %s"):format(count, count == 1 and "" or "s", file))
