@@ -25,6 +25,9 @@ import Testing
     @Test func durationsReadAsMinutesOrHours() {
         #expect(TerminalText.duration(215.4) == "3:35")
         #expect(TerminalText.duration(3725) == "1:02:05")
+        #expect(TerminalText.duration(3600) == "1:00:00")
+        #expect(TerminalText.duration(65) == "1:05")
+        #expect(TerminalText.duration(4.4) == "0:04")
     }
 
     @Test(arguments: [
