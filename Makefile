@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SONGBOX_DB ?= $(CURDIR)/.build/demo/library.db
 
-.PHONY: demo test bench build release format-check clean
+.PHONY: demo test bench build release clean
 
 ## demo: install what is missing, build, scan the bundled example library, list it.
 demo:
@@ -20,10 +20,11 @@ test:
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-## bench: compare with MPD and record the numbers (see docs/benchmarks.md).
+## bench: compare with MPD and lua5.4 and print the numbers (see docs/benchmarks.md).
 bench:
 	@scripts/install-deps.sh --bench
 	bench/run
+	bench/lua-run
 
 build:
 	$(SWIFT) build

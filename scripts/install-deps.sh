@@ -9,7 +9,7 @@ if [[ "${1:-}" == "--test" ]]; then
     packages+=(sox libsox-fmt-mp3 lame mpg123 python3 python3-mutagen util-linux)
 fi
 if [[ "${1:-}" == "--bench" ]]; then
-    packages+=(sox libsox-fmt-mp3 lame mpg123 python3 mpd mpc time)
+    packages+=(sox libsox-fmt-mp3 lame mpg123 python3 mpd mpc time lua5.4)
 fi
 
 missing=()
