@@ -7,6 +7,7 @@ public let songboxVersion = "0.1.0"
 
 struct Scan: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "scan",
         abstract: "Index folders of MP3 files into the library.",
         discussion: """
             Without PATH, scans the folders scanned before, else ~/Music. Unchanged files are not
@@ -84,7 +85,7 @@ struct List: ParsableCommand {
 }
 
 struct Show: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show every field of one track, lyrics included.")
+    static let configuration = CommandConfiguration(commandName: "show", abstract: "Show every field of one track, lyrics included.")
 
     @OptionGroup var library: LibraryOptions
 
@@ -116,6 +117,7 @@ struct Show: ParsableCommand {
 
 struct Edit: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "edit",
         abstract: "Override a track's title, artist, album, genre or year, or set its rating or liked.",
         discussion: """
             Edits live in the library database; the music file is never written. An empty value
@@ -170,7 +172,7 @@ struct Remove: ParsableCommand {
 }
 
 struct Stats: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show library totals.")
+    static let configuration = CommandConfiguration(commandName: "stats", abstract: "Show library totals.")
 
     @OptionGroup var library: LibraryOptions
 
@@ -204,7 +206,7 @@ struct Stats: ParsableCommand {
 }
 
 struct Version: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show the versions of songbox and the libraries it uses.")
+    static let configuration = CommandConfiguration(commandName: "version", abstract: "Show the versions of songbox and the libraries it uses.")
 
     func run() {
         print("songbox \(songboxVersion)")

@@ -51,7 +51,7 @@ extension PlaylistCommand {
     }
 
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show the tracks of a playlist, in order.")
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show the tracks of a playlist, in order.")
 
         @OptionGroup var library: LibraryOptions
 
@@ -85,6 +85,7 @@ extension PlaylistCommand {
 
     struct Save: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "save",
             abstract: "Save the tracks a query finds now as a saved playlist.",
             discussion: "songbox playlist save \"Road trip\" genre:rock duration:..5:00 random limit:2h")
 
@@ -109,6 +110,7 @@ extension PlaylistCommand {
 
     struct Smart: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "smart",
             abstract: "Store a smart playlist: a query evaluated each time the playlist is read.",
             discussion: """
                 Defining an existing smart playlist again replaces its query; replacing a saved \
@@ -179,6 +181,7 @@ extension PlaylistCommand {
 
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "export",
             abstract: "Write a playlist to an M3U8 or portable JSON file.",
             discussion: """
                 The format follows the file's extension (.json, else M3U8) unless --format is given. \
@@ -209,6 +212,7 @@ extension PlaylistCommand {
 
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "import",
             abstract: "Read an M3U/M3U8 or portable JSON playlist file into a saved playlist.",
             discussion: """
                 Entries are matched with library tracks (M3U: by path, relative to the file; JSON: by \

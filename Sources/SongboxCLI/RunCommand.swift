@@ -7,6 +7,7 @@ import SongboxScript
 /// `songbox run FILE.lua [ARG...] [--dry-run]`: runs a Lua script against the library.
 struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "run",
         abstract: "Run a Lua script against the library.",
         discussion: """
             The script runs in the plugin sandbox (see docs/lua-api.md) with `songbox` as a global \

@@ -5,7 +5,9 @@ import Foundation
 enum TerminalText {
     /// Columns `text` takes in a terminal.
     static func width(_ text: String) -> Int {
-        text.reduce(0) { $0 + width(of: $1) }
+        // Printable ASCII, the common case, is one column a byte.
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text.utf8.count }
+        return text.reduce(0) { $0 + width(of: $1) }
     }
 
     static func width(of character: Character) -> Int {
