@@ -1,5 +1,6 @@
 # songbox: the two commands of the README, and the benchmarks.
-SWIFT ?= swift
+# The toolchain: on PATH, else where the Swift machines keep it.
+SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 SONGBOX_DB ?= $(CURDIR)/.build/demo/library.db
 
 .PHONY: demo test bench build release clean
