@@ -12,8 +12,16 @@ indirect enum JSONValue {
     init(_ number: Int?) { self = number.map { .integer(Int64($0)) } ?? .null }
     init(_ number: Double?) { self = number.map { .number($0) } ?? .null }
     /// Unix seconds as an ISO 8601 date (UTC).
-    init(date seconds: Int64?) {
-        self = seconds.map { .string(Date(timeIntervalSince1970: TimeInterval($0)).formatted(.iso8601)) } ?? .null
+    init(date seconds: Int64?) { self.init(FieldValue(date: seconds)) }
+
+    init(_ field: FieldValue) {
+        switch field {
+        case .text(let value): self = .string(value)
+        case .integer(let value): self = .integer(value)
+        case .number(let value): self = .number(value)
+        case .boolean(let value): self = .bool(value)
+        case .missing: self = .null
+        }
     }
 
     /// How the value reads in `songbox show`.
@@ -50,36 +58,14 @@ indirect enum JSONValue {
     }
 }
 
-/// A track as `songbox ls --json` prints it; scripts depend on these keys.
+/// A track as `songbox ls --json` and `songbox show --json` print it (see `Track.listingFields`).
 enum TrackJSON {
-    static func listing(_ track: Track) -> [(String, JSONValue)] {
-        [
-            ("id", .integer(track.id)), ("path", .string(track.path)), ("title", JSONValue(track.title)),
-            ("artist", JSONValue(track.artist)), ("album", JSONValue(track.album)),
-            ("albumartist", JSONValue(track.albumArtist)), ("genre", JSONValue(track.genre)),
-            ("year", JSONValue(track.year)), ("track", JSONValue(track.track)), ("disc", JSONValue(track.disc)),
-            ("duration", .number((track.duration * 1000).rounded() / 1000)),
-            ("plays", .integer(Int64(track.plays))), ("skips", .integer(Int64(track.skips))),
-            ("last_played", JSONValue(date: track.lastPlayed)), ("added", JSONValue(date: track.added)),
-            ("rating", JSONValue(track.rating)), ("liked", .bool(track.liked)),
-        ]
-    }
+    static func listing(_ track: Track) -> [(String, JSONValue)] { json(track.listingFields) }
 
     /// Every field, for `songbox show`.
-    static func allFields(_ track: Track) -> [(String, JSONValue)] {
-        listing(track) + [
-            ("tracktotal", JSONValue(track.trackTotal)), ("disctotal", JSONValue(track.discTotal)),
-            ("date", JSONValue(track.date)), ("comment", JSONValue(track.comment)),
-            ("has_picture", .bool(track.hasPicture)), ("isrc", JSONValue(track.isrc)),
-            ("mb_trackid", JSONValue(track.musicBrainzTrackID)), ("mb_albumid", JSONValue(track.musicBrainzAlbumID)),
-            ("mb_artistid", JSONValue(track.musicBrainzArtistID)),
-            ("mb_albumartistid", JSONValue(track.musicBrainzAlbumArtistID)),
-            ("mb_releasegroupid", JSONValue(track.musicBrainzReleaseGroupID)),
-            ("rg_track_gain", JSONValue(track.replayGainTrackGain)), ("rg_track_peak", JSONValue(track.replayGainTrackPeak)),
-            ("rg_album_gain", JSONValue(track.replayGainAlbumGain)), ("rg_album_peak", JSONValue(track.replayGainAlbumPeak)),
-            ("bitrate", JSONValue(track.bitrate)), ("samplerate", JSONValue(track.sampleRate)),
-            ("channels", JSONValue(track.channels)), ("size", .integer(track.size)),
-            ("lyrics", JSONValue(track.lyrics)),
-        ]
+    static func allFields(_ track: Track) -> [(String, JSONValue)] { json(track.allFields) }
+
+    private static func json(_ fields: [(name: String, value: FieldValue)]) -> [(String, JSONValue)] {
+        fields.map { ($0.name, JSONValue($0.value)) }
     }
 }

@@ -29,40 +29,17 @@ public enum LibraryAPI {
     /// A track as a Lua table: every field of `songbox show --json` (the `ls --json` fields and
     /// the extra ones), with the same names; dates as ISO 8601 text (UTC); nil fields absent.
     public static func table(_ track: Track) -> LuaValue {
-        var t: [String: LuaValue] = [
-            "id": .integer(Int(track.id)), "path": .string(track.path),
-            "duration": .number((track.duration * 1000).rounded() / 1000),
-            "plays": .integer(track.plays), "skips": .integer(track.skips),
-            "added": .string(iso(track.added)), "liked": .boolean(track.liked),
-            "has_picture": .boolean(track.hasPicture), "size": .integer(Int(track.size)),
-        ]
-        let texts: [(String, String?)] = [
-            ("title", track.title), ("artist", track.artist), ("album", track.album),
-            ("albumartist", track.albumArtist), ("genre", track.genre), ("date", track.date),
-            ("comment", track.comment), ("isrc", track.isrc), ("mb_trackid", track.musicBrainzTrackID),
-            ("mb_albumid", track.musicBrainzAlbumID), ("mb_artistid", track.musicBrainzArtistID),
-            ("mb_albumartistid", track.musicBrainzAlbumArtistID),
-            ("mb_releasegroupid", track.musicBrainzReleaseGroupID), ("lyrics", track.lyrics),
-            ("last_played", track.lastPlayed.map(iso)),
-        ]
-        for (key, value) in texts { if let value { t[key] = .string(value) } }
-        let integers: [(String, Int?)] = [
-            ("year", track.year), ("track", track.track), ("disc", track.disc), ("rating", track.rating),
-            ("tracktotal", track.trackTotal), ("disctotal", track.discTotal), ("bitrate", track.bitrate),
-            ("samplerate", track.sampleRate), ("channels", track.channels),
-        ]
-        for (key, value) in integers { if let value { t[key] = .integer(value) } }
-        let numbers: [(String, Double?)] = [
-            ("rg_track_gain", track.replayGainTrackGain), ("rg_track_peak", track.replayGainTrackPeak),
-            ("rg_album_gain", track.replayGainAlbumGain), ("rg_album_peak", track.replayGainAlbumPeak),
-        ]
-        for (key, value) in numbers { if let value { t[key] = .number(value) } }
-        return .table(t)
-    }
-
-    /// Unix seconds as ISO 8601 (UTC), as `--json` prints dates.
-    static func iso(_ seconds: Int64) -> String {
-        Date(timeIntervalSince1970: TimeInterval(seconds)).formatted(.iso8601)
+        var table: [String: LuaValue] = [:]
+        for (name, value) in track.allFields {
+            switch value {
+            case .text(let text): table[name] = .string(text)
+            case .integer(let number): table[name] = .integer(Int(number))
+            case .number(let number): table[name] = .number(number)
+            case .boolean(let flag): table[name] = .boolean(flag)
+            case .missing: break
+            }
+        }
+        return .table(table)
     }
 
     static func tracks(_ tracks: [Track]) -> LuaValue { .array(tracks.map(table)) }
@@ -70,7 +47,7 @@ public enum LibraryAPI {
     static func entry(_ entry: HistoryEntry) -> LuaValue {
         var t: [String: LuaValue] = [
             "entry_id": .integer(Int(entry.id)), "path": .string(entry.path), "kind": .string(entry.kind.rawValue),
-            "reason": .string(entry.reason), "played": .number(entry.played), "at": .string(iso(entry.at)),
+            "reason": .string(entry.reason), "played": .number(entry.played), "at": .string(FieldValue.isoDate(entry.at)),
         ]
         if let id = entry.trackID { t["track_id"] = .integer(Int(id)) }
         if let artist = entry.artist { t["artist"] = .string(artist) }
@@ -83,7 +60,7 @@ public enum LibraryAPI {
         var t: [String: LuaValue] = [
             "name": .string(playlist.name), "kind": .string(playlist.kind.rawValue),
             "tracks": .integer(playlist.trackCount), "duration": .number((playlist.duration * 1000).rounded() / 1000),
-            "created": .string(iso(playlist.created)), "modified": .string(iso(playlist.modified)),
+            "created": .string(FieldValue.isoDate(playlist.created)), "modified": .string(FieldValue.isoDate(playlist.modified)),
         ]
         if let query = playlist.query { t["query"] = .string(query) }
         if let problem = playlist.problem { t["problem"] = .string(problem) }
@@ -94,7 +71,7 @@ public enum LibraryAPI {
         var t: [String: LuaValue] = [
             "name": .string(playlist.name), "kind": .string(playlist.kind.rawValue),
             "duration": .number((playlist.duration * 1000).rounded() / 1000),
-            "created": .string(iso(playlist.created)), "modified": .string(iso(playlist.modified)),
+            "created": .string(FieldValue.isoDate(playlist.created)), "modified": .string(FieldValue.isoDate(playlist.modified)),
             "tracks": tracks(playlist.tracks),
         ]
         if let query = playlist.query { t["query"] = .string(query) }

@@ -94,7 +94,7 @@ extension LibraryAPI {
             let since = try options["since"].map { value throws(LuaFunctionError) in try LibraryAPI.since(value, argument: 1) }
             return [.array(try store.topTracks(since: since, limit: limit).map { top in
                 .table(["track": LibraryAPI.table(top.track), "track_id": .integer(Int(top.track.id)),
-                        "plays": .integer(top.plays), "last_played": .string(LibraryAPI.iso(top.lastPlayed))])
+                        "plays": .integer(top.plays), "last_played": .string(FieldValue.isoDate(top.lastPlayed))])
             })]
         }
 
