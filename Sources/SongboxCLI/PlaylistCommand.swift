@@ -42,11 +42,7 @@ extension PlaylistCommand {
                 [playlist.name, playlist.kind.rawValue, String(playlist.trackCount), TerminalText.duration(playlist.duration),
                  playlist.problem.map { "error: " + $0 } ?? playlist.query ?? ""]
             }
-            let table = TerminalText.table(header: ["NAME", "KIND", "TRACKS", "TIME", "QUERY"], rows: rows, rightAligned: [2, 3])
-            // A saved playlist has no query: no trailing spaces for the empty cell.
-            for line in table.split(separator: "\n", omittingEmptySubsequences: false) {
-                print(line.hasSuffix(" ") ? String(line.reversed().drop { $0 == " " }.reversed()) : String(line))
-            }
+            print(TerminalText.table(header: ["NAME", "KIND", "TRACKS", "TIME", "QUERY"], rows: rows, rightAligned: [2, 3]))
         }
     }
 

@@ -76,11 +76,11 @@ enum TerminalText {
                 if rightAligned.contains(index) {
                     output += padding + cell.text
                 } else {
-                    output += cell.text
-                    // The last column needs no trailing spaces.
-                    if index < row.count - 1 { output += padding }
+                    output += cell.text + padding
                 }
             }
+            // No trailing spaces: after the last column, or after empty cells that end a row.
+            while output.last == " " { output.removeLast() }
             output += "\n"
         }
         output.removeLast()
