@@ -45,8 +45,7 @@ struct Scan: ParsableCommand {
             + "\(report.updated) updated, \(report.moved) moved, \(report.removed) removed, "
             + "\(report.unchanged) unchanged, \(report.unreadable.count) unreadable"
             + (report.excluded > 0 ? ", \(report.excluded) excluded" : ""))
-        let requested = Set(LibraryScanner.normalise(roots))
-        if report.unavailable.contains(where: { requested.contains($0.path) }) {
+        if report.unavailable.contains(where: { report.roots.contains($0.path) }) {
             if usingDefault { print("hint: no music folder scanned yet: run `songbox scan /path/to/music`") }
             throw ExitCode(1)
         }

@@ -19,6 +19,8 @@ public struct ScanReport: Sendable {
     /// Indexed files with something worth knowing (an oversized tag that was skipped ...).
     public var warnings: [(path: String, message: String)] = []
     public var unavailable: [UnavailableFolder] = []
+    /// The folders and files scanned, absolute and with symlinks resolved.
+    public var roots: [String] = []
     public var symlinkLoops: [String] = []
     public var elapsed: Duration = .zero
 }
@@ -51,6 +53,7 @@ public struct LibraryScanner: Sendable {
         var report = ScanReport()
 
         let roots = Self.normalise(roots)
+        report.roots = roots
         var walker = FolderWalker()
         var availableRoots: [String] = []
         for root in roots where walker.walk(root: root) { availableRoots.append(root) }
@@ -228,27 +231,22 @@ struct KnownFiles: Sendable {
     }
 }
 
-/// Vanished tracks that a newly found file may be the moved copy of.
+/// Vanished tracks that a newly found file may be the moved copy of, by file size.
 final class MoveCandidates: Sendable {
-    struct Candidate: Sendable { let id: Int64; let path: String }
-    private let state: Mutex<(bySize: [Int64: [Candidate]], ids: Set<Int64>)>
+    private let bySize: Mutex<[Int64: [Int64]]>
 
     init(_ vanished: [KnownFiles.Entry]) {
-        state = Mutex((Dictionary(grouping: vanished.map { ($0.size, Candidate(id: $0.id, path: $0.path)) }, by: \.0)
-            .mapValues { $0.map(\.1) }, Set(vanished.map(\.id))))
+        bySize = Mutex(Dictionary(grouping: vanished, by: \.size).mapValues { $0.map(\.id) })
     }
 
-    /// Vanished tracks with this file size, for the writer to compare further.
-    func candidates(size: Int64) -> [Candidate] { state.withLock { $0.bySize[size] ?? [] } }
+    /// Ids of vanished tracks with this file size, for the writer to compare further.
+    func candidates(size: Int64) -> [Int64] { bySize.withLock { $0[size] ?? [] } }
 
     /// Marks a vanished track as moved, so it is not removed.
-    func claim(_ id: Int64) {
-        state.withLock { state in
-            state.ids.remove(id)
-            for (size, list) in state.bySize { state.bySize[size] = list.filter { $0.id != id } }
-        }
+    func claim(_ id: Int64, size: Int64) {
+        bySize.withLock { $0[size]?.removeAll { $0 == id } }
     }
 
     /// Vanished tracks nobody claimed: to be removed.
-    func remaining() -> [Int64] { state.withLock { Array($0.ids) } }
+    func remaining() -> [Int64] { bySize.withLock { $0.values.flatMap { $0 } } }
 }

@@ -37,7 +37,7 @@ enum TrackWriter {
                     counts.updated += 1
                 } else if let moved = try movedTrack(file, probed, moves: moves, in: db) {
                     try update(id: moved, values, in: db)
-                    moves.claim(moved)
+                    moves.claim(moved, size: file.size)
                     touched.append(moved)
                     counts.moved += 1
                 } else {
@@ -66,11 +66,11 @@ enum TrackWriter {
                                    in db: Database) throws -> Int64? {
         for candidate in moves.candidates(size: file.size) {
             let row = try Row.fetchOne(db, sql: "SELECT duration, title, artist FROM tracks WHERE id = ?",
-                                       arguments: [candidate.id])
+                                       arguments: [candidate])
             guard let row else { continue }
             let duration: Double = row[0]
             if abs(duration - probed.audio.duration) < 0.001, row[1] == probed.tags.title, row[2] == probed.tags.artist {
-                return candidate.id
+                return candidate
             }
         }
         return nil
