@@ -76,7 +76,7 @@ extension LibraryStore {
                                now: Date = Date()) throws(SongboxError) -> String {
         let playlist = try playlist(named: name, now: now)
         switch format {
-        case .m3u8: return Self.m3u8(playlist, relativeTo: folder.map(Self.resolvedFolder))
+        case .m3u8: return Self.m3u8(playlist, relativeTo: folder.map(FilePaths.resolved))
         case .json: return try Self.json(playlist)
         }
     }
@@ -87,7 +87,7 @@ extension LibraryStore {
     public func exportPlaylist(named name: String, to path: String, format: PlaylistFileFormat? = nil,
                                now: Date = Date()) throws(SongboxError) -> Int {
         let format = format ?? PlaylistFileFormat(path: path) ?? .m3u8
-        let folder = Self.resolvedFolder((Self.absolute(path) as NSString).deletingLastPathComponent)
+        let folder = FilePaths.resolved((FilePaths.absolute(path) as NSString).deletingLastPathComponent)
         let playlist = try playlist(named: name, now: now)
         let text = switch format {
         case .m3u8: Self.m3u8(playlist, relativeTo: folder)
@@ -159,7 +159,7 @@ extension LibraryStore {
             throw SongboxError(exists ? .unreadableFile : .notFound,
                                exists ? "cannot read the playlist file" : "no such playlist file", at: path)
         }
-        let base = (Self.absolute(path) as NSString).deletingLastPathComponent
+        let base = (FilePaths.absolute(path) as NSString).deletingLastPathComponent
         let fallbackName = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
         return try importPlaylist(contents: data, format: format ?? PlaylistFileFormat(path: path), folder: base,
                                   name: name, defaultName: fallbackName, replace: replace, now: now, source: path)
@@ -176,7 +176,7 @@ extension LibraryStore {
         var fileName: String?
         switch format {
         case .m3u8:
-            entries = Self.m3uEntries(data, folder: Self.absolute(folder))
+            entries = Self.m3uEntries(data, folder: FilePaths.absolute(folder))
         case .json:
             let file = try Self.jsonEntries(data, source: source)
             fileName = file.name
@@ -232,7 +232,7 @@ extension LibraryStore {
                 return .success(id)
             }
             // The library keeps real paths (symlinks resolved), as the scanner found them.
-            if let real = realPath(path), real != path,
+            if let real = FilePaths.real(path), real != path,
                let id = try Int64.fetchOne(db, sql: "SELECT id FROM tracks WHERE path = ?", arguments: [real]) {
                 return .success(id)
             }
@@ -362,20 +362,7 @@ extension LibraryStore {
             return (nil, "a Windows path (drive \(location.prefix(2))) that does not exist here")
         }
         if !location.hasPrefix("/") { location = folder + "/" + location }
-        return (standardize(location), nil)
-    }
-
-    /// Removes `.`, `..` and repeated slashes, without touching the file system.
-    static func standardize(_ path: String) -> String {
-        var parts: [Substring] = []
-        for part in path.split(separator: "/", omittingEmptySubsequences: true) {
-            switch part {
-            case ".": continue
-            case "..": if !parts.isEmpty { parts.removeLast() }
-            default: parts.append(part)
-            }
-        }
-        return "/" + parts.joined(separator: "/")
+        return (FilePaths.standardize(location), nil)
     }
 
     static func jsonEntries(_ data: Data, source: String?) throws(SongboxError) -> (name: String?, entries: [ImportEntry]) {
@@ -404,27 +391,10 @@ extension LibraryStore {
             }
             let label = [text("artist"), text("title")].compactMap { $0 }.joined(separator: " - ")
             return ImportEntry(number: index + 1, display: label.isEmpty ? (text("path") ?? "(empty entry)") : label,
-                               path: text("path").map(standardize), musicBrainzTrackID: text("mb_trackid"),
+                               path: text("path").map(FilePaths.standardize), musicBrainzTrackID: text("mb_trackid"),
                                isrc: text("isrc"), artist: text("artist"), title: text("title"), album: text("album"),
                                duration: (track["duration"] as? NSNumber)?.doubleValue)
         }
         return (file["name"] as? String, entries)
-    }
-
-    // MARK: Paths
-
-    static func absolute(_ path: String) -> String {
-        standardize(path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path)
-    }
-
-    /// The folder with symlinks resolved, as library paths are.
-    static func resolvedFolder(_ folder: String) -> String {
-        realPath(absolute(folder)) ?? absolute(folder)
-    }
-
-    static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
     }
 }

@@ -118,13 +118,7 @@ public struct LibraryScanner: Sendable {
 
     /// Absolute, symlink-free, without roots nested inside other roots.
     public static func normalise(_ roots: [String]) -> [String] {
-        let absolute = roots.map { root -> String in
-            let path = root.hasPrefix("/") ? root : FileManager.default.currentDirectoryPath + "/" + root
-            guard let resolved = realpath(path, nil) else { return (path as NSString).standardizingPath }
-            defer { free(resolved) }
-            return String(cString: resolved)
-        }
-        let unique = Array(Set(absolute)).sorted()
+        let unique = Array(Set(roots.map(FilePaths.resolved))).sorted()
         return unique.filter { root in !unique.contains { $0 != root && root.hasPrefix($0 == "/" ? "/" : $0 + "/") } }
     }
 

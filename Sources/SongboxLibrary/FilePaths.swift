@@ -1,0 +1,36 @@
+import Foundation
+
+/// Paths as the library keeps them: absolute, and with symlinks resolved where the file exists.
+/// Shared by the scanner (its roots) and playlist files (their entries).
+enum FilePaths {
+    /// Removes `.`, `..` and repeated slashes, without touching the file system.
+    static func standardize(_ path: String) -> String {
+        var parts: [Substring] = []
+        for part in path.split(separator: "/", omittingEmptySubsequences: true) {
+            switch part {
+            case ".": continue
+            case "..": if !parts.isEmpty { parts.removeLast() }
+            default: parts.append(part)
+            }
+        }
+        return "/" + parts.joined(separator: "/")
+    }
+
+    /// `path` made absolute against the working folder, and standardized.
+    static func absolute(_ path: String) -> String {
+        standardize(path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path)
+    }
+
+    /// `path` with every symlink resolved; nil when it does not exist.
+    static func real(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// Absolute and symlink-free when it exists, as library paths are; else only absolute.
+    static func resolved(_ path: String) -> String {
+        let absolute = absolute(path)
+        return real(absolute) ?? absolute
+    }
+}
