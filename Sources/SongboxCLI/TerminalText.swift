@@ -37,8 +37,12 @@ enum TerminalText {
     }
 
     /// `text` cut to at most `limit` columns, with "…" when cut.
-    static func truncate(_ text: String, to limit: Int) -> String {
-        guard width(text) > limit else { return text }
+    static func truncate(_ text: String, to limit: Int) -> String { fitted(text, to: limit).text }
+
+    /// `truncate` with the width of the result, measured once.
+    static func fitted(_ text: String, to limit: Int) -> (text: String, width: Int) {
+        let full = width(text)
+        guard full > limit else { return (text, full) }
         var result = ""
         var used = 0
         for character in text {
@@ -47,7 +51,7 @@ enum TerminalText {
             result.append(character)
             used += w
         }
-        return result + "…"
+        return (result + "…", used + 1)
     }
 
     /// `text` padded with spaces to `columns`.
@@ -61,10 +65,7 @@ enum TerminalText {
     static func table(header: [String], rows: [[String]], rightAligned: Set<Int> = [], maxWidth: Int = 40) -> String {
         // Each cell's width is measured once: this runs for every row of a large listing.
         let cells = ([header] + rows).map { row in
-            row.map { cell -> (text: String, width: Int) in
-                let text = truncate(cell, to: maxWidth)
-                return (text, width(text))
-            }
+            row.map { fitted($0, to: maxWidth) }
         }
         var widths = Array(repeating: 0, count: header.count)
         for row in cells { for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.width) } }
