@@ -85,6 +85,16 @@ import Testing
         #expect(try store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM overrides") } == 0)
     }
 
+    @Test func everyEditableFieldOverridesTheTagAndIsSearchable() throws {
+        let id = try insertTrack("/m/a.mp3", title: "Original")
+        try store.apply(["artist=נעמי שמר", "album=Golden Hits", "genre=Folk", "rating=4", "year=1967"]
+            .map { text throws(SongboxError) in try TrackEdit(parsing: text) }, to: id)
+        let track = try #require(try store.track(id: id))
+        #expect(track.artist == "נעמי שמר" && track.album == "Golden Hits" && track.genre == "Folk")
+        #expect(track.rating == 4 && track.year == 1967)
+        #expect(try store.tracks(matching: "artist:שמר album:golden genre:=folk rating>=4 year:1967").map(\.id) == [id])
+    }
+
     @Test(arguments: ["rating=6", "rating=x", "year=abc", "liked=maybe", "bitrate=1", "title"])
     func badEditsAreRejectedWithAReason(text: String) {
         #expect(throws: SongboxError.self) { try TrackEdit(parsing: text) }
