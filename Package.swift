@@ -37,6 +37,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Decoding, outputs and the player engine. Knows nothing of SQLite or Lua.
+        .target(name: "SongboxAudio", dependencies: ["CMPG123", "CALSA"]),
         // The C half of the Lua bridge: allocator, hooks, sandbox wrappers, trampolines.
         .target(
             name: "CLuaShim",
@@ -57,6 +59,7 @@ let package = Package(
             dependencies: [
                 "SongboxLibrary",
                 "SongboxScript",
+                "SongboxAudio",
                 "CLua",
                 "CALSA",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -69,6 +72,10 @@ let package = Package(
         .testTarget(
             name: "SongboxLibraryTests",
             dependencies: ["SongboxLibrary", "SongboxTestSupport"]
+        ),
+        .testTarget(
+            name: "SongboxAudioTests",
+            dependencies: ["SongboxAudio", "SongboxTestSupport"]
         ),
         .testTarget(
             name: "SongboxScriptTests",

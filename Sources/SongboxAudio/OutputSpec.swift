@@ -1,0 +1,35 @@
+/// How a user names an output: `alsa:DEVICE` (or `alsa`, meaning `alsa:default`), `wav:PATH`,
+/// `fifo:PATH` and `null`.
+public enum OutputSpec: Sendable, Hashable, CustomStringConvertible {
+    case alsa(device: String)
+    case wav(path: String)
+    case fifo(path: String)
+    case null
+
+    public static let `default` = OutputSpec.alsa(device: "default")
+
+    /// Parses a spec; the error says which forms exist.
+    public init(parsing text: String) throws(AudioOutputError) {
+        let (kind, argument) = text.firstIndex(of: ":").map {
+            (String(text[..<$0]), String(text[text.index(after: $0)...]))
+        } ?? (text, "")
+        switch (kind.lowercased(), argument) {
+        case ("null", ""): self = .null
+        case ("alsa", ""): self = .default
+        case ("alsa", _): self = .alsa(device: argument)
+        case ("wav", _) where !argument.isEmpty: self = .wav(path: argument)
+        case ("fifo", _) where !argument.isEmpty: self = .fifo(path: argument)
+        default:
+            throw .failed("unknown output \"\(text)\": use alsa:DEVICE, wav:PATH, fifo:PATH or null")
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .alsa(let device): "alsa:\(device)"
+        case .wav(let path): "wav:\(path)"
+        case .fifo(let path): "fifo:\(path)"
+        case .null: "null"
+        }
+    }
+}
