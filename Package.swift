@@ -39,6 +39,8 @@ let package = Package(
         ),
         // Decoding, outputs and the player engine. Knows nothing of SQLite or Lua.
         .target(name: "SongboxAudio", dependencies: ["CMPG123", "CALSA"]),
+        // The player wired to the library: history, saved state, tracks to play.
+        .target(name: "SongboxPlayback", dependencies: ["SongboxAudio", "SongboxLibrary"]),
         // The C half of the Lua bridge: allocator, hooks, sandbox wrappers, trampolines.
         .target(
             name: "CLuaShim",
@@ -60,6 +62,7 @@ let package = Package(
                 "SongboxLibrary",
                 "SongboxScript",
                 "SongboxAudio",
+                "SongboxPlayback",
                 "CLua",
                 "CALSA",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -75,7 +78,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SongboxAudioTests",
-            dependencies: ["SongboxAudio", "SongboxTestSupport"]
+            dependencies: ["SongboxAudio", "SongboxPlayback", "SongboxLibrary", "SongboxTestSupport"]
         ),
         .testTarget(
             name: "SongboxScriptTests",

@@ -15,7 +15,7 @@ enum Schema {
         try writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA user_version = \(migrationCount)") }
     }
 
-    static let migrationCount = 2
+    static let migrationCount = 3
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -153,6 +153,22 @@ enum Schema {
                 CREATE TRIGGER track_search_override_insert AFTER INSERT ON overrides BEGIN \(SearchIndex.refreshSQL("NEW.track_id")) END;
                 CREATE TRIGGER track_search_override_update AFTER UPDATE ON overrides BEGIN \(SearchIndex.refreshSQL("NEW.track_id")) END;
                 CREATE TRIGGER track_search_override_delete AFTER DELETE ON overrides BEGIN \(SearchIndex.refreshSQL("OLD.track_id")) END;
+                """)
+        }
+        migrator.registerMigration("v3: highlights, saved player state") { db in
+            try db.execute(sql: """
+                -- The part of a track the highlights mode plays (seconds).
+                CREATE TABLE highlights (
+                  track_id INTEGER PRIMARY KEY REFERENCES tracks(id) ON DELETE CASCADE,
+                  start REAL NOT NULL CHECK (start >= 0),
+                  "end" REAL NOT NULL CHECK ("end" > start)
+                );
+                -- Named blobs the player and the daemon keep across restarts (the queue, ...).
+                CREATE TABLE saved_state (
+                  name TEXT PRIMARY KEY,
+                  value BLOB NOT NULL,
+                  updated INTEGER NOT NULL
+                );
                 """)
         }
         return migrator

@@ -1,0 +1,135 @@
+/// A track as the player needs it: what to open and what the library knows of it.
+public struct PlayableTrack: Sendable, Hashable, Codable {
+    /// The library id; history rows are written against it.
+    public var trackID: Int64
+    public var path: String
+    /// Seconds, from the library; the decoder's exact length wins once the file is open.
+    public var duration: Double
+    /// The part of the track played in highlights mode (seconds), when the library has one.
+    public var highlight: HighlightRange?
+
+    public init(trackID: Int64, path: String, duration: Double, highlight: HighlightRange? = nil) {
+        self.trackID = trackID
+        self.path = path
+        self.duration = duration
+        self.highlight = highlight
+    }
+}
+
+/// A start and end second within a track.
+public struct HighlightRange: Sendable, Hashable, Codable {
+    public var start: Double
+    public var end: Double
+
+    public init(start: Double, end: Double) {
+        self.start = start
+        self.end = end
+    }
+}
+
+/// One entry of the queue. Its `id` stays the same while it is in the queue, whatever moves
+/// around it (MPD's song id); its position is its index.
+public struct QueueItem: Sendable, Hashable, Codable {
+    /// Who put it there: the user's lane plays before what autoplay adds.
+    public enum Lane: String, Sendable, Hashable, Codable {
+        case user, autoplay
+    }
+
+    public var id: Int
+    public var track: PlayableTrack
+    public var lane: Lane
+}
+
+/// The play queue: ordered items with stable ids and a version that changes on every edit.
+/// A plain value: the player engine owns one and reports every change.
+public struct PlayQueue: Sendable, Hashable, Codable {
+    /// Where `add` puts tracks.
+    public enum Placement: Sendable, Hashable {
+        /// After everything of the lane: user tracks go before the first autoplay track.
+        case end
+        /// Right after the playing item (or at the front when nothing plays).
+        case next
+        /// At this position (clamped to the queue).
+        case position(Int)
+    }
+
+    public private(set) var items: [QueueItem] = []
+    /// Bumped by every change, so a client can tell whether its copy is current.
+    public private(set) var version = 1
+    private var nextID = 1
+
+    public init() {}
+
+    public var count: Int { items.count }
+    public var isEmpty: Bool { items.isEmpty }
+
+    public func position(of id: Int) -> Int? {
+        items.firstIndex { $0.id == id }
+    }
+
+    public func item(id: Int) -> QueueItem? {
+        position(of: id).map { items[$0] }
+    }
+
+    /// Adds tracks and returns their new ids. `current` is the id of the playing item, if any.
+    @discardableResult
+    public mutating func add(_ tracks: [PlayableTrack], placement: Placement = .end, lane: QueueItem.Lane = .user,
+                             current: Int? = nil) -> [Int] {
+        guard !tracks.isEmpty else { return [] }
+        let start: Int
+        switch placement {
+        case .end:
+            if lane == .user {
+                // Before the first autoplay item that has not started yet.
+                let after = current.flatMap(position(of:)) ?? -1
+                start = items.indices.first { $0 > after && items[$0].lane == .autoplay } ?? items.count
+            } else {
+                start = items.count
+            }
+        case .next:
+            start = current.flatMap(position(of:)).map { $0 + 1 } ?? 0
+        case .position(let wanted):
+            start = min(max(0, wanted), items.count)
+        }
+        let added = tracks.map { track -> QueueItem in
+            defer { nextID += 1 }
+            return QueueItem(id: nextID, track: track, lane: lane)
+        }
+        items.insert(contentsOf: added, at: start)
+        version += 1
+        return added.map(\.id)
+    }
+
+    /// Removes the items with these ids; returns how many were there.
+    @discardableResult
+    public mutating func remove(ids: Set<Int>) -> Int {
+        let before = items.count
+        items.removeAll { ids.contains($0.id) }
+        if items.count != before { version += 1 }
+        return before - items.count
+    }
+
+    /// Moves an item to `position` (clamped). False when there is no such item.
+    @discardableResult
+    public mutating func move(id: Int, to position: Int) -> Bool {
+        guard let from = self.position(of: id) else { return false }
+        let item = items.remove(at: from)
+        items.insert(item, at: min(max(0, position), items.count))
+        version += 1
+        return true
+    }
+
+    public mutating func clear() {
+        guard !items.isEmpty else { return }
+        items.removeAll()
+        version += 1
+    }
+
+    /// Shuffles the queue; the playing item, if any, goes first so the rest follows it.
+    public mutating func shuffle(current: Int?, using generator: inout some RandomNumberGenerator) {
+        var rest = items.filter { $0.id != current }
+        rest.shuffle(using: &generator)
+        items = (current.flatMap(item(id:)).map { [$0] } ?? []) + rest
+        version += 1
+    }
+}

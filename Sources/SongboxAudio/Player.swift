@@ -1,0 +1,190 @@
+import Foundation
+
+/// A `PlayerEngine` on its own audio thread, controlled from any thread.
+///
+/// Commands are closures run on the audio thread between two chunks (`perform` waits for the
+/// result, `send` does not). Events go to `onEvent` on the audio thread as they happen; the sink
+/// must not block or call back into the player synchronously (an `AsyncStream` continuation or
+/// a queue is right). Outputs that do not keep time themselves are paced to real time unless
+/// `fast` is set; a missing output is retried with a growing wait that never spins the CPU.
+public final class Player: @unchecked Sendable {
+    // Everything below `condition` is guarded by it; `engine` belongs to the audio thread.
+    private let condition = NSCondition()
+    private var jobs: [@Sendable (PlayerEngine) -> Void] = []
+    private var running = true
+    private var finished = false
+    private var latestStatus: PlayerStatus
+    private let engine: PlayerEngine
+    private let fast: Bool
+    private let onEvent: @Sendable (PlayerEvent) -> Void
+
+    /// How far ahead of real time a paced output may run.
+    private static let lead = 0.2
+    private static let retryWaits: [Double] = [0.5, 1, 2, 4, 8, 15, 30]
+
+    public init(output: any AudioOutput, settings: PlayerSettings = PlayerSettings(), fast: Bool = false,
+                restoring snapshot: PlayerSnapshot? = nil,
+                onEvent: @escaping @Sendable (PlayerEvent) -> Void = { _ in }) {
+        let engine = PlayerEngine(output: output, settings: settings)
+        if let snapshot { engine.restore(snapshot) }
+        self.engine = engine
+        self.fast = fast
+        self.onEvent = onEvent
+        latestStatus = engine.status
+        let thread = Thread { [self] in loop() }
+        thread.name = "songbox audio"
+        thread.qualityOfService = .userInteractive
+        thread.start()
+    }
+
+    /// A stream of the player's events, for Swift code that consumes them with `for await`.
+    public static func eventStream() -> (stream: AsyncStream<PlayerEvent>, sink: @Sendable (PlayerEvent) -> Void) {
+        let (stream, continuation) = AsyncStream.makeStream(of: PlayerEvent.self)
+        return (stream, { continuation.yield($0) })
+    }
+
+    /// The state as of the last chunk or command.
+    public var status: PlayerStatus {
+        condition.withLock { latestStatus }
+    }
+
+    /// Runs `body` on the audio thread and returns its result, once the events it caused have
+    /// gone to `onEvent`. Never call it from `onEvent`.
+    public func perform<T: Sendable>(_ body: @escaping @Sendable (PlayerEngine) -> T) -> T {
+        let reply = Reply<T>()
+        guard send({ [self] engine in
+            let result = body(engine)
+            publish()
+            reply.put(result)
+        }) else {
+            // The audio thread has ended and let go of the engine: run it here.
+            condition.withLock { while !finished { condition.wait() } }
+            return body(engine)
+        }
+        return reply.take()
+    }
+
+    /// Runs `body` on the audio thread, without waiting.
+    /// False when the player has been shut down.
+    @discardableResult
+    public func send(_ body: @escaping @Sendable (PlayerEngine) -> Void) -> Bool {
+        condition.withLock {
+            guard running else { return false }
+            jobs.append(body)
+            condition.broadcast()
+            return true
+        }
+    }
+
+    /// Stops playback (recording what was heard through the events) and ends the audio thread.
+    public func shutdown() {
+        send { $0.stop() }
+        send { engine in
+            // The stop may be fading out: let it finish (a tenth of a second or so).
+            var rounds = 0
+            while engine.state == .playing, rounds < 1000, case .rendered = engine.render() { rounds += 1 }
+            if engine.state != .stopped { engine.settings.transitionFade = 0; engine.stop() }
+        }
+        condition.withLock {
+            running = false
+            condition.broadcast()
+            while !finished { condition.wait() }
+        }
+    }
+
+    /// Waits until playback has stopped (the queue ran out, or a stop).
+    public func waitUntilStopped() {
+        condition.withLock {
+            while latestStatus.snapshot.state != .stopped, !finished { condition.wait() }
+        }
+    }
+
+    // MARK: The audio thread
+
+    private func loop() {
+        var pacing: (wall: Double, clock: Double)?
+        var retries = 0
+        while true {
+            let batch: [@Sendable (PlayerEngine) -> Void]? = condition.withLock {
+                if jobs.isEmpty, !running { return nil }
+                defer { jobs.removeAll() }
+                return jobs
+            }
+            guard let batch else { break }
+            for job in batch { job(engine) }
+            if !batch.isEmpty { publish() }
+
+            var wait: Double?
+            if let ahead = pacing.map({ engine.clock - $0.clock - (Self.now - $0.wall) }), ahead > Self.lead {
+                wait = ahead - Self.lead
+            } else {
+                switch engine.render() {
+                case .rendered:
+                    retries = 0
+                    if fast || engine.output.pacesItself { pacing = nil } else if pacing == nil {
+                        pacing = (Self.now, engine.clock)
+                    }
+                case .idle:
+                    pacing = nil
+                    wait = .infinity
+                case .outputUnavailable:
+                    pacing = nil
+                    wait = Self.retryWaits[min(retries, Self.retryWaits.count - 1)]
+                    retries += 1
+                }
+                publish()
+            }
+            if let wait { sleep(upTo: wait) }
+        }
+        engine.output.close()
+        condition.withLock {
+            finished = true
+            condition.broadcast()
+        }
+    }
+
+    /// Sends the engine's events and makes its state visible to other threads.
+    private func publish() {
+        let events = engine.takeEvents()
+        let status = engine.status
+        condition.withLock {
+            latestStatus = status
+            condition.broadcast()
+        }
+        for event in events { onEvent(event) }
+    }
+
+    /// Sleeps for `seconds`, or until a command arrives.
+    private func sleep(upTo seconds: Double) {
+        condition.withLock {
+            guard jobs.isEmpty, running else { return }
+            if seconds.isFinite {
+                _ = condition.wait(until: Date(timeIntervalSinceNow: seconds))
+            } else {
+                condition.wait()
+            }
+        }
+    }
+
+    private static var now: Double { Date.timeIntervalSinceReferenceDate }
+}
+
+/// One result handed from the audio thread to a waiting caller.
+private final class Reply<T: Sendable>: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var value: T?
+
+    func put(_ newValue: T) {
+        condition.withLock {
+            value = newValue
+            condition.broadcast()
+        }
+    }
+
+    func take() -> T {
+        condition.withLock {
+            while value == nil { condition.wait() }
+            return value!
+        }
+    }
+}

@@ -1,0 +1,632 @@
+import Foundation
+
+/// The player's state machine: queue, modes, decoder, volume and output, driven one chunk at a
+/// time. Synchronous and single-owner: `Player` runs it on its audio thread, and tests drive it
+/// directly, so that a test decides exactly how much audio is rendered between two commands.
+///
+/// The clock is the audio rendered: every duration here (fades, the sleep timer, what counts as
+/// a play) is measured in seconds of samples written to the output, never in wall time.
+public final class PlayerEngine {
+    public enum RenderResult: Sendable, Equatable {
+        /// Frames written; call again.
+        case rendered(frames: Int)
+        /// Nothing to play (stopped or paused).
+        case idle
+        /// The output is missing or went away; retry later (the position is kept).
+        case outputUnavailable(String)
+    }
+
+    public let output: any AudioOutput
+    public var settings: PlayerSettings
+
+    public private(set) var queue = PlayQueue()
+    public private(set) var modes = PlaybackModes()
+    public private(set) var state = PlaybackState.stopped
+    /// The queue item playing, paused, or to be played next by `play()`.
+    public private(set) var currentID: Int?
+    public private(set) var volume = 100.0
+    public private(set) var highlights = false
+    public private(set) var sleepTimer: SleepTimer?
+    /// Seconds of audio rendered since the engine was made.
+    public private(set) var clock = 0.0
+    public private(set) var outputError: String?
+
+    private var decoder: MP3Decoder?
+    /// Frames of the current track delivered to the output (seeks do not add to it).
+    private var delivered = 0
+    /// Where `play()` starts the current item when nothing is open (a restored position).
+    private var resumeAt = 0.0
+    private var fade: Fade?
+    /// A short fade-out that ends in a state change, or a fade-in after a resume.
+    private var transition: Transition?
+    private var sleepDeadline: Double?
+    private var outputFormat: AudioFormat?
+    /// Items already played while `random` is on, and the order they played in (for `previous`).
+    private var randomHistory: [Int] = []
+    private var failuresInARow = 0
+    private var random: SeededRandom
+    private let buffer: UnsafeMutableBufferPointer<Int16>
+    private var events: [PlayerEvent] = []
+
+    private struct Transition {
+        enum Action {
+            case pause, stop, play(id: Int, reason: StartReason, endReason: EndReason), fadeIn
+        }
+        var action: Action
+        var start: Double
+        var length: Double
+
+        /// The gain multiplier at `clock`: 1 down to 0 for a fade-out, 0 up to 1 for a fade-in.
+        func gain(at clock: Double) -> Double {
+            let done = length <= 0 ? 1 : max(0, min(1, (clock - start) / length))
+            if case .fadeIn = action { return done }
+            return 1 - done
+        }
+    }
+
+    public init(output: any AudioOutput, settings: PlayerSettings = PlayerSettings(),
+                seed: UInt64 = .random(in: .min ... .max)) {
+        self.output = output
+        self.settings = settings
+        random = SeededRandom(seed: seed)
+        buffer = .allocate(capacity: max(1, settings.chunkFrames) * AudioFormat.channels)
+    }
+
+    deinit {
+        output.close()
+        buffer.deallocate()
+    }
+
+    /// Events since the last call, oldest first.
+    public func takeEvents() -> [PlayerEvent] {
+        defer { events.removeAll(keepingCapacity: true) }
+        return events
+    }
+
+    // MARK: What is playing
+
+    public var currentItem: QueueItem? { currentID.flatMap(queue.item(id:)) }
+
+    /// Seconds into the current track.
+    public var elapsed: Double {
+        guard let decoder else { return resumeAt }
+        return Double(decoder.position) / Double(decoder.format.sampleRate)
+    }
+
+    /// Seconds of the current track, when known.
+    public var duration: Double? {
+        if let decoder, let length = decoder.length { return Double(length) / Double(decoder.format.sampleRate) }
+        return currentItem?.track.duration
+    }
+
+    public var snapshot: PlayerSnapshot {
+        PlayerSnapshot(queue: queue, current: currentID, elapsed: elapsed, state: state, modes: modes,
+                       volume: fade?.to ?? volume, highlights: highlights)
+    }
+
+    public var status: PlayerStatus {
+        PlayerStatus(snapshot: snapshot, duration: duration, format: decoder?.format, sleepTimer: sleepTimer,
+                     clock: clock, outputError: outputError)
+    }
+
+    /// Takes up a saved state. Playback does not start: `play()` continues where it was.
+    public func restore(_ saved: PlayerSnapshot) {
+        closeTrack()
+        queue = saved.queue
+        currentID = saved.current.flatMap { queue.item(id: $0) != nil ? $0 : nil }
+        resumeAt = currentID == nil ? 0 : max(0, saved.elapsed)
+        modes = saved.modes
+        volume = max(0, min(100, saved.volume))
+        highlights = saved.highlights
+        state = .stopped
+    }
+
+    // MARK: Playback commands
+
+    /// Starts or resumes playback: the item `id` when given, else the current (or first) item.
+    public func play(id: Int? = nil, reason: StartReason = .user) {
+        if let id {
+            guard queue.item(id: id) != nil else { return }
+            change(to: .play(id: id, reason: reason, endReason: .skipped))
+            return
+        }
+        switch state {
+        case .playing: return
+        case .paused: resume()
+        case .stopped:
+            guard let first = currentID ?? queue.items.first?.id else { return }
+            let at = resumeAt
+            start(first, reason: currentID != nil && at > 0 ? .restored : reason, at: at)
+        }
+    }
+
+    public func pause() {
+        guard state == .playing else { return }
+        change(to: .pause)
+    }
+
+    public func resume() {
+        guard state == .paused, let item = currentItem else { return }
+        state = .playing
+        emit(.resumed(item: item, at: elapsed))
+        if settings.transitionFade > 0 {
+            transition = Transition(action: .fadeIn, start: clock, length: settings.transitionFade)
+        }
+    }
+
+    public func stop() {
+        guard state != .stopped else { return }
+        change(to: .stop)
+    }
+
+    /// The next item, as the user asks it (single mode does not stop here).
+    public func next() {
+        guard let id = following(currentID) else {
+            if state != .stopped { change(to: .stop) }
+            return
+        }
+        change(to: .play(id: id, reason: .user, endReason: .skipped))
+    }
+
+    /// The previous item, or the start of this one when more than a few seconds were played.
+    public func previous() {
+        guard let current = currentID, state != .stopped else { return }
+        if elapsed > settings.previousRestartsAfter || preceding(current) == nil {
+            seek(to: highlightRange(of: currentItem)?.start ?? 0)
+            return
+        }
+        if modes.random, !randomHistory.isEmpty { randomHistory.removeLast() }
+        change(to: .play(id: preceding(current)!, reason: .user, endReason: .skipped))
+    }
+
+    /// Moves within the current track (seconds, clamped to the track).
+    public func seek(to seconds: Double) {
+        guard let decoder, let item = currentItem else { return }
+        let from = elapsed
+        let rate = Double(decoder.format.sampleRate)
+        let last = decoder.length.map { max(0, $0 - 1) } ?? Int.max
+        do {
+            try decoder.seek(toFrame: min(last, Int((max(0, seconds) * rate).rounded())))
+        } catch {
+            emit(.decodeError(item: item, message: error.description))
+            return
+        }
+        emit(.seeked(item: item, from: from, to: elapsed))
+    }
+
+    public func seek(by seconds: Double) {
+        seek(to: elapsed + seconds)
+    }
+
+    // MARK: Volume, modes, timers
+
+    /// Sets the volume at once (0–100), ending any fade.
+    public func setVolume(_ newVolume: Double) {
+        fade = nil
+        volume = max(0, min(100, newVolume))
+        emit(.volumeChanged(volume: volume))
+    }
+
+    /// Moves the volume to `target` over `seconds` of playback along `curve`.
+    public func fade(to target: Double, over seconds: Double, curve: FadeCurve = .linear) {
+        let to = max(0, min(100, target))
+        guard seconds > 0 else { return setVolume(to) }
+        fade = Fade(from: currentVolume, to: to, start: clock, length: seconds, curve: curve)
+    }
+
+    public func setModes(_ newModes: PlaybackModes) {
+        guard newModes != modes else { return }
+        if newModes.random != modes.random { randomHistory = currentID.map { [$0] } ?? [] }
+        modes = newModes
+        emit(.optionsChanged(modes))
+    }
+
+    /// Plays only each track's highlight range, one after another; tracks without one are passed over.
+    public func setHighlights(_ on: Bool) {
+        guard on != highlights else { return }
+        highlights = on
+        emit(.optionsChanged(modes))
+    }
+
+    /// Sets (or with nil cancels) the sleep timer.
+    public func setSleepTimer(_ timer: SleepTimer?) {
+        sleepTimer = timer
+        if case .after(let seconds) = timer { sleepDeadline = clock + max(0, seconds) } else { sleepDeadline = nil }
+        emit(.optionsChanged(modes))
+    }
+
+    // MARK: Queue commands
+
+    @discardableResult
+    public func add(_ tracks: [PlayableTrack], placement: PlayQueue.Placement = .end,
+                    lane: QueueItem.Lane = .user) -> [Int] {
+        let ids = queue.add(tracks, placement: placement, lane: lane, current: currentID)
+        if !ids.isEmpty { emit(.queueChanged(version: queue.version)) }
+        return ids
+    }
+
+    /// Removes items; removing the playing one moves on to what took its place.
+    public func remove(ids: Set<Int>) {
+        guard let current = currentID, ids.contains(current) else {
+            if queue.remove(ids: ids) > 0 { emit(.queueChanged(version: queue.version)) }
+            return
+        }
+        let position = queue.position(of: current) ?? 0
+        let wasPlaying = state == .playing
+        endTrack(.replaced)
+        queue.remove(ids: ids)
+        emit(.queueChanged(version: queue.version))
+        let successor = queue.items.indices.first { $0 >= position }.map { queue.items[$0].id }
+        currentID = successor
+        if wasPlaying, let successor {
+            start(successor, reason: .next)
+        } else if state != .stopped {
+            stopPlayback()
+            currentID = successor
+        }
+    }
+
+    public func move(id: Int, to position: Int) {
+        if queue.move(id: id, to: position) { emit(.queueChanged(version: queue.version)) }
+    }
+
+    public func clear() {
+        if currentID != nil { endTrack(.replaced) }
+        currentID = nil
+        queue.clear()
+        randomHistory = []
+        emit(.queueChanged(version: queue.version))
+        if state != .stopped { finishPlayback() }
+    }
+
+    public func shuffle() {
+        queue.shuffle(current: currentID, using: &random)
+        emit(.queueChanged(version: queue.version))
+    }
+
+    // MARK: Rendering
+
+    /// Decodes and writes the next chunk of audio, at most `maxFrames` of it.
+    public func render(maxFrames: Int = .max) -> RenderResult {
+        guard state == .playing else { return .idle }
+        guard let decoder, let item = currentItem else {
+            finishPlayback()
+            return .idle
+        }
+        do throws(AudioOutputError) {
+            try openOutput(for: decoder.format)
+        } catch {
+            return outputFailed(error)
+        }
+        let rate = Double(decoder.format.sampleRate)
+        var wanted = min(settings.chunkFrames, max(1, maxFrames))
+        if let end = highlightRange(of: item)?.end, highlights {
+            wanted = min(wanted, max(0, Int((end * rate).rounded()) - decoder.position))
+        }
+        if let transition, case .fadeIn = transition.action {} else if let transition {
+            // End a fade-out exactly on its last frame.
+            wanted = min(wanted, max(1, Int(((transition.start + transition.length - clock) * rate - 1e-6).rounded(.up))))
+        }
+        let startFrame = decoder.position
+        let frames: Int
+        do throws(DecodeError) {
+            frames = wanted == 0 ? 0 : try decoder.read(into: UnsafeMutableBufferPointer(rebasing: buffer[0..<wanted * 2]))
+        } catch {
+            emit(.decodeError(item: item, message: error.message))
+            endTrack(.error)
+            advance(after: item.id, reason: .next)
+            return .rendered(frames: 0)
+        }
+        guard frames > 0 else {
+            trackReachedItsEnd(item)
+            return .rendered(frames: 0)
+        }
+        let seconds = Double(frames) / rate
+        let samples = UnsafeMutableBufferPointer(rebasing: buffer[0..<frames * 2])
+        Gain.apply(samples, from: gain(at: clock), to: gain(at: clock + seconds))
+        do throws(AudioOutputError) {
+            try output.write(UnsafeBufferPointer(samples))
+        } catch {
+            // Keep the place: the chunk is decoded again once the output is back.
+            try? decoder.seek(toFrame: startFrame)
+            return outputFailed(error)
+        }
+        outputError = nil
+        failuresInARow = 0
+        delivered += frames
+        clock += seconds
+        afterWriting(item)
+        return .rendered(frames: frames)
+    }
+
+    /// Renders exactly `seconds` more audio (to the frame), or until nothing plays. For tests.
+    @discardableResult
+    public func run(seconds: Double = .infinity) -> RenderResult {
+        var left = seconds
+        while left > 0 {
+            let rate = Double(decoder?.format.sampleRate ?? 44_100)
+            let frames = left.isFinite ? Int((left * rate).rounded()) : Int.max
+            guard frames > 0 else { break }
+            let before = clock
+            let result = render(maxFrames: frames)
+            guard case .rendered = result else { return result }
+            left -= clock - before
+        }
+        return .rendered(frames: 0)
+    }
+
+    // MARK: Internals
+
+    /// Volume now, with a fade in progress.
+    private var currentVolume: Double { fade?.volume(at: clock) ?? volume }
+
+    /// The gain applied at `time`: volume, transition fade and sleep fade together.
+    private func gain(at time: Double) -> Double {
+        var gain = Gain.of(volume: fade?.volume(at: time) ?? volume)
+        if let transition { gain *= transition.gain(at: time) }
+        if let remaining = sleepRemaining(at: time), settings.sleepFade > 0 {
+            gain *= max(0, min(1, remaining / settings.sleepFade))
+        }
+        return gain
+    }
+
+    /// Seconds until the sleep timer stops playback, once that time is known.
+    private func sleepRemaining(at time: Double) -> Double? {
+        switch sleepTimer {
+        case .after?: return sleepDeadline.map { $0 - time }
+        case .endOfTrack?: return remainingInTrack(at: time)
+        case .endOfQueue?:
+            guard let current = currentID, isLast(current) else { return nil }
+            return remainingInTrack(at: time)
+        case nil: return nil
+        }
+    }
+
+    private func remainingInTrack(at time: Double) -> Double? {
+        guard let decoder else { return nil }
+        let rate = Double(decoder.format.sampleRate)
+        let end = highlights ? highlightRange(of: currentItem).map { $0.end * rate } : nil
+        guard let last = end ?? decoder.length.map(Double.init) else { return nil }
+        return (last - Double(decoder.position)) / rate - (time - clock)
+    }
+
+    private func afterWriting(_ item: QueueItem) {
+        if let fade, fade.isDone(at: clock) {
+            self.fade = nil
+            volume = fade.to
+            emit(.volumeChanged(volume: volume))
+        }
+        if let transition, transition.start + transition.length <= clock + 1e-9 {
+            self.transition = nil
+            perform(transition.action)
+        }
+        if let deadline = sleepDeadline, clock >= deadline - 1e-9 {
+            sleepTimer = nil
+            sleepDeadline = nil
+            endTrack(.stopped)
+            stopPlayback()
+            return
+        }
+        if highlights, let end = highlightRange(of: item)?.end, let decoder,
+           decoder.position >= Int((end * Double(decoder.format.sampleRate)).rounded()) {
+            trackReachedItsEnd(item)
+        }
+    }
+
+    private func trackReachedItsEnd(_ item: QueueItem) {
+        endTrack(.finished)
+        switch sleepTimer {
+        case .endOfTrack?:
+            sleepTimer = nil
+            stopPlayback()
+            return
+        case .endOfQueue? where isLast(item.id):
+            sleepTimer = nil
+            stopPlayback()
+            return
+        default: break
+        }
+        let oneshot = modes.single == .oneshot || modes.consume == .oneshot
+        advance(after: item.id, reason: .next)
+        if oneshot {
+            // A oneshot mode applies to the one track that just ended, then turns itself off.
+            if modes.single == .oneshot { modes.single = .off }
+            if modes.consume == .oneshot { modes.consume = .off }
+            emit(.optionsChanged(modes))
+        }
+    }
+
+    /// After `id` ended by itself: the next item by the modes, consuming `id` when asked.
+    private func advance(after id: Int, reason: StartReason) {
+        let successor = modes.single.isOn && reason == .next
+            ? (modes.repeat ? id : nil)
+            : following(id)
+        if modes.consume.isOn, successor != id {
+            queue.remove(ids: [id])
+            emit(.queueChanged(version: queue.version))
+        }
+        guard let successor, queue.item(id: successor) != nil else {
+            // At the end, as in MPD: the next `play()` starts from the top.
+            currentID = nil
+            finishPlayback()
+            return
+        }
+        start(successor, reason: reason)
+    }
+
+    /// The item after `id`, as `repeat` and `random` choose; nil at the end.
+    private func following(_ id: Int?) -> Int? {
+        guard !queue.isEmpty else { return nil }
+        guard let id, let position = queue.position(of: id) else { return queue.items.first?.id }
+        if modes.random {
+            let played = Set(randomHistory)
+            var unplayed = queue.items.filter { !played.contains($0.id) && $0.id != id }
+            if unplayed.isEmpty, modes.repeat {
+                unplayed = queue.items.filter { $0.id != id }
+                if unplayed.isEmpty { return id }
+            }
+            return unplayed.randomElement(using: &random)?.id
+        }
+        if position + 1 < queue.count { return queue.items[position + 1].id }
+        return modes.repeat ? queue.items.first?.id : nil
+    }
+
+    /// Whether `id` is the end of the queue: its last item, or the last unplayed one in random order.
+    private func isLast(_ id: Int) -> Bool {
+        if modes.random { return queue.items.allSatisfy { randomHistory.contains($0.id) } }
+        return queue.position(of: id) == queue.count - 1
+    }
+
+    private func preceding(_ id: Int) -> Int? {
+        if modes.random { return randomHistory.dropLast().last }
+        guard let position = queue.position(of: id) else { return nil }
+        if position > 0 { return queue.items[position - 1].id }
+        return modes.repeat ? queue.items.last?.id : nil
+    }
+
+    private func highlightRange(of item: QueueItem?) -> HighlightRange? {
+        item?.track.highlight
+    }
+
+    /// Starts `id` at `seconds`. A file that cannot be opened is reported and passed over.
+    private func start(_ id: Int, reason: StartReason, at seconds: Double = 0) {
+        closeTrack()
+        guard let item = queue.item(id: id) else { return finishPlayback() }
+        currentID = id
+        if highlights, item.track.highlight == nil {
+            // Not a highlight: go on as if it had been played, without counting anything.
+            return skipOver(item, reason: reason)
+        }
+        let opened: MP3Decoder
+        do throws(DecodeError) {
+            opened = try MP3Decoder(path: item.track.path, rate: output.requiredFormat?.sampleRate)
+        } catch {
+            emit(.decodeError(item: item, message: error.message))
+            return skipOver(item, reason: reason)
+        }
+        decoder = opened
+        state = .playing
+        let from = highlights ? (item.track.highlight?.start ?? 0) : seconds
+        if from > 0 { try? opened.seek(toFrame: Int((from * Double(opened.format.sampleRate)).rounded())) }
+        if modes.random, randomHistory.last != id { randomHistory.append(id) }
+        emit(.trackStarted(item: item, position: queue.position(of: id) ?? 0, reason: reason))
+    }
+
+    /// Moves past an item that will not play, stopping once every item has failed in a row.
+    private func skipOver(_ item: QueueItem, reason: StartReason) {
+        failuresInARow += 1
+        guard failuresInARow < queue.count, let successor = following(item.id),
+              successor != item.id else {
+            failuresInARow = 0
+            return finishPlayback()
+        }
+        start(successor, reason: reason)
+    }
+
+    /// Ends the current track with `reason`: the event with what was heard and what it counts as.
+    private func endTrack(_ reason: EndReason) {
+        guard let decoder, let item = currentItem else { return }
+        let rate = Double(decoder.format.sampleRate)
+        let played = Double(delivered) / rate
+        let duration = highlights
+            ? (item.track.highlight.map { $0.end - $0.start } ?? 0)
+            : (decoder.length.map { Double($0) / rate } ?? item.track.duration)
+        let counted = highlights ? nil : settings.countRules.count(reason: reason, played: played, duration: duration)
+        emit(.trackEnded(item: item, reason: reason, played: played, duration: duration, counted: counted))
+        closeTrack()
+    }
+
+    private func closeTrack() {
+        decoder = nil
+        delivered = 0
+        resumeAt = 0
+        transition = nil
+    }
+
+    /// A state change that fades out first when something is audible.
+    private func change(to action: Transition.Action) {
+        if state == .playing, settings.transitionFade > 0, decoder != nil {
+            transition = Transition(action: action, start: clock, length: settings.transitionFade)
+        } else {
+            perform(action)
+        }
+    }
+
+    private func perform(_ action: Transition.Action) {
+        switch action {
+        case .fadeIn:
+            break
+        case .pause:
+            guard state == .playing, let item = currentItem else { return }
+            state = .paused
+            output.drain()
+            emit(.paused(item: item, at: elapsed))
+        case .stop:
+            endTrack(.stopped)
+            stopPlayback()
+        case .play(let id, let reason, let endReason):
+            if decoder != nil { endTrack(endReason) }
+            start(id, reason: reason)
+        }
+    }
+
+    /// Stops with the current item kept, so `play()` starts it again.
+    private func stopPlayback() {
+        closeTrack()
+        state = .stopped
+        output.drain()
+        output.close()
+        outputFormat = nil
+        emit(.stopped)
+    }
+
+    /// The queue ran out.
+    private func finishPlayback() {
+        guard state != .stopped || decoder != nil else { return }
+        stopPlayback()
+    }
+
+    private func openOutput(for format: AudioFormat) throws(AudioOutputError) {
+        guard outputFormat != format else { return }
+        if outputFormat != nil { output.drain() }
+        outputFormat = nil
+        try output.open(format)
+        outputFormat = format
+    }
+
+    private func outputFailed(_ error: AudioOutputError) -> RenderResult {
+        output.close()
+        outputFormat = nil
+        let message = "\(output.spec): \(error.description)"
+        if outputError != message { emit(.outputError(message: message)) }
+        outputError = message
+        if case .failed = error {
+            // Not worth retrying (a WAV file that cannot be written): stop, keeping the place.
+            let at = elapsed
+            endTrack(.stopped)
+            stopPlayback()
+            resumeAt = at
+            return .idle
+        }
+        return .outputUnavailable(message)
+    }
+
+    private func emit(_ event: PlayerEvent) {
+        events.append(event)
+    }
+}
+
+/// A small, seedable generator (SplitMix64), so a test can replay a shuffle.
+struct SeededRandom: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

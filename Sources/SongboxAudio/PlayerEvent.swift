@@ -1,0 +1,135 @@
+/// Why a track started.
+public enum StartReason: String, Sendable, Hashable, Codable {
+    /// The one before it ended and the queue went on.
+    case next
+    /// Someone asked for it (play, next, previous, seek to another item).
+    case user
+    /// Autoplay put it there.
+    case autoplay
+    /// An alarm started playback.
+    case alarm
+    /// Playback resumed where a previous run left off.
+    case restored
+}
+
+/// Why a track stopped playing.
+public enum EndReason: String, Sendable, Hashable, Codable {
+    /// It played to its end (or to the end of its highlight).
+    case finished
+    /// The user moved on (next, previous, play another item).
+    case skipped
+    /// Playback was stopped (stop, the sleep timer, Ctrl-C).
+    case stopped
+    /// The file could not be decoded any further.
+    case error
+    /// The queue changed under it (removed, cleared).
+    case replaced
+}
+
+/// What a finished track counts as in the history (see `PlayCountRules`).
+public enum PlayCount: String, Sendable, Hashable, Codable {
+    case play, skip
+}
+
+public enum PlaybackState: String, Sendable, Hashable, Codable {
+    case stopped, playing, paused
+}
+
+/// How the next track is chosen, as MPD's `repeat`, `random`, `single` and `consume`.
+public struct PlaybackModes: Sendable, Hashable, Codable {
+    /// `single` and `consume` are off, on, or on for one track only (`oneshot`).
+    public enum Toggle: String, Sendable, Hashable, Codable {
+        case off, on, oneshot
+        var isOn: Bool { self != .off }
+    }
+
+    public var `repeat` = false
+    public var random = false
+    public var single = Toggle.off
+    public var consume = Toggle.off
+
+    public init(repeat: Bool = false, random: Bool = false, single: Toggle = .off, consume: Toggle = .off) {
+        self.repeat = `repeat`
+        self.random = random
+        self.single = single
+        self.consume = consume
+    }
+}
+
+/// When the sleep timer stops playback.
+public enum SleepTimer: Sendable, Hashable, Codable {
+    /// After this many seconds of playback from when it was set.
+    case after(seconds: Double)
+    case endOfTrack
+    case endOfQueue
+}
+
+/// Something that happened in the player. Events are reported in the order they happen.
+public enum PlayerEvent: Sendable, Hashable {
+    case trackStarted(item: QueueItem, position: Int, reason: StartReason)
+    /// `played` is the seconds actually delivered to the output; `counted` what the history records.
+    case trackEnded(item: QueueItem, reason: EndReason, played: Double, duration: Double, counted: PlayCount?)
+    case paused(item: QueueItem, at: Double)
+    case resumed(item: QueueItem, at: Double)
+    case seeked(item: QueueItem, from: Double, to: Double)
+    case queueChanged(version: Int)
+    case volumeChanged(volume: Double)
+    case optionsChanged(PlaybackModes)
+    case outputError(message: String)
+    case decodeError(item: QueueItem, message: String)
+    /// The queue ran out (or the sleep timer or a stop ended playback).
+    case stopped
+
+    /// The name plugins see (`track_started`, ...).
+    public var name: String {
+        switch self {
+        case .trackStarted: "track_started"
+        case .trackEnded: "track_ended"
+        case .paused: "paused"
+        case .resumed: "resumed"
+        case .seeked: "seeked"
+        case .queueChanged: "queue_changed"
+        case .volumeChanged: "volume_changed"
+        case .optionsChanged: "options_changed"
+        case .outputError: "output_error"
+        case .decodeError: "decode_error"
+        case .stopped: "stopped"
+        }
+    }
+}
+
+/// Everything needed to pick up where the player was: saved by the daemon, restored at start-up.
+public struct PlayerSnapshot: Sendable, Hashable, Codable {
+    public var queue: PlayQueue
+    /// The id of the current item, and where in it (seconds).
+    public var current: Int?
+    public var elapsed: Double
+    public var state: PlaybackState
+    public var modes: PlaybackModes
+    public var volume: Double
+    public var highlights: Bool
+
+    public init(queue: PlayQueue = PlayQueue(), current: Int? = nil, elapsed: Double = 0, state: PlaybackState = .stopped,
+                modes: PlaybackModes = PlaybackModes(), volume: Double = 100, highlights: Bool = false) {
+        self.queue = queue
+        self.current = current
+        self.elapsed = elapsed
+        self.state = state
+        self.modes = modes
+        self.volume = volume
+        self.highlights = highlights
+    }
+}
+
+/// What `status` reports: the snapshot plus what is only known while playing.
+public struct PlayerStatus: Sendable, Hashable {
+    public var snapshot: PlayerSnapshot
+    /// Seconds of the current track, when known.
+    public var duration: Double?
+    public var format: AudioFormat?
+    public var sleepTimer: SleepTimer?
+    /// Seconds of audio rendered since the player started: the player's clock.
+    public var clock: Double
+    /// Set while the output is unavailable and being retried.
+    public var outputError: String?
+}

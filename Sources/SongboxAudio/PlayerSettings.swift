@@ -1,0 +1,14 @@
+/// The player's tunables. Defaults are what a listener expects; each is documented in docs/player.md.
+public struct PlayerSettings: Sendable, Hashable {
+    public var countRules = PlayCountRules()
+    /// Seconds of fade-out before pause, stop and skip (and of fade-in on resume); 0 cuts at once.
+    public var transitionFade = 0.1
+    /// Seconds of fade-out before the sleep timer stops playback.
+    public var sleepFade = 10.0
+    /// `previous` restarts the track when more than this many seconds were played.
+    public var previousRestartsAfter = 3.0
+    /// Frames decoded and written at a time.
+    public var chunkFrames = 4096
+
+    public init() {}
+}

@@ -1,0 +1,147 @@
+import ArgumentParser
+import Foundation
+import SongboxAudio
+import SongboxLibrary
+import SongboxPlayback
+
+/// Output and speed options shared by the commands that play (`play`, `run`).
+struct OutputOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "Where the audio goes: alsa:DEVICE, wav:PATH, fifo:PATH or null (default: $SONGBOX_OUTPUT, else alsa:default).",
+        valueName: "spec"))
+    var output: String?
+
+    @Flag(help: "Run wav, fifo and null outputs as fast as the machine allows instead of in real time.")
+    var fast = false
+
+    func spec() throws -> OutputSpec {
+        let text = output ?? ProcessInfo.processInfo.environment["SONGBOX_OUTPUT"] ?? OutputSpec.default.description
+        do {
+            return try OutputSpec(parsing: text)
+        } catch {
+            throw ValidationError(error.description)
+        }
+    }
+}
+
+struct Play: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "play",
+        abstract: "Play tracks matching a query, in the foreground.",
+        discussion: """
+            Replaces the queue with the tracks QUERY finds (in the query's order) and plays them,
+            printing a line as each track starts, until the queue ends or Ctrl-C. Without QUERY,
+            picks up the saved queue where it was left. Plays and skips are recorded in the
+            history as they happen (see docs/player.md for the rules).
+            """)
+
+    @OptionGroup var library: LibraryOptions
+    @OptionGroup var outputOptions: OutputOptions
+
+    @Flag(help: "Shuffle the queue before playing.")
+    var shuffle = false
+
+    @Flag(help: "Play only each track's highlight (set with `songbox edit ID highlight=1:05..1:35`).")
+    var highlights = false
+
+    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("Query words (empty: the saved queue).", valueName: "query"))
+    var query: [String] = []
+
+    func run() throws {
+        let store = try library.openStore()
+        let spec = try outputOptions.spec()
+        let tracks = query.isEmpty ? [] : try store.tracks(matching: QueryArguments.join(query))
+        if !query.isEmpty, tracks.isEmpty {
+            throw SongboxError(.notFound, "no track matches \(QueryArguments.join(query))", hint: "try the query with `songbox ls`")
+        }
+        let session = PlaybackSession(store: store, output: spec.makeOutput(), fast: outputOptions.fast)
+        let events = session.subscribe()
+        let playable = try session.playable(tracks)
+        let highlightsOn = highlights
+        let shuffled = shuffle
+        let queued = session.player.perform { engine -> Int in
+            if !playable.isEmpty {
+                engine.clear()
+                engine.add(playable)
+            }
+            if shuffled { engine.shuffle() }
+            engine.setHighlights(highlightsOn)
+            engine.play(id: shuffled ? engine.queue.items.first?.id : nil)
+            return engine.queue.count
+        }
+        guard queued > 0 else {
+            session.shutdown()
+            throw SongboxError(.notFound, "the queue is empty", hint: "give a query, e.g. `songbox play artist:\"Naomi Shemer\"`")
+        }
+
+        let interrupt = Interrupt { session.player.send { $0.stop() } }
+        var tally = Tally()
+        while let event = events.take() {
+            tally.note(event, store: store)
+            if case .stopped = event { break }
+        }
+        interrupt.cancel()
+        session.shutdown()
+        // The stop from Ctrl-C is recorded by the shutdown: count what arrived meanwhile.
+        while let event = events.take(timeout: 0) { tally.note(event, store: store) }
+        FileHandle.standardError.write(Data((tally.summary + "\n").utf8))
+        if tally.started == 0 { throw ExitCode(1) }
+    }
+}
+
+/// What `play` prints as events arrive, and the summary at the end.
+private struct Tally {
+    var started = 0
+    var plays = 0
+    var skips = 0
+
+    mutating func note(_ event: PlayerEvent, store: LibraryStore) {
+        switch event {
+        case .trackStarted(let item, let position, _):
+            started += 1
+            let track = try? store.track(id: item.track.trackID)
+            let name = [track?.artist, track?.title ?? fileName(item.track.path)].compactMap { $0 }.joined(separator: " - ")
+            print("\(position + 1). \(name) (\(TerminalText.duration(track?.duration ?? item.track.duration)))")
+            fflush(nil)
+        case .trackEnded(_, _, _, _, let counted):
+            if counted == .play { plays += 1 }
+            if counted == .skip { skips += 1 }
+        case .decodeError(let item, let message):
+            warn("cannot play \(item.track.path): \(message); skipped")
+        case .outputError(let message):
+            warn("output \(message); retrying")
+        default:
+            break
+        }
+    }
+
+    var summary: String {
+        "Played \(started) track\(started == 1 ? "" : "s"): \(plays) play\(plays == 1 ? "" : "s") and "
+            + "\(skips) skip\(skips == 1 ? "" : "s") recorded."
+    }
+
+    private func warn(_ message: String) {
+        FileHandle.standardError.write(Data(("songbox: " + message + "\n").utf8))
+    }
+}
+
+/// Runs `action` on Ctrl-C (SIGINT) or SIGTERM instead of dying, until cancelled.
+final class Interrupt {
+    private let sources: [any DispatchSourceSignal]
+
+    init(_ action: @escaping @Sendable () -> Void) {
+        sources = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler(handler: action)
+            source.resume()
+            return source
+        }
+    }
+
+    func cancel() {
+        for source in sources { source.cancel() }
+        signal(SIGINT, SIG_DFL)
+        signal(SIGTERM, SIG_DFL)
+    }
+}

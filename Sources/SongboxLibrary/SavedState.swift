@@ -1,0 +1,63 @@
+import Foundation
+import GRDB
+
+/// A start and end second of a track: what the player's highlights mode plays.
+public struct Highlight: Sendable, Hashable {
+    public var start: Double
+    public var end: Double
+
+    public init(start: Double, end: Double) {
+        self.start = start
+        self.end = end
+    }
+}
+
+extension LibraryStore {
+    /// Sets (or with nil clears) the highlight of a track.
+    public func setHighlight(_ highlight: Highlight?, of trackID: Int64) throws(SongboxError) {
+        if let highlight, !(highlight.start >= 0 && highlight.end > highlight.start) {
+            throw SongboxError(.invalidArgument, "a highlight must end after it starts, got \(highlight.start)..\(highlight.end)",
+                               hint: "for example highlight=1:05..1:35")
+        }
+        try write { db in
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM tracks WHERE id = ?", arguments: [trackID]) != nil else {
+                throw SongboxError(.notFound, "no track with id \(trackID)", hint: "find ids with `songbox ls`")
+            }
+            if let highlight {
+                try db.execute(sql: "INSERT OR REPLACE INTO highlights (track_id, start, \"end\") VALUES (?, ?, ?)",
+                               arguments: [trackID, highlight.start, highlight.end])
+            } else {
+                try db.execute(sql: "DELETE FROM highlights WHERE track_id = ?", arguments: [trackID])
+            }
+        }
+    }
+
+    /// The highlights of the tracks `ids` that have one.
+    public func highlights(of ids: [Int64]) throws(SongboxError) -> [Int64: Highlight] {
+        guard !ids.isEmpty else { return [:] }
+        return try read { db in
+            var found: [Int64: Highlight] = [:]
+            // In slices, to stay under SQLite's limit of bound parameters.
+            for start in stride(from: 0, to: ids.count, by: 500) {
+                let slice = Array(ids[start..<min(ids.count, start + 500)])
+                let marks = Array(repeating: "?", count: slice.count).joined(separator: ",")
+                let rows = try Row.fetchAll(db, sql: "SELECT track_id, start, \"end\" FROM highlights WHERE track_id IN (\(marks))",
+                                            arguments: StatementArguments(slice))
+                for row in rows { found[row["track_id"]] = Highlight(start: row["start"], end: row["end"]) }
+            }
+            return found
+        }
+    }
+
+    /// Keeps `value` under `name` (the player's queue and position, ...), replacing what was there.
+    public func saveState(_ value: Data, as name: String) throws(SongboxError) {
+        try write { db in
+            try db.execute(sql: "INSERT OR REPLACE INTO saved_state (name, value, updated) VALUES (?, ?, ?)",
+                           arguments: [name, value, Self.seconds(Date())])
+        }
+    }
+
+    public func savedState(_ name: String) throws(SongboxError) -> Data? {
+        try read { db in try Data.fetchOne(db, sql: "SELECT value FROM saved_state WHERE name = ?", arguments: [name]) }
+    }
+}

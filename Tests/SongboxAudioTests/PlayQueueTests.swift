@@ -1,0 +1,97 @@
+import Testing
+@testable import SongboxAudio
+
+@Suite struct PlayQueueTests {
+    private func tracks(_ names: String...) -> [PlayableTrack] {
+        names.enumerated().map { PlayableTrack(trackID: Int64($0.offset + 1), path: "/music/\($0.element).mp3", duration: 60) }
+    }
+
+    private func paths(_ queue: PlayQueue) -> [String] {
+        queue.items.map { String($0.track.path.dropFirst(7).dropLast(4)) }
+    }
+
+    @Test func idsStayWithTheirItemsAndEveryEditBumpsTheVersion() {
+        var queue = PlayQueue()
+        let ids = queue.add(tracks("a", "b", "c"))
+        #expect(ids == [1, 2, 3])
+        #expect(queue.version == 2)
+        let moved = queue.move(id: 3, to: 0)
+        #expect(moved)
+        #expect(paths(queue) == ["c", "a", "b"])
+        #expect(queue.position(of: 3) == 0 && queue.item(id: 1)?.track.path == "/music/a.mp3")
+        #expect(queue.version == 3)
+        let removed = queue.remove(ids: [1])
+        #expect(removed == 1)
+        #expect(queue.version == 4)
+        let none = queue.remove(ids: [42])
+        #expect(none == 0)
+        #expect(queue.version == 4, "a change that changes nothing keeps the version")
+        // Ids are never reused, even after the item left.
+        let added = queue.add(tracks("d"))
+        #expect(added == [4])
+        queue.clear()
+        #expect(queue.isEmpty && queue.version == 6)
+    }
+
+    @Test func addingNextGoesRightAfterThePlayingItem() {
+        var queue = PlayQueue()
+        queue.add(tracks("a", "b", "c"))
+        queue.add(tracks("x"), placement: .next, current: 2)
+        #expect(paths(queue) == ["a", "b", "x", "c"])
+        queue.add(tracks("y"), placement: .next)
+        #expect(paths(queue).first == "y", "with nothing playing, next is the front")
+        queue.add(tracks("z"), placement: .position(99))
+        #expect(paths(queue).last == "z")
+    }
+
+    @Test func theUserLanePlaysBeforeAutoplayAdditions() {
+        var queue = PlayQueue()
+        queue.add(tracks("a"))
+        queue.add(tracks("auto1", "auto2"), lane: .autoplay)
+        queue.add(tracks("mine"), current: 1)
+        #expect(paths(queue) == ["a", "mine", "auto1", "auto2"])
+        // Autoplay items that already played are behind the current one: not in the way.
+        queue.add(tracks("later"), current: queue.items[2].id)
+        #expect(paths(queue) == ["a", "mine", "auto1", "later", "auto2"])
+        #expect(queue.items.map(\.lane) == [.user, .user, .autoplay, .user, .autoplay])
+    }
+
+    @Test func shuffleKeepsEveryItemAndPutsThePlayingOneFirst() {
+        var queue = PlayQueue()
+        queue.add(tracks("a", "b", "c", "d", "e", "f", "g", "h"))
+        var generator = SeededRandom(seed: 7)
+        queue.shuffle(current: 5, using: &generator)
+        #expect(queue.items.first?.id == 5)
+        #expect(Set(queue.items.map(\.id)) == Set(1...8))
+        #expect(queue.items.map(\.id) != [5, 1, 2, 3, 4, 6, 7, 8], "seed 7 moves things around")
+        var again = PlayQueue()
+        again.add(tracks("a", "b", "c", "d", "e", "f", "g", "h"))
+        var same = SeededRandom(seed: 7)
+        again.shuffle(current: 5, using: &same)
+        #expect(again.items == queue.items, "the same seed gives the same order")
+    }
+
+    @Test func theRulesForPlaysAndSkips() {
+        let rules = PlayCountRules()
+        #expect(rules.count(reason: .finished, played: 30, duration: 30) == .play)
+        #expect(rules.count(reason: .stopped, played: 15, duration: 30) == .play, "half the track")
+        #expect(rules.count(reason: .skipped, played: 240, duration: 1200) == .play, "four minutes of a long track")
+        #expect(rules.count(reason: .skipped, played: 12, duration: 60) == .skip)
+        #expect(rules.count(reason: .replaced, played: 12, duration: 60) == .skip)
+        #expect(rules.count(reason: .skipped, played: 9.9, duration: 60) == nil, "too short to be a skip")
+        #expect(rules.count(reason: .stopped, played: 20, duration: 60) == nil, "stopping is not a skip")
+        #expect(rules.count(reason: .error, played: 59, duration: 60) == nil, "a failed file is never a play")
+        #expect(rules.count(reason: .finished, played: 0, duration: 0) == nil)
+    }
+
+    @Test func fadeCurves() {
+        #expect(Gain.volume(from: 0, to: 100, fraction: 0.25, curve: .linear) == 25)
+        // Logarithmic: even steps in decibels, so halfway from 100 to 1 is 10 (-20 dB of -40 dB).
+        #expect(abs(Gain.volume(from: 100, to: 1, fraction: 0.5, curve: .logarithmic) - 10) < 1e-9)
+        #expect(Gain.volume(from: 100, to: 0, fraction: 1, curve: .logarithmic) == 0)
+        #expect(Gain.volume(from: 0, to: 100, fraction: 0, curve: .logarithmic) == 0, "silence is silence")
+        #expect(abs(Gain.volume(from: 0, to: 100, fraction: 0.5, curve: .logarithmic) - 100 * pow(10, -1.5)) < 1e-9)
+    }
+}
+
+import Foundation

@@ -1,0 +1,459 @@
+import Foundation
+import SongboxTestSupport
+import Testing
+@testable import SongboxAudio
+
+/// Audio made once for every test in this file (sox + lame).
+enum Tones {
+    struct Set: Sendable {
+        let folder: String
+        /// 3 s, 44.1 kHz stereo.
+        let three: String
+        /// 2 s, 44.1 kHz mono.
+        let twoMono: String
+        /// 2 s, 48 kHz stereo.
+        let two48k: String
+        /// 30 s, 44.1 kHz mono: long enough for skips after 10 s.
+        let thirty: String
+        /// A gapless album of three parts.
+        let album: [String]
+        let corrupt: String
+    }
+
+    static let shared: Result<Set, any Error> = Result {
+        let folder = try Fixtures.temporaryDirectory()
+        return Set(folder: folder,
+                   three: try AudioFixtures.tone(in: folder, name: "three", seconds: 3),
+                   twoMono: try AudioFixtures.tone(in: folder, name: "two-mono", seconds: 2, channels: 1, frequency: 330),
+                   two48k: try AudioFixtures.tone(in: folder, name: "two-48k", seconds: 2, rate: 48_000, frequency: 550),
+                   thirty: try AudioFixtures.tone(in: folder, name: "thirty", seconds: 30, channels: 1, frequency: 220),
+                   album: try AudioFixtures.gaplessAlbum(in: folder),
+                   corrupt: try AudioFixtures.corrupt(in: folder))
+    }
+
+    static func get() throws -> Set { try shared.get() }
+}
+
+/// An engine writing to a WAV file, driven by hand.
+final class Rig {
+    let folder: String
+    let wav: String
+    let engine: PlayerEngine
+    private(set) var events: [PlayerEvent] = []
+
+    init(transitionFade: Double = 0, sleepFade: Double = 0, seed: UInt64 = 1) throws {
+        folder = try Fixtures.temporaryDirectory()
+        wav = folder + "/out.wav"
+        var settings = PlayerSettings()
+        settings.transitionFade = transitionFade
+        settings.sleepFade = sleepFade
+        engine = PlayerEngine(output: WAVOutput(path: wav), settings: settings, seed: seed)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: folder) }
+
+    @discardableResult
+    func queue(_ paths: [String], durations: [Double]? = nil, highlights: [HighlightRange?]? = nil) -> [Int] {
+        engine.add(paths.enumerated().map { index, path in
+            PlayableTrack(trackID: Int64(index + 1), path: path, duration: durations?[index] ?? 0,
+                          highlight: highlights?[index])
+        })
+    }
+
+    /// Events since the last call.
+    func take() -> [PlayerEvent] {
+        let new = engine.takeEvents()
+        events += new
+        return new
+    }
+
+    /// What the output got so far.
+    func captured() throws -> [Int16] {
+        engine.output.drain()
+        return try AudioFixtures.pcm(ofWAV: wav)
+    }
+
+    var ended: [(path: String, reason: EndReason, played: Double, counted: PlayCount?)] {
+        _ = take()
+        return events.compactMap {
+            if case .trackEnded(let item, let reason, let played, _, let counted) = $0 {
+                return ((item.track.path as NSString).lastPathComponent, reason, played, counted)
+            }
+            return nil
+        }
+    }
+
+    var started: [String] {
+        _ = take()
+        return events.compactMap {
+            if case .trackStarted(let item, _, _) = $0 { return (item.track.path as NSString).lastPathComponent }
+            return nil
+        }
+    }
+}
+
+func decoded(_ path: String, rate: Int? = nil) throws -> [Int16] {
+    let decoder = try MP3Decoder(path: path, rate: rate)
+    var all: [Int16] = []
+    var chunk = [Int16](repeating: 0, count: 8192)
+    while true {
+        let frames = try chunk.withUnsafeMutableBufferPointer { try decoder.read(into: $0) }
+        if frames == 0 { return all }
+        all += chunk[0..<frames * 2]
+    }
+}
+
+@Suite struct PlayerEngineTests {
+    @Test func aGaplessAlbumPlaysAsOneUnbrokenSignal() throws {
+        let tones = try Tones.get()
+        let rig = try Rig()
+        rig.queue(tones.album)
+        rig.engine.play()
+        #expect(rig.engine.run() == .idle)
+        let expected = try tones.album.flatMap { try AudioFixtures.referencePCM(of: $0) }
+        let played = try rig.captured()
+        #expect(played.count == expected.count)
+        #expect(difference(played, expected) == nil, "the rendered PCM is each track's decoded PCM, end to end")
+        #expect(played.count / 2 == AudioFixtures.gaplessAlbumParts.reduce(0, +), "not one sample of gap or padding")
+        #expect(rig.ended.map(\.reason) == [.finished, .finished, .finished])
+        #expect(rig.ended.map(\.counted) == [.play, .play, .play])
+        #expect(rig.engine.state == .stopped && rig.events.last == .stopped)
+    }
+
+    @Test func aQueueOfMixedRatesIsResampledForAFixedRateOutput() throws {
+        let tones = try Tones.get()
+        let rig = try Rig()
+        rig.queue([tones.three, tones.two48k, tones.twoMono])
+        rig.engine.play()
+        rig.engine.run()
+        let played = try rig.captured()
+        let expected = try decoded(tones.three) + decoded(tones.two48k, rate: 44_100) + decoded(tones.twoMono)
+        #expect(difference(played, expected) == nil)
+        #expect(abs(played.count / 2 - 7 * 44_100) < 4, "7 s at 44.1 kHz, the 48 kHz track resampled")
+    }
+
+    @Test func anOutputThatFollowsTheTrackIsReopenedAtEachRate() throws {
+        let tones = try Tones.get()
+        let output = NullOutput()
+        let engine = PlayerEngine(output: output)
+        engine.add([tones.three, tones.two48k].map { PlayableTrack(trackID: 1, path: $0, duration: 0) })
+        engine.play()
+        var rates: [Int] = []
+        while case .rendered = engine.render() {
+            if let rate = engine.status.format?.sampleRate, rates.last != rate { rates.append(rate) }
+        }
+        #expect(rates == [44_100, 48_000])
+        #expect(output.framesWritten == 3 * 44_100 + 2 * 48_000)
+    }
+
+    @Test(arguments: [0.0, 0.5, 2.0, 2.9])
+    func seekingIsSampleAccurate(to target: Double) throws {
+        let tones = try Tones.get()
+        let rig = try Rig()
+        rig.queue([tones.three])
+        rig.engine.play()
+        rig.engine.run(seconds: 1)
+        let before = try rig.captured().count / 2
+        rig.engine.seek(to: target)
+        #expect(rig.engine.elapsed == target)
+        rig.engine.run()
+        let reference = try decoded(tones.three)
+        let start = Int(target * 44_100)
+        #expect(difference(try rig.captured(), Array(reference[0..<before * 2] + reference[(start * 2)...])) == nil)
+        #expect(rig.take().contains { if case .seeked(_, _, let to) = $0 { to == target } else { false } })
+    }
+
+    @Test func relativeSeeksAreClampedToTheTrack() throws {
+        let tones = try Tones.get()
+        let rig = try Rig()
+        rig.queue([tones.thirty])
+        rig.engine.play()
+        rig.engine.seek(by: 15)
+        #expect(rig.engine.elapsed == 15)
+        rig.engine.seek(by: -20)
+        #expect(rig.engine.elapsed == 0)
+        rig.engine.seek(by: 60)
+        #expect(rig.engine.elapsed < 30 && rig.engine.elapsed > 29.9)
+    }
+
+    @Test func everyEndReasonAndWhatItCounts() throws {
+        let tones = try Tones.get()
+        let rig = try Rig()
+        let ids = rig.queue([tones.thirty, tones.thirty, tones.thirty, tones.thirty, tones.thirty])
+        rig.engine.play()
+        rig.engine.run(seconds: 12)
+        rig.engine.next()                      // skipped after 12 s: a skip
+        rig.engine.run(seconds: 5)
+        rig.engine.next()                      // skipped after 5 s: nothing
+        rig.engine.run(seconds: 16)
+        rig.engine.stop()                      // stopped after 16 s of 30: a play
+        rig.engine.play(id: ids[3])
+        rig.engine.run(seconds: 11)
+        rig.engine.remove(ids: [ids[3]])       // replaced after 11 s: a skip; the next one plays
+        #expect(rig.engine.currentID == ids[4])
+        rig.engine.run()                       // finished: a play
+        let ended = rig.ended
+        #expect(ended.map(\.reason) == [.skipped, .skipped, .stopped, .replaced, .finished])
+        #expect(ended.map(\.counted) == [.skip, nil, .play, .skip, .play])
+        #expect(ended.map { ($0.played * 10).rounded() / 10 } == [12, 5, 16, 11, 30])
+    }
+
+    @Test func repeatingOneTrackCountsEveryTime() throws {
+        let tones = try Tones.get()
+        let rig = try Rig()
+        rig.queue([tones.twoMono])
+        rig.engine.setModes(PlaybackModes(repeat: true, single: .on))
+        rig.engine.play()
+        rig.engine.run(seconds: 6.5)
+        #expect(rig.ended.map(\.counted) == [.play, .play, .play])
+        #expect(rig.started.count == 4)
+    }
+
+    @Test func badFilesAreSkippedWithADecodeErrorAndNeverCounted() throws {
+        let tones = try Tones.get()
+        let rig = try Rig()
+        rig.queue([tones.corrupt, tones.twoMono, rig.folder + "/gone.mp3", tones.twoMono])
+        rig.engine.play()
+        rig.engine.run()
+        _ = rig.take()
+        let errors = rig.events.compactMap { if case .decodeError(let item, let message) = $0 { (item.track.path, message) } else { nil } }
+        #expect(errors.map(\.0) == [tones.corrupt, rig.folder + "/gone.mp3"])
+        #expect(errors.allSatisfy { !$0.1.isEmpty })
+        #expect(rig.ended.map(\.counted) == [.play, .play], "only the two good files count")
+        #expect(try rig.captured().count == 2 * 2 * 2 * 44_100)
+    }
+
+    @Test func aQueueOfOnlyBadFilesStopsInsteadOfLooping() throws {
+        let tones = try Tones.get()
+        let rig = try Rig()
+        rig.queue([tones.corrupt, tones.corrupt])
+        rig.engine.setModes(PlaybackModes(repeat: true))
+        rig.engine.play()
+        #expect(rig.engine.run() == .idle)
+        #expect(rig.engine.state == .stopped)
+    }
+
+    @Test func previousRestartsATrackAfterThreeSeconds() throws {
+        let tones = try Tones.get()
+        let rig = try Rig()
+        let ids = rig.queue([tones.thirty, tones.thirty])
+        rig.engine.play(id: ids[1])
+        rig.engine.run(seconds: 4)
+        rig.engine.previous()
+        #expect(rig.engine.currentID == ids[1] && rig.engine.elapsed == 0)
+        rig.engine.run(seconds: 1)
+        rig.engine.previous()
+        #expect(rig.engine.currentID == ids[0])
+    }
+
+    @Test func repeatSingleConsumeAndOneshot() throws {
+        let tones = try Tones.get()
+        // repeat: the queue starts over.
+        var rig = try Rig()
+        rig.queue([tones.twoMono, tones.three])
+        rig.engine.setModes(PlaybackModes(repeat: true))
+        rig.engine.play()
+        rig.engine.run(seconds: 6)
+        #expect(rig.started == ["two-mono.mp3", "three.mp3", "two-mono.mp3"])
+        // single: stops after the track.
+        rig = try Rig()
+        rig.queue([tones.twoMono, tones.three])
+        rig.engine.setModes(PlaybackModes(single: .on))
+        rig.engine.play()
+        #expect(rig.engine.run() == .idle)
+        #expect(rig.started == ["two-mono.mp3"])
+        // consume: played items leave the queue.
+        rig = try Rig()
+        rig.queue([tones.twoMono, tones.three])
+        rig.engine.setModes(PlaybackModes(consume: .on))
+        rig.engine.play()
+        rig.engine.run()
+        #expect(rig.engine.queue.isEmpty && rig.started.count == 2)
+        // oneshot: single once, then off.
+        rig = try Rig()
+        rig.queue([tones.twoMono, tones.three])
+        rig.engine.setModes(PlaybackModes(single: .oneshot, consume: .oneshot))
+        rig.engine.play()
+        rig.engine.run()
+        #expect(rig.started == ["two-mono.mp3"])
+        #expect(rig.engine.modes == PlaybackModes())
+        #expect(rig.engine.queue.count == 1, "the one track was consumed")
+    }
+
+    @Test func randomPlaysEachItemOnceThenStops() throws {
+        let tones = try Tones.get()
+        let rig = try Rig(seed: 42)
+        rig.queue(Array(repeating: tones.twoMono, count: 5))
+        rig.engine.setModes(PlaybackModes(random: true))
+        rig.engine.play()
+        rig.engine.run()
+        _ = rig.take()
+        let order = rig.events.compactMap { if case .trackStarted(let item, _, _) = $0 { item.id } else { nil } }
+        #expect(order.count == 5 && Set(order) == Set(1...5))
+    }
+
+    @Test func volumeScalesSamplesAndFadesFollowTheirCurve() throws {
+        let tones = try Tones.get()
+        for curve in [FadeCurve.linear, .logarithmic] {
+            let rig = try Rig()
+            rig.queue([tones.thirty])
+            rig.engine.setVolume(50)
+            rig.engine.play()
+            rig.engine.run(seconds: 1)
+            rig.engine.fade(to: 100, over: 4, curve: curve)
+            rig.engine.run(seconds: 5)
+            rig.engine.stop()
+            let played = try rig.captured(), reference = try decoded(tones.thirty)
+            // Level of each 0.1 s window against the reference's: the gain applied there.
+            let window = 4410
+            for index in 0..<60 {
+                let range = (index * window * 2)..<((index + 1) * window * 2)
+                let gain = rms(played[range]) / rms(reference[range])
+                let t = (Double(index) + 0.5) / 10
+                let volume = t < 1 ? 50 : Gain.volume(from: 50, to: 100, fraction: (t - 1) / 4, curve: curve)
+                #expect(abs(gain - volume / 100) < 0.01, "\(curve) at \(t) s: gain \(gain), expected \(volume / 100)")
+            }
+            #expect(rig.engine.volume == 100)
+            #expect(rig.take().contains(.volumeChanged(volume: 100)))
+        }
+    }
+
+    @Test func pauseStopAndSkipFadeOutBriefly() throws {
+        let tones = try Tones.get()
+        let rig = try Rig(transitionFade: 0.5)
+        let ids = rig.queue([tones.thirty, tones.thirty])
+        rig.engine.play()
+        rig.engine.run(seconds: 1)
+        rig.engine.pause()
+        #expect(rig.engine.state == .playing, "still fading out")
+        rig.engine.run()
+        #expect(rig.engine.state == .paused && abs(rig.engine.elapsed - 1.5) < 0.01)
+        let played = try rig.captured(), reference = try decoded(tones.thirty)
+        #expect(played.count == 66_150 * 2)
+        let tail = played.suffix(2 * 441), head = played[(44_100 * 2)..<(44_100 * 2 + 882)]
+        #expect(rms(tail) < 0.02 * rms(reference[0..<882]), "silent by the end of the fade")
+        #expect(abs(rms(head) / rms(reference[(44_100 * 2)..<(44_100 * 2 + 882)]) - 1) < 0.05)
+        rig.engine.resume()
+        rig.engine.run(seconds: 1)
+        rig.engine.next()
+        rig.engine.run(seconds: 0.25)
+        #expect(rig.engine.currentID == ids[0], "the skip waits for its fade")
+        rig.engine.run(seconds: 0.3)
+        #expect(rig.engine.currentID == ids[1])
+    }
+
+    @Test func sleepTimerAfterSecondsFadesOutAndStops() throws {
+        let tones = try Tones.get()
+        let rig = try Rig(sleepFade: 2)
+        rig.queue([tones.thirty])
+        rig.engine.play()
+        rig.engine.run(seconds: 1)
+        rig.engine.setSleepTimer(.after(seconds: 5))
+        rig.engine.run()
+        #expect(rig.engine.state == .stopped)
+        let played = try rig.captured(), reference = try decoded(tones.thirty)
+        #expect(abs(played.count / 2 - 6 * 44_100) < 4096)
+        let window = { (second: Double) in Int(second * 44_100) * 2..<Int(second * 44_100 + 4410) * 2 }
+        #expect(abs(rms(played[window(3.5)]) / rms(reference[window(3.5)]) - 1) < 0.02, "full volume before the fade")
+        #expect(abs(rms(played[window(5)]) / rms(reference[window(5)]) - 0.475) < 0.03, "halfway through the fade")
+        #expect(rig.ended.map(\.reason) == [.stopped])
+        #expect(rig.engine.sleepTimer == nil)
+    }
+
+    @Test func sleepTimerAtTheEndOfTheTrackOrQueueAndCancelled() throws {
+        let tones = try Tones.get()
+        var rig = try Rig()
+        rig.queue([tones.twoMono, tones.three])
+        rig.engine.play()
+        rig.engine.setSleepTimer(.endOfTrack)
+        rig.engine.run()
+        #expect(rig.started.count == 1 && rig.ended.map(\.reason) == [.finished])
+        rig = try Rig()
+        rig.queue([tones.twoMono, tones.three])
+        rig.engine.setModes(PlaybackModes(repeat: true))
+        rig.engine.setSleepTimer(.endOfQueue)
+        rig.engine.play()
+        rig.engine.run(seconds: 30)
+        #expect(rig.started.count == 2, "stops at the end of the queue even with repeat on")
+        rig = try Rig()
+        rig.queue([tones.twoMono, tones.three])
+        rig.engine.play()
+        rig.engine.setSleepTimer(.after(seconds: 1))
+        rig.engine.setSleepTimer(nil)
+        rig.engine.run()
+        #expect(rig.started.count == 2)
+    }
+
+    @Test func highlightsModePlaysOnlyTheRangesOneAfterAnother() throws {
+        let tones = try Tones.get()
+        let rig = try Rig()
+        rig.queue([tones.thirty, tones.three, tones.twoMono, tones.thirty],
+                  highlights: [HighlightRange(start: 10, end: 12), nil, HighlightRange(start: 1, end: 2),
+                               HighlightRange(start: 29, end: 30)])
+        rig.engine.setHighlights(true)
+        rig.engine.play()
+        rig.engine.run()
+        let thirty = try decoded(tones.thirty), two = try decoded(tones.twoMono)
+        let slice = { (pcm: [Int16], from: Double, to: Double) in Array(pcm[Int(from * 44_100) * 2..<Int(to * 44_100) * 2]) }
+        let played = try rig.captured()
+        let expected = slice(thirty, 10, 12) + slice(two, 1, 2) + slice(thirty, 29, 30)
+        #expect(difference(played, expected) == nil)
+        #expect(rig.started == ["thirty.mp3", "two-mono.mp3", "thirty.mp3"], "the track without a highlight is passed over")
+        #expect(rig.ended.map(\.reason) == [.finished, .finished, .finished], "a range that ends with its track ends once")
+        #expect(rig.ended.allSatisfy { $0.counted == nil }, "a highlight is not a play")
+    }
+
+    @Test func aSavedStateRestoresQueuePositionModesAndVolume() throws {
+        let tones = try Tones.get()
+        let first = try Rig()
+        first.queue([tones.twoMono, tones.three])
+        first.engine.setModes(PlaybackModes(repeat: true, consume: .oneshot))
+        first.engine.setVolume(80)
+        first.engine.play()
+        first.engine.run(seconds: 3)
+        let saved = try JSONDecoder().decode(PlayerSnapshot.self, from: JSONEncoder().encode(first.engine.snapshot))
+        #expect(saved.current == 2 && abs(saved.elapsed - 1) < 0.1)
+
+        let second = try Rig()
+        second.engine.restore(saved)
+        #expect(second.engine.queue == first.engine.queue && second.engine.modes == first.engine.modes)
+        #expect(second.engine.volume == 80 && second.engine.state == .stopped)
+        second.engine.setVolume(100)
+        second.engine.play()
+        #expect(second.take().contains { if case .trackStarted(_, _, .restored) = $0 { true } else { false } })
+        second.engine.run(seconds: 1)
+        let reference = try decoded(tones.three)
+        let from = Int((saved.elapsed * 44_100).rounded()) * 2
+        #expect(difference(try second.captured(), Array(reference[from..<(from + 44_100 * 2)])) == nil)
+    }
+
+    @Test func removingOrClearingAroundThePlayingItem() throws {
+        let tones = try Tones.get()
+        let rig = try Rig()
+        let ids = rig.queue([tones.thirty, tones.thirty, tones.thirty])
+        rig.engine.play()
+        rig.engine.run(seconds: 1)
+        rig.engine.remove(ids: [ids[2]])
+        #expect(rig.engine.currentID == ids[0], "removing another item leaves playback alone")
+        rig.engine.move(id: ids[1], to: 0)
+        #expect(rig.engine.queue.items.map(\.id) == [ids[1], ids[0]])
+        rig.engine.clear()
+        #expect(rig.engine.state == .stopped && rig.engine.queue.isEmpty)
+        #expect(rig.ended.map(\.reason) == [.replaced])
+        _ = rig.take()
+        let versions = rig.events.compactMap { if case .queueChanged(let version) = $0 { version } else { nil } }
+        #expect(versions == versions.sorted() && Set(versions).count == 4)
+    }
+}
+
+/// Nil when equal, else where they part (frames), so a failure does not print a million samples.
+func difference(_ a: [Int16], _ b: [Int16]) -> String? {
+    if a == b { return nil }
+    let first = zip(a, b).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(a.count, b.count)
+    return "\(a.count / 2) vs \(b.count / 2) frames, first difference at frame \(first / 2)"
+}
+
+func rms(_ samples: some Collection<Int16>) -> Double {
+    let sum = samples.reduce(0.0) { $0 + Double($1) * Double($1) }
+    return (sum / Double(max(1, samples.count))).squareRoot()
+}
