@@ -53,6 +53,8 @@ let package = Package(
             dependencies: [
                 "CLuaShim",
                 "SongboxLibrary",
+                "SongboxAudio",
+                "SongboxPlayback",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

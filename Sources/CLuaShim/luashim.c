@@ -31,6 +31,8 @@ struct songbox_state {
 
 static const char *const REAL_KEY = "songbox.real";         // proxy -> real table
 static const char *const ROOT_KEY = "songbox.root";         // the real `songbox` table
+static const char *const PENDING_KEY = "songbox.pending";   // a prelude value on its way in
+static const char *const HOST_KEY = "songbox.host";         // prelude functions the host calls
 static const char *const PATHS_KEY = "songbox.module_paths";  // folders `require` searches
 
 static songbox_state *sb_get(lua_State *L) {
@@ -600,6 +602,9 @@ static void sb_real_of(lua_State *L, int index) {
     lua_remove(L, -2);
 }
 
+/// `function` value of sb_register_p: the value stashed at PENDING_KEY (from the prelude).
+#define SB_PENDING_VALUE (-2)
+
 static int sb_register_p(lua_State *L) {
     songbox_state *S = sb_get(L);
     const char *path = lua_pushstring(L, (const char *)lua_touserdata(L, 1));
@@ -632,6 +637,10 @@ static int sb_register_p(lua_State *L) {
         lua_pushinteger(L, flags);
         lua_pushfstring(L, "songbox.%s", path);
         lua_pushcclosure(L, sb_trampoline, 3);
+    } else if (function == SB_PENDING_VALUE) {
+        lua_getfield(L, LUA_REGISTRYINDEX, PENDING_KEY);
+        lua_pushnil(L);
+        lua_setfield(L, LUA_REGISTRYINDEX, PENDING_KEY);
     } else {
         sb_push_buffer(L, S, 1);
     }
@@ -805,6 +814,86 @@ int songbox_register(songbox_state *S, const char *path, int function, int flags
     lua_pushinteger(L, function);
     lua_pushinteger(L, flags);
     return sb_protected(L, sb_register_p, 3);
+}
+
+// MARK: the prelude
+
+static int sb_message_handler(lua_State *L);
+
+/// Prelude helper `install(path, value)`: sets songbox.<path> = value (any Lua value).
+static int sb_prelude_install(lua_State *L) {
+    const char *path = luaL_checkstring(L, 1);
+    luaL_checkany(L, 2);
+    lua_settop(L, 2);
+    lua_setfield(L, LUA_REGISTRYINDEX, PENDING_KEY);
+    lua_pushcfunction(L, sb_register_p);
+    lua_pushlightuserdata(L, (void *)path);  // path stays on the stack at 1 meanwhile
+    lua_pushinteger(L, SB_PENDING_VALUE);
+    lua_pushinteger(L, 0);
+    lua_call(L, 3, 0);
+    return 0;
+}
+
+/// Prelude helper `keep(name, function)`: a function the host calls later by name.
+static int sb_prelude_keep(lua_State *L) {
+    luaL_checkstring(L, 1);
+    luaL_checktype(L, 2, LUA_TFUNCTION);
+    lua_getfield(L, LUA_REGISTRYINDEX, HOST_KEY);
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, LUA_REGISTRYINDEX, HOST_KEY);
+    }
+    lua_pushvalue(L, 1);
+    lua_pushvalue(L, 2);
+    lua_rawset(L, -3);
+    return 0;
+}
+
+/// Under protection: pushes the prelude helpers for the chunk below them.
+static int sb_push_prelude_helpers_p(lua_State *L) {
+    lua_pushcfunction(L, sb_prelude_install);
+    lua_pushcfunction(L, sb_prelude_keep);
+    return 2;
+}
+
+int songbox_run_prelude(songbox_state *S, const char *bytes, size_t length, const char *name) {
+    lua_State *L = S->L;
+    int status = luaL_loadbufferx(L, bytes, length, name, "t");
+    if (status != LUA_OK) return status;
+    if (!lua_checkstack(L, 4)) { lua_pop(L, 1); return LUA_ERRMEM; }
+    lua_pushcfunction(L, sb_push_prelude_helpers_p);
+    status = lua_pcall(L, 0, 2, 0);                 // chunk, install, keep
+    if (status != LUA_OK) { lua_remove(L, -2); return status; }
+    lua_pushcfunction(L, sb_message_handler);
+    lua_insert(L, -4);                               // handler, chunk, install, keep
+    status = lua_pcall(L, 2, 0, lua_gettop(L) - 3);
+    lua_remove(L, status == LUA_OK ? -1 : -2);       // the handler
+    return status;
+}
+
+/// Under protection: [name as a C string] -> the host function kept under that name (or nil).
+static int sb_get_host_p(lua_State *L) {
+    const char *name = (const char *)lua_touserdata(L, 1);
+    lua_getfield(L, LUA_REGISTRYINDEX, HOST_KEY);
+    if (lua_isnil(L, -1)) return 1;
+    lua_getfield(L, -1, name);
+    return 1;
+}
+
+int songbox_push_host(songbox_state *S, const char *name) {
+    lua_State *L = S->L;
+    if (!lua_checkstack(L, 4)) return LUA_ERRMEM;
+    lua_pushcfunction(L, sb_get_host_p);
+    lua_pushlightuserdata(L, (void *)name);  // made a Lua string under protection
+    int status = lua_pcall(L, 1, 1, 0);
+    if (status == LUA_OK && !lua_isfunction(L, -1)) {
+        lua_pop(L, 1);
+        lua_pushnil(L);  // the caller reports it: lua_pushfstring could raise here
+        return LUA_ERRRUN;
+    }
+    return status;
 }
 
 int songbox_load(songbox_state *S, const char *bytes, size_t length, const char *name) {

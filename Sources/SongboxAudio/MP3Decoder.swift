@@ -26,12 +26,19 @@ public final class MP3Decoder {
     public private(set) var format: AudioFormat
     /// The file's own sample rate.
     public private(set) var sourceRate: Int
-    /// Length in frames of `format`, after gapless trimming; nil when libmpg123 cannot tell.
+    /// Length in frames of `format` (so after resampling, if any), after gapless trimming; nil
+    /// when libmpg123 cannot tell. Once `read` reaches the end it is the frames really decoded
+    /// (a truncated file's header promises more than there is).
     public private(set) var length: Int?
     /// The frame the next `read` starts at.
     public private(set) var position = 0
 
     private let handle: OpaquePointer
+    /// The file, opened once: a seek reopens libmpg123 on it, and a track moved or deleted while
+    /// it plays keeps playing.
+    private let file: Int32
+    /// MPEG samples per frame: 1152 (MPEG-1), 576 (MPEG-2 and 2.5 layer III).
+    private var samplesPerFrame = 1152
 
     private static let libraryReady: Bool = mpg123_init() == Int32(MPG123_OK.rawValue)
 
@@ -39,11 +46,13 @@ public final class MP3Decoder {
     public init(path: String, rate: Int? = nil) throws(DecodeError) {
         self.path = path
         guard Self.libraryReady else { throw DecodeError(path: path, message: "libmpg123 failed to initialise") }
+        file = try Self.openFile(path)
         var status: Int32 = 0
         guard let handle = mpg123_new(nil, &status) else {
+            close(file)
             throw DecodeError(path: path, message: "libmpg123 could not create a decoder: \(Self.message(for: status))")
         }
-        // From here `handle` is freed by deinit, or below on a failed open.
+        // From here `handle` and `file` are freed by deinit, even when init throws.
         self.handle = handle
         format = AudioFormat(sampleRate: rate ?? 44_100)
         sourceRate = 0
@@ -61,23 +70,16 @@ public final class MP3Decoder {
         }
         if let rate { mpg123_format(handle, rate, Int32(MPG123_STEREO.rawValue), Int32(MPG123_ENC_SIGNED_16.rawValue)) }
 
-        guard FileManager.default.isReadableFile(atPath: path) else {
-            throw DecodeError(path: path, message: FileManager.default.fileExists(atPath: path)
-                              ? "permission denied" : "no such file")
-        }
-        try check(mpg123_open(handle, path))
-        var outRate = 0
-        var channels: Int32 = 0
-        var encoding: Int32 = 0
-        try check(mpg123_getformat(handle, &outRate, &channels, &encoding))
+        try openStream()
         var frame = mpg123_frameinfo2()
         _ = mpg123_info2(handle, &frame)
         sourceRate = frame.rate
-        format = AudioFormat(sampleRate: outRate)
+        samplesPerFrame = Int(mpg123_spf(handle))
         // Without a LAME/Xing header libmpg123 only estimates the length: count the frames.
         var encoderDelay = 0
         _ = mpg123_getstate2(handle, Int32(MPG123_ENC_DELAY.rawValue), &encoderDelay, nil)
         if encoderDelay < 0 { _ = mpg123_scan(handle) }
+        // In output frames: libmpg123 converts to the forced rate.
         let samples = mpg123_length(handle)
         length = samples > 0 ? samples : nil
     }
@@ -85,10 +87,11 @@ public final class MP3Decoder {
     deinit {
         mpg123_close(handle)
         mpg123_delete(handle)
+        close(file)
     }
 
     /// Decodes up to `buffer.count / 2` frames into `buffer`; returns the frames written,
-    /// 0 at the end of the file.
+    /// 0 at the end of the file (or for a buffer smaller than one frame).
     public func read(into buffer: UnsafeMutableBufferPointer<Int16>) throws(DecodeError) -> Int {
         let bytesWanted = (buffer.count / AudioFormat.channels) * AudioFormat.bytesPerFrame
         var filled = 0
@@ -99,7 +102,10 @@ public final class MP3Decoder {
             filled += done
             switch status {
             case Int32(MPG123_OK.rawValue): continue
-            case Int32(MPG123_DONE.rawValue): return finish(filled)
+            case Int32(MPG123_DONE.rawValue):
+                let frames = finish(filled)
+                length = position
+                return frames
             case Int32(MPG123_NEW_FORMAT.rawValue):
                 // A stream that changes rate mid-file: keep going at the rate it was opened with
                 // is not possible without resampling, so say so.
@@ -116,14 +122,77 @@ public final class MP3Decoder {
         return finish(filled)
     }
 
-    /// Moves to `frame` (of `format`), sample-accurately.
+    /// Moves to `frame` (of `format`; clamped to `length`), sample-accurately: what `read` gives
+    /// next is bit for bit what a decode from the start gives there (MPEG-1 files, including
+    /// resampled; MPEG-2 files with a LAME header may differ by one in a few samples).
     public func seek(toFrame frame: Int) throws(DecodeError) {
         let target = max(0, length.map { min(frame, $0) } ?? frame)
-        let reached = mpg123_seek(handle, target, SEEK_SET)
+        // libmpg123 decodes and drops `MPG123_PREFRAMES` frames before the target's, to refill
+        // the bit reservoir (main data up to 511 bytes back, 255 in MPEG-2: 9 of the smallest
+        // MPEG-1 frames, 85 MPEG-2 ones, plus the frames whose overlap the target needs). Its
+        // default, 4, leaves up to 10 frames of silence after a seek in a low-bitrate file.
+        let reservoir = samplesPerFrame == 576 ? 87 : 10
+        // Its synthesis filter keeps a 16-slot ring whose position changes float rounding, and
+        // no seek resets it: only a fresh open, then decoding from a frame a multiple of the
+        // ring's cycle (4 frames of 36 slots, 8 of 18) before the target, lands where a
+        // continuous decode is.
+        // The cost: libmpg123 reads the frames from the start up to the target again (without
+        // its frame index it reads them anyway for a forward seek), then decodes 10 to 13.
+        let cycle = samplesPerFrame == 576 ? 8 : 4
+        try openStream()
+        position = 0
+        var reached = seek(target, preframes: reservoir + cycle - 1)
+        if reached >= 0 {
+            // Now libmpg123 knows which frame holds the target: seek again from an aligned one.
+            let targetFrame = mpg123_tellframe(handle)
+            let preframes = reservoir + ((targetFrame - reservoir) % cycle + cycle) % cycle
+            if preframes != reservoir + cycle - 1 { reached = seek(target, preframes: preframes) }
+        }
         guard reached >= 0 else {
             throw DecodeError(path: path, message: "cannot seek: \(Self.message(for: Int32(reached), handle: handle))")
         }
         position = reached
+    }
+
+    private func seek(_ target: Int, preframes: Int) -> Int {
+        mpg123_param2(handle, Int32(MPG123_PREFRAMES.rawValue), preframes, 0)
+        return mpg123_seek(handle, target, SEEK_SET)
+    }
+
+    /// (Re)opens libmpg123 on `file` from its start, with the fresh decoder state of a new handle.
+    private func openStream() throws(DecodeError) {
+        mpg123_close(handle)
+        guard lseek(file, 0, SEEK_SET) == 0 else {
+            throw DecodeError(path: path, message: "cannot rewind: \(String(cString: strerror(errno)))")
+        }
+        try check(mpg123_open_fd(handle, file))
+        var rate = 0, channels: Int32 = 0, encoding: Int32 = 0
+        let status = mpg123_getformat(handle, &rate, &channels, &encoding)
+        // DONE: no frame before the end; ERR: none within libmpg123's resync limit, or worse.
+        guard status == Int32(MPG123_OK.rawValue) else {
+            throw DecodeError(path: path, message: status == Int32(MPG123_DONE.rawValue) ? "no MPEG audio found"
+                              : "no MPEG audio found: \(Self.message(for: status, handle: handle))")
+        }
+        format = AudioFormat(sampleRate: rate)
+    }
+
+    /// Opens `path` for reading; the errors libmpg123 would report vaguely, said plainly.
+    private static func openFile(_ path: String) throws(DecodeError) -> Int32 {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let reason = errno == ENOENT ? "no such file" : String(cString: strerror(errno)).lowercased()
+            throw DecodeError(path: path, message: reason)
+        }
+        var info = stat()
+        let problem: String? = if fstat(fd, &info) != 0 { String(cString: strerror(errno)).lowercased() }
+            else if (info.st_mode & S_IFMT) == S_IFDIR { "is a directory" }
+            else if info.st_size == 0 { "empty file" }
+            else { nil }
+        if let problem {
+            close(fd)
+            throw DecodeError(path: path, message: problem)
+        }
+        return fd
     }
 
     private func finish(_ bytes: Int) -> Int {

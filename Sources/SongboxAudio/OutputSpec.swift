@@ -33,3 +33,15 @@ public enum OutputSpec: Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
+
+extension OutputSpec {
+    /// The output this spec names. Nothing is opened yet (`open` does that), so this cannot fail.
+    public func makeOutput() -> any AudioOutput {
+        switch self {
+        case .alsa(let device): ALSAOutput(device: device)
+        case .wav(let path): WAVOutput(path: path)
+        case .fifo(let path): FIFOOutput(path: path)
+        case .null: NullOutput()
+        }
+    }
+}

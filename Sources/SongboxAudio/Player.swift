@@ -188,3 +188,25 @@ private final class Reply<T: Sendable>: @unchecked Sendable {
         }
     }
 }
+
+/// Something that runs commands on a player engine: the threaded `Player`, or a
+/// `SteppedPlayer` whose owner renders it by hand.
+public protocol PlayerControl: AnyObject {
+    func perform<T: Sendable>(_ body: @escaping @Sendable (PlayerEngine) -> T) -> T
+}
+
+extension Player: PlayerControl {}
+
+/// An engine rendered by its owner's thread, chunk by chunk, with no thread of its own: what
+/// runs a script on a fast output deterministically (timers fire at exact audio positions).
+public final class SteppedPlayer: PlayerControl {
+    public let engine: PlayerEngine
+
+    public init(engine: PlayerEngine) {
+        self.engine = engine
+    }
+
+    public func perform<T: Sendable>(_ body: @escaping @Sendable (PlayerEngine) -> T) -> T {
+        body(engine)
+    }
+}

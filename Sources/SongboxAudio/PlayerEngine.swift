@@ -77,6 +77,8 @@ public final class PlayerEngine {
         buffer.deallocate()
     }
 
+    public var hasPendingEvents: Bool { !events.isEmpty }
+
     /// Events since the last call, oldest first.
     public func takeEvents() -> [PlayerEvent] {
         defer { events.removeAll(keepingCapacity: true) }
@@ -135,7 +137,7 @@ public final class PlayerEngine {
         case .paused: resume()
         case .stopped:
             guard let first = currentID ?? queue.items.first?.id else { return }
-            let at = resumeAt
+            let at = currentID != nil ? resumeAt : 0
             start(first, reason: currentID != nil && at > 0 ? .restored : reason, at: at)
         }
     }
@@ -273,6 +275,7 @@ public final class PlayerEngine {
     public func clear() {
         if currentID != nil { endTrack(.replaced) }
         currentID = nil
+        resumeAt = 0
         queue.clear()
         randomHistory = []
         emit(.queueChanged(version: queue.version))

@@ -1,7 +1,10 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 import Logging
+import SongboxAudio
 import SongboxLibrary
+import SongboxPlayback
 import SongboxScript
 
 /// `songbox run FILE.lua [ARG...] [--dry-run]`: runs a Lua script against the library.
@@ -19,6 +22,7 @@ struct Run: ParsableCommand {
             """)
 
     @OptionGroup var library: LibraryOptions
+    @OptionGroup var outputOptions: OutputOptions
 
     @Flag(name: .long, help: "Refuse every write the script attempts.")
     var dryRun = false
@@ -50,16 +54,57 @@ struct Run: ParsableCommand {
             print(text, terminator: "")
         }
         try LibraryAPI.install(on: runtime)
+        let host = PlayerHost(store: store, make: Self.playerMaker(store: store, spec: try outputOptions.spec(),
+                                                                    fast: outputOptions.fast))
+        try PlayerAPI.install(on: runtime, host: host)
         let folder = (file as NSString).deletingLastPathComponent
         try runtime.addModulePath(folder.isEmpty ? "." : folder)
         try runtime.setArguments(arguments)
+        let loop = ScriptEventLoop(runtime: runtime, host: host) { message in
+            FileHandle.standardError.write(Data("\(message)\n".utf8))
+        }
+        let stop = StopRequest()
+        let interrupt = Interrupt { stop.request() }
+        defer { interrupt.cancel() }
         do {
             try runtime.run(file: file, arguments: arguments.map { .string($0) })
+            // Then its events and timers, until nothing more can happen.
+            try loop.run(interrupted: { stop.requested })
         } catch {
+            host.shutdown()
             FileHandle.standardError.write(Data("\(error)\n".utf8))
             throw ExitCode(1)
         }
+        host.shutdown()
+        if loop.callbackErrors > 0 { throw ExitCode(1) }
     }
+
+    /// The player a script gets on first use: stepped by the script's loop on a fast output
+    /// (deterministic timers), else on its own audio thread in real time.
+    static func playerMaker(store: LibraryStore, spec: OutputSpec, fast: Bool) -> () -> PlayerHost.Driver {
+        {
+            let report: @Sendable (String) -> Void = { FileHandle.standardError.write(Data(("songbox: " + $0 + "\n").utf8)) }
+            // ALSA keeps real time whatever --fast says: only the other outputs are stepped.
+            var stepped = fast
+            if case .alsa = spec { stepped = false }
+            if stepped {
+                let recorder = PlaybackRecorder(store: store, report: report)
+                let engine = PlayerEngine(output: spec.makeOutput())
+                if let saved = recorder.savedSnapshot() { engine.restore(saved) }
+                return .stepped(SteppedPlayer(engine: engine), recorder)
+            }
+            let session = PlaybackSession(store: store, output: spec.makeOutput(), fast: fast, report: report)
+            return .threaded(session, events: session.subscribe())
+        }
+    }
+}
+
+/// Set from a signal handler, read by the script's loop.
+final class StopRequest: Sendable {
+    private let flag = Mutex(false)
+
+    func request() { flag.withLock { $0 = true } }
+    var requested: Bool { flag.withLock { $0 } }
 }
 
 /// Writes `songbox.log.*` messages to standard error as `level: file:line: message`.

@@ -21,8 +21,6 @@ public final class PlaybackSession: @unchecked Sendable {
     private var handled = 0
     private var workerDone = false
 
-    /// The name the player's state is saved under.
-    public static let stateName = "player"
     /// Seconds between saves of the position while playing.
     static let saveInterval = 5.0
 
@@ -33,14 +31,9 @@ public final class PlaybackSession: @unchecked Sendable {
         self.report = report
         let incoming = Mailbox<PlayerEvent>()
         self.incoming = incoming
-        var saved: PlayerSnapshot?
-        if restore {
-            do {
-                saved = try store.savedState(Self.stateName).map { try JSONDecoder().decode(PlayerSnapshot.self, from: $0) }
-            } catch {
-                report("the saved queue could not be read, starting with an empty one (\(error))")
-            }
-        }
+        let recorder = PlaybackRecorder(store: store, report: report)
+        self.recorder = recorder
+        let saved = restore ? recorder.savedSnapshot() : nil
         let counter = Counter()
         player = Player(output: output, settings: settings, fast: fast, restoring: saved) { event in
             counter.increment()
@@ -53,6 +46,7 @@ public final class PlaybackSession: @unchecked Sendable {
     }
 
     private let counter: Counter
+    private let recorder: PlaybackRecorder
 
     /// A mailbox that gets every event from now on, after it has been recorded.
     public func subscribe() -> Mailbox<PlayerEvent> {
@@ -63,11 +57,7 @@ public final class PlaybackSession: @unchecked Sendable {
 
     /// Library tracks as the player takes them, with their highlights.
     public func playable(_ tracks: [Track]) throws(SongboxError) -> [PlayableTrack] {
-        let highlights = try store.highlights(of: tracks.map(\.id))
-        return tracks.map { track in
-            PlayableTrack(trackID: track.id, path: track.path, duration: track.duration,
-                          highlight: highlights[track.id].map { HighlightRange(start: $0.start, end: $0.end) })
-        }
+        try store.playable(tracks)
     }
 
     /// Waits until every event of the commands sent so far has been recorded and passed on.
@@ -101,9 +91,9 @@ public final class PlaybackSession: @unchecked Sendable {
                 if player.status.snapshot.state == .playing { saveState() }
                 continue
             }
-            handle(event)
+            recorder.record(event)
             let clock = player.status.clock
-            if Self.changesState(event) || clock - lastSave >= Self.saveInterval {
+            if PlaybackRecorder.changesState(event) || clock - lastSave >= Self.saveInterval {
                 saveState()
                 lastSave = clock
             }
@@ -120,30 +110,8 @@ public final class PlaybackSession: @unchecked Sendable {
         }
     }
 
-    private func handle(_ event: PlayerEvent) {
-        guard case .trackEnded(let item, let reason, let played, _, let counted?) = event else { return }
-        do {
-            try store.recordPlay(trackID: item.track.trackID, kind: counted == .play ? .play : .skip,
-                                 reason: reason.rawValue, played: played)
-        } catch {
-            report("could not record the \(counted.rawValue) of \(item.track.path): \(error)")
-        }
-    }
-
-    private static func changesState(_ event: PlayerEvent) -> Bool {
-        switch event {
-        case .trackEnded, .outputError, .decodeError: false
-        default: true
-        }
-    }
-
     private func saveState() {
-        do {
-            let data = try JSONEncoder().encode(player.status.snapshot)
-            try store.saveState(data, as: Self.stateName)
-        } catch {
-            report("could not save the queue: \(error)")
-        }
+        recorder.save(player.status.snapshot)
     }
 }
 

@@ -69,6 +69,7 @@ public final class LuaRuntime {
         self.state = state
         try check(songbox_setup(state, sandbox ? 1 : 0), "cannot set up the Lua state")
         try registerStandardFunctions()
+        try runPrelude(Prelude.source, chunkName: "=songbox")
     }
 
     deinit {
@@ -144,12 +145,44 @@ public final class LuaRuntime {
             buffer.withMemoryRebound(to: CChar.self) { songbox_load(state, $0.baseAddress!, source.count, chunkName) }
         }
         guard status == songbox_ok() else { throw error(status: status, kind: .syntax, chunkName: chunkName) }
+        return try callTop(arguments, base: base, chunkName: chunkName)
+    }
+
+    /// Calls the function on top of the stack (above `base`) and returns its results.
+    private func callTop(_ arguments: [LuaValue], base: Int32, chunkName: String) throws(LuaScriptError) -> [LuaValue] {
+        let L = songbox_lua(state)!
         try fillBuffer(arguments)
         let callStatus = songbox_call(state, Int32(arguments.count))
         guard callStatus == songbox_ok() else { throw error(status: callStatus, kind: .runtime, chunkName: chunkName) }
         let reader = LuaStackReader(L: L)
         let top = songbox_gettop(L)
         return top > base ? ((base + 1)...top).map { (try? reader.value(at: $0)) ?? .nil } : []
+    }
+
+    /// Runs host Lua that builds part of the `songbox` API in Lua (see `songbox_run_prelude`).
+    func runPrelude(_ source: String, chunkName: String) throws(LuaScriptError) {
+        let L = songbox_lua(state)!
+        let base = songbox_gettop(L)
+        defer { songbox_settop(L, base) }
+        let status = source.withCString { songbox_run_prelude(state, $0, strlen($0), chunkName) }
+        guard status == songbox_ok() else { throw error(status: status, kind: .runtime, chunkName: chunkName) }
+    }
+
+    /// Calls a function the prelude kept (`keep(name, fn)`) with `arguments`; returns its results.
+    /// A fresh instruction budget applies, as for every entry call.
+    @discardableResult
+    func callHost(_ name: String, _ arguments: [LuaValue] = []) throws(LuaScriptError) -> [LuaValue] {
+        let L = songbox_lua(state)!
+        let base = songbox_gettop(L)
+        defer { songbox_settop(L, base) }
+        if songbox_stop_reason(state) != 0 {
+            throw LuaScriptError(kind: .stopped, message: "the script was stopped earlier (\(stopDescription)) and runs no more code", traceback: nil)
+        }
+        let status = name.withCString { songbox_push_host(state, $0) }
+        guard status == songbox_ok() else {
+            throw LuaScriptError(kind: .runtime, message: "no host function '\(name)'", traceback: nil)
+        }
+        return try callTop(arguments, base: base, chunkName: "=songbox")
     }
 
     // MARK: state

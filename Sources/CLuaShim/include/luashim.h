@@ -69,6 +69,15 @@ int songbox_add_module_path(songbox_state *S, const char *folder);
 /// dotted path under `songbox`, creating namespaces on the way. Never raises.
 int songbox_register(songbox_state *S, const char *path, int function, int flags);
 
+/// Runs host Lua (text) with two helpers as `...`: `install(path, value)` sets songbox.<path> to
+/// any Lua value (so the friendly API can be written in Lua), `keep(name, fn)` keeps a function
+/// the host calls later with songbox_push_host. On failure the message is on the stack. Never raises.
+int songbox_run_prelude(songbox_state *S, const char *bytes, size_t length, const char *name);
+
+/// Pushes the function the prelude kept as `name`, ready for songbox_call. On failure the
+/// message is on the stack instead. Never raises.
+int songbox_push_host(songbox_state *S, const char *name);
+
 /// Loads a text chunk with chunk name `name` ("@path"). Never raises.
 int songbox_load(songbox_state *S, const char *bytes, size_t length, const char *name);
 

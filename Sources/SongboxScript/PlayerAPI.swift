@@ -1,0 +1,346 @@
+import Foundation
+import SongboxAudio
+import SongboxLibrary
+import SongboxPlayback
+
+/// The player a script controls, made on first use so a script that never plays opens no output.
+public final class PlayerHost {
+    /// How the player runs: on its audio thread in real time (events arrive in a mailbox), or
+    /// stepped by the script's own loop on a fast output (deterministic).
+    public enum Driver {
+        case threaded(PlaybackSession, events: Mailbox<PlayerEvent>)
+        case stepped(SteppedPlayer, PlaybackRecorder)
+    }
+
+    public let store: LibraryStore
+    private let make: () -> Driver
+    public private(set) var driver: Driver?
+
+    public init(store: LibraryStore, make: @escaping () -> Driver) {
+        self.store = store
+        self.make = make
+    }
+
+    var control: any PlayerControl {
+        switch started {
+        case .threaded(let session, _): session.player
+        case .stepped(let stepped, _): stepped
+        }
+    }
+
+    private var started: Driver {
+        if let driver { return driver }
+        let made = make()
+        driver = made
+        return made
+    }
+
+    /// Stops playback and saves the state, if a player was made.
+    public func shutdown() {
+        switch driver {
+        case .threaded(let session, _)?: session.shutdown()
+        case .stepped(let stepped, let recorder)?:
+            stepped.engine.settings.transitionFade = 0
+            stepped.engine.stop()
+            stepped.engine.takeEvents().forEach(recorder.record)
+            recorder.save(stepped.engine.snapshot)
+        case nil: break
+        }
+    }
+}
+
+/// `songbox.queue.*` and `songbox.player.*`. Commands that change playback count as writes
+/// (refused in a dry run). Positions are 1-based, as everywhere in Lua; queue ids are stable.
+public enum PlayerAPI {
+    typealias Body = (LuaArguments) throws -> [LuaValue]
+
+    public static func install(on runtime: LuaRuntime, host: PlayerHost) throws(LuaScriptError) {
+        let functions: [(String, Bool, Body)] = [
+            ("queue.add", true, { args in try add(args, host) }),
+            ("queue.list", false, { _ in [list(host)] }),
+            ("queue.remove", true, { args in
+                let ids = Set(try queueIDs(args, 1))
+                host.control.perform { $0.remove(ids: ids) }
+                return [.boolean(true)]
+            }),
+            ("queue.move", true, { args in
+                let id = try args.integer(1), position = try args.integer(2)
+                host.control.perform { $0.move(id: id, to: position - 1) }
+                return [.boolean(true)]
+            }),
+            ("queue.clear", true, { _ in host.control.perform { $0.clear() }; return [.boolean(true)] }),
+            ("queue.shuffle", true, { _ in host.control.perform { $0.shuffle() }; return [.boolean(true)] }),
+            ("player.play", true, { args in
+                let id = try args.optionalInteger(1)
+                let known = host.control.perform { engine -> Bool in
+                    if let id, engine.queue.item(id: id) == nil { return false }
+                    engine.play(id: id)
+                    return true
+                }
+                return known ? [.boolean(true)] : [.nil, .string("songbox.player.play: no queue item with id \(id ?? 0)")]
+            }),
+            ("player.pause", true, { _ in host.control.perform { $0.pause() }; return [.boolean(true)] }),
+            ("player.resume", true, { _ in host.control.perform { $0.resume() }; return [.boolean(true)] }),
+            ("player.stop", true, { _ in host.control.perform { $0.stop() }; return [.boolean(true)] }),
+            ("player.next", true, { _ in host.control.perform { $0.next() }; return [.boolean(true)] }),
+            ("player.previous", true, { _ in host.control.perform { $0.previous() }; return [.boolean(true)] }),
+            ("player.seek", true, { args in try seek(args, host) }),
+            ("player.status", false, { _ in [status(host)] }),
+            ("player.volume", true, { args in
+                if let volume = args.isNil(1) ? nil : try args.number(1) {
+                    host.control.perform { $0.setVolume(volume) }
+                }
+                return [.number(host.control.perform { $0.volume })]
+            }),
+            ("player.fade", true, { args in try fade(args, host) }),
+            ("player.set", true, { args in try setModes(args, host) }),
+            ("player.sleep", true, { args in try sleep(args, host) }),
+        ]
+        for (name, writes, body) in functions {
+            try runtime.register(name, writes: writes) { args in
+                do { return try body(args) } catch let error as SongboxError {
+                    return [.nil, .string("songbox.\(name): \(error.message)")]
+                }
+            }
+        }
+    }
+
+    // MARK: Functions
+
+    private static func add(_ args: LuaArguments, _ host: PlayerHost) throws -> [LuaValue] {
+        let ids = try trackIDs(try args.value(1), argument: 1)
+        let options = try args.optionalTable(2)?.tableValue ?? [:]
+        for key in options.keys where !["at", "lane"].contains(key) {
+            throw LuaFunctionError.argument(2, "unknown option '\(key)' (options: at, lane)")
+        }
+        let placement: PlayQueue.Placement
+        switch options["at"] ?? .nil {
+        case .nil, .string("end"): placement = .end
+        case .string("next"): placement = .next
+        case let value where value.intValue != nil: placement = .position(value.intValue! - 1)
+        case let value: throw LuaFunctionError.argument(2, "'at' must be \"next\", \"end\" or a position, got \(value.typeName)")
+        }
+        let lane: QueueItem.Lane
+        switch options["lane"] ?? .nil {
+        case .nil, .string("user"): lane = .user
+        case .string("autoplay"): lane = .autoplay
+        case let value: throw LuaFunctionError.argument(2, "'lane' must be \"user\" or \"autoplay\", got \(value.stringValue ?? value.typeName)")
+        }
+        var tracks: [Track] = []
+        for id in ids {
+            guard let track = try host.store.track(id: id) else {
+                return [.nil, .string("songbox.queue.add: no track with id \(id)")]
+            }
+            tracks.append(track)
+        }
+        let playable = try host.store.playable(tracks)
+        let added = host.control.perform { $0.add(playable, placement: placement, lane: lane) }
+        return [.array(added.map { .integer($0) })]
+    }
+
+    private static func list(_ host: PlayerHost) -> LuaValue {
+        let items = host.control.perform { $0.queue.items }
+        return .array(items.enumerated().map { position, item in
+            var table = trackTable(item, host.store)
+            table["position"] = .integer(position + 1)
+            table["lane"] = .string(item.lane.rawValue)
+            return .table(table)
+        })
+    }
+
+    private static func seek(_ args: LuaArguments, _ host: PlayerHost) throws -> [LuaValue] {
+        // A number is a position in seconds; a string with a sign ("+15", "-15") is relative.
+        if args.typeName(1) == "string" {
+            let text = try args.string(1)
+            guard let sign = text.first, sign == "+" || sign == "-", let delta = Double(text) else {
+                throw LuaFunctionError.argument(1, "expected seconds, or \"+N\" / \"-N\" to move from here, got '\(text)'")
+            }
+            host.control.perform { $0.seek(by: delta) }
+        } else {
+            let seconds = try args.number(1)
+            host.control.perform { $0.seek(to: seconds) }
+        }
+        return [.number(host.control.perform { $0.elapsed })]
+    }
+
+    private static func fade(_ args: LuaArguments, _ host: PlayerHost) throws -> [LuaValue] {
+        let options = try args.table(1).tableValue ?? [:]
+        for key in options.keys where !["to", "over", "curve"].contains(key) {
+            throw LuaFunctionError.argument(1, "unknown option '\(key)' (options: to, over, curve)")
+        }
+        guard let to = options["to"]?.doubleValue else { throw LuaFunctionError.argument(1, "'to' (a volume 0-100) is required") }
+        let over = options["over"]?.doubleValue ?? 0
+        let curve: FadeCurve
+        switch options["curve"] ?? .nil {
+        case .nil, .string("linear"): curve = .linear
+        case .string("log"), .string("logarithmic"): curve = .logarithmic
+        case let value: throw LuaFunctionError.argument(1, "'curve' must be \"linear\" or \"log\", got \(value.stringValue ?? value.typeName)")
+        }
+        host.control.perform { $0.fade(to: to, over: over, curve: curve) }
+        return [.boolean(true)]
+    }
+
+    private static func setModes(_ args: LuaArguments, _ host: PlayerHost) throws -> [LuaValue] {
+        let options = try args.table(1).tableValue ?? [:]
+        var modes = host.control.perform { $0.modes }
+        var highlights: Bool?
+        for (key, value) in options {
+            switch (key, value) {
+            case ("repeat", .boolean(let on)): modes.repeat = on
+            case ("random", .boolean(let on)): modes.random = on
+            case ("single", _): modes.single = try toggle(value, key)
+            case ("consume", _): modes.consume = try toggle(value, key)
+            case ("highlights", .boolean(let on)): highlights = on
+            case ("repeat", _), ("random", _), ("highlights", _):
+                throw LuaFunctionError.argument(1, "'\(key)' must be a boolean, got \(value.typeName)")
+            default:
+                throw LuaFunctionError.argument(1, "unknown option '\(key)' (options: repeat, random, single, consume, highlights)")
+            }
+        }
+        let newModes = modes, newHighlights = highlights
+        host.control.perform { engine in
+            engine.setModes(newModes)
+            if let newHighlights { engine.setHighlights(newHighlights) }
+        }
+        return [.boolean(true)]
+    }
+
+    private static func toggle(_ value: LuaValue, _ key: String) throws -> PlaybackModes.Toggle {
+        switch value {
+        case .boolean(let on): return on ? .on : .off
+        case .string("oneshot"): return .oneshot
+        default: throw LuaFunctionError.argument(1, "'\(key)' must be true, false or \"oneshot\"")
+        }
+    }
+
+    private static func sleep(_ args: LuaArguments, _ host: PlayerHost) throws -> [LuaValue] {
+        let timer: SleepTimer?
+        switch try args.value(1) {
+        case .nil, .boolean(false): timer = nil
+        case .string("track"): timer = .endOfTrack
+        case .string("queue"): timer = .endOfQueue
+        case let value where value.doubleValue.map { $0 > 0 } == true: timer = .after(seconds: value.doubleValue! * 60)
+        default:
+            throw LuaFunctionError.argument(1, "expected minutes (a positive number), \"track\", \"queue\", or false to cancel")
+        }
+        host.control.perform { $0.setSleepTimer(timer) }
+        return [.boolean(true)]
+    }
+
+    private static func status(_ host: PlayerHost) -> LuaValue {
+        let status = host.control.perform { $0.status }
+        let snapshot = status.snapshot
+        var table: [String: LuaValue] = [
+            "state": .string(snapshot.state.rawValue), "volume": .number(snapshot.volume),
+            "repeat": .boolean(snapshot.modes.repeat), "random": .boolean(snapshot.modes.random),
+            "single": toggleValue(snapshot.modes.single), "consume": toggleValue(snapshot.modes.consume),
+            "highlights": .boolean(snapshot.highlights), "queue_version": .integer(snapshot.queue.version),
+            "queue_length": .integer(snapshot.queue.count), "clock": .number(status.clock),
+            "elapsed": .number(snapshot.elapsed),
+        ]
+        if let duration = status.duration { table["duration"] = .number(duration) }
+        if let error = status.outputError { table["output_error"] = .string(error) }
+        switch status.sleepTimer {
+        case .after(let seconds)?: table["sleep"] = .number(seconds / 60)
+        case .endOfTrack?: table["sleep"] = .string("track")
+        case .endOfQueue?: table["sleep"] = .string("queue")
+        case nil: break
+        }
+        if let id = snapshot.current, let position = snapshot.queue.position(of: id) {
+            table["queue_id"] = .integer(id)
+            table["position"] = .integer(position + 1)
+            table["track"] = .table(trackTable(snapshot.queue.items[position], host.store))
+        }
+        return .table(table)
+    }
+
+    private static func toggleValue(_ toggle: PlaybackModes.Toggle) -> LuaValue {
+        switch toggle {
+        case .off: .boolean(false)
+        case .on: .boolean(true)
+        case .oneshot: .string("oneshot")
+        }
+    }
+
+    // MARK: Values
+
+    /// The event as plugins see it: `type` and the payload's fields.
+    public static func event(_ event: PlayerEvent, store: LibraryStore) -> LuaValue {
+        var table: [String: LuaValue] = ["type": .string(event.name)]
+        switch event {
+        case .trackStarted(let item, let position, let reason):
+            table["track"] = .table(trackTable(item, store))
+            table["position"] = .integer(position + 1)
+            table["reason"] = .string(reason.rawValue)
+        case .trackEnded(let item, let reason, let played, let duration, let counted):
+            table["track"] = .table(trackTable(item, store))
+            table["reason"] = .string(reason.rawValue)
+            table["played"] = .number(played)
+            table["duration"] = .number(duration)
+            if let counted { table["counted"] = .string(counted.rawValue) }
+        case .paused(let item, let at), .resumed(let item, let at):
+            table["track"] = .table(trackTable(item, store))
+            table["elapsed"] = .number(at)
+        case .seeked(let item, let from, let to):
+            table["track"] = .table(trackTable(item, store))
+            table["from"] = .number(from)
+            table["to"] = .number(to)
+        case .queueChanged(let version):
+            table["version"] = .integer(version)
+        case .volumeChanged(let volume):
+            table["volume"] = .number(volume)
+        case .optionsChanged(let modes):
+            table["repeat"] = .boolean(modes.repeat)
+            table["random"] = .boolean(modes.random)
+            table["single"] = toggleValue(modes.single)
+            table["consume"] = toggleValue(modes.consume)
+        case .outputError(let message):
+            table["message"] = .string(message)
+        case .decodeError(let item, let message):
+            table["track"] = .table(trackTable(item, store))
+            table["message"] = .string(message)
+        case .stopped:
+            break
+        }
+        return .table(table)
+    }
+
+    /// A queue item as a track table (every library field) with its `queue_id`.
+    static func trackTable(_ item: QueueItem, _ store: LibraryStore) -> [String: LuaValue] {
+        var table: [String: LuaValue] = ["id": .integer(Int(item.track.trackID)), "path": .string(item.track.path),
+                                         "duration": .number(item.track.duration)]
+        if let track = try? store.track(id: item.track.trackID), case .table(let fields) = LibraryAPI.table(track) {
+            table = fields
+        }
+        table["queue_id"] = .integer(item.id)
+        return table
+    }
+
+    /// Track ids from an id, a track table, or a list of either.
+    private static func trackIDs(_ value: LuaValue, argument: Int) throws -> [Int64] {
+        func id(_ element: LuaValue) -> Int64? {
+            if let n = element.intValue { return Int64(n) }
+            return element.tableValue?["id"]?.intValue.map(Int64.init)
+        }
+        if let single = id(value) { return [single] }
+        guard let items = value.arrayValue else {
+            throw LuaFunctionError.argument(argument, "expected a track, a track id, or a list of them, got \(value.typeName)")
+        }
+        return try items.enumerated().map { index, item in
+            guard let found = id(item) else {
+                throw LuaFunctionError.argument(argument, "item \(index + 1) is not a track or a track id (\(item.typeName))")
+            }
+            return found
+        }
+    }
+
+    /// Queue ids from one id or a list.
+    private static func queueIDs(_ args: LuaArguments, _ n: Int) throws -> [Int] {
+        if args.typeName(n) == "number" { return [try args.integer(n)] }
+        guard let items = try args.table(n).arrayValue else { throw LuaFunctionError.argument(n, "expected a queue id or a list of them") }
+        return try items.map { item in
+            guard let id = item.intValue else { throw LuaFunctionError.argument(n, "queue ids are integers, got \(item.typeName)") }
+            return id
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+
+/// MP3 fixtures made at test time with sox and lame, and reference decodes by the `mpg123`
+/// command: an independent decoder to check songbox's own use of libmpg123 against.
+/// `scripts/install-deps.sh --test` installs all three. Everything is deterministic: sox runs
+/// repeatable (`-R`) without dither (`-D`), and lame writes no ID3 tag unless asked.
+public enum AudioFixtures {
+    /// Frames in each part of `gaplessAlbum`: none is a multiple of 1152 (one MPEG-1 frame),
+    /// so every join falls inside a frame and only the LAME header's padding can place it.
+    public static let gaplessAlbumParts = [88_201, 100_003, 76_396]
+
+    /// The un-split signal of `gaplessAlbum`, a WAV of `gaplessAlbumParts.reduce(0, +)` frames.
+    public static func gaplessAlbumSource(in folder: String) -> String { folder + "/album.wav" }
+
+    /// A 6 s 44.1 kHz stereo sine sweep (left 1 → 4 kHz, right 1.5 → 5 kHz, phase continuous),
+    /// written to `gaplessAlbumSource(in:)`, cut into three parts and each encoded by lame
+    /// with its Info/LAME header (CBR, VBR, CBR). Returns the three mp3 paths, in order.
+    public static func gaplessAlbum(in folder: String) throws -> [String] {
+        let source = gaplessAlbumSource(in: folder)
+        let total = gaplessAlbumParts.reduce(0, +)
+        try run("sox", ["-R", "-D", "-r", "44100", "-c", "2", "-n", "-b", "16", source,
+                        "synth", "\(total)s", "sine", "1000:4000", "sine", "1500:5000", "vol", "0.5"])
+        let encodings = [["-b", "128"], ["-V", "4"], ["-b", "160"]]
+        var start = 0
+        return try gaplessAlbumParts.enumerated().map { index, frames in
+            let wav = folder + "/album-\(index + 1).wav", mp3 = folder + "/album-\(index + 1).mp3"
+            try run("sox", [source, wav, "trim", "\(start)s", "\(frames)s"])
+            try run("lame", ["--quiet", "--resample", "44.1"] + encodings[index] + [wav, mp3])
+            start += frames
+            return mp3
+        }
+    }
+
+    /// Encodes a sine tone of `seconds` (rounded to whole frames) at `rate` with lame, as
+    /// `<folder>/<name>.mp3` (its source stays as `<name>.wav`), and returns the mp3's path.
+    /// The default CBR bitrate is high enough for the Info/LAME header to fit in a frame.
+    public static func tone(in folder: String, name: String, seconds: Double, rate: Int = 44_100,
+                            channels: Int = 2, frequency: Double = 440, lameOptions: [String]? = nil) throws -> String {
+        let wav = folder + "/" + name + ".wav", mp3 = folder + "/" + name + ".mp3"
+        // Rate and channels before `-n` are the synth's own: no resampling by sox.
+        try run("sox", ["-R", "-D", "-r", "\(rate)", "-c", "\(channels)", "-n", "-b", "16", wav,
+                        "synth", "\(Int((seconds * Double(rate)).rounded()))s", "sine", "\(frequency)", "vol", "0.5"])
+        // --resample keeps lame from lowering the rate at low bitrates.
+        try run("lame", ["--quiet", "--resample", "\(Double(rate) / 1000)"]
+                + (lameOptions ?? ["-b", channels == 1 ? "64" : "128"]) + [wav, mp3])
+        return mp3
+    }
+
+    /// `count` pseudo-random bytes (fixed seed) named `<name>.mp3`: not MPEG audio.
+    public static func corrupt(in folder: String, name: String = "corrupt", count: Int = 16_384) throws -> String {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        let bytes = (0..<count).map { _ -> UInt8 in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return UInt8(truncatingIfNeeded: state >> 56)
+        }
+        return try write(bytes, to: folder + "/" + name + ".mp3")
+    }
+
+    /// The first half of the mp3 at `path`, as `<folder>/<name>.mp3`: a download cut short.
+    public static func truncated(_ path: String, in folder: String, name: String = "truncated") throws -> String {
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        return try write([UInt8](bytes.prefix(bytes.count / 2)), to: folder + "/" + name + ".mp3")
+    }
+
+    /// An empty `<folder>/<name>.mp3`.
+    public static func empty(in folder: String, name: String = "empty") throws -> String {
+        try write([], to: folder + "/" + name + ".mp3")
+    }
+
+    /// Interleaved 16-bit stereo PCM of `path` as the `mpg123` command decodes it: gapless,
+    /// mono as two channels, resampled to `rate` by libmpg123's NtoM synth when given.
+    public static func referencePCM(of path: String, rate: Int? = nil) throws -> [Int16] {
+        let raw = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: raw) }
+        let resample = rate.map { ["-r", "\($0)", "--resample", "NtoM"] } ?? []
+        try run("mpg123", ["-q", "--gapless", "-e", "s16", "--stereo"] + resample + ["-O", raw + "/pcm", path])
+        return try samples(ofRaw: raw + "/pcm")
+    }
+
+    /// Interleaved 16-bit stereo PCM of a 16-bit stereo WAV file.
+    public static func pcm(ofWAV path: String) throws -> [Int16] {
+        let raw = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: raw) }
+        try run("sox", [path, "-t", "raw", "-e", "signed-integer", "-b", "16", "-c", "2", raw + "/pcm"])
+        return try samples(ofRaw: raw + "/pcm")
+    }
+
+    /// Runs `tool` (found on PATH); throws with its stderr when it fails.
+    public static func run(_ tool: String, _ arguments: [String]) throws {
+        let output = try SongboxRunner.run(executable: "/usr/bin/env", [tool] + arguments)
+        guard output.status == 0 else {
+            throw FixtureError("\(tool) \(arguments.joined(separator: " ")) failed (\(output.status)): \(output.stderr)")
+        }
+    }
+
+    /// Native-endian 16-bit samples of a raw file; none when it is missing (mpg123 creates no
+    /// output file when it decodes nothing).
+    private static func samples(ofRaw path: String) throws -> [Int16] {
+        guard let data = FileManager.default.contents(atPath: path) else { return [] }
+        var samples = [Int16](repeating: 0, count: data.count / 2)
+        _ = samples.withUnsafeMutableBytes { data.copyBytes(to: $0) }
+        return samples
+    }
+
+    private static func write(_ bytes: [UInt8], to path: String) throws -> String {
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+}
