@@ -84,7 +84,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SongboxScriptTests",
-            dependencies: ["SongboxScript", "SongboxLibrary", "SongboxTestSupport"],
+            dependencies: ["SongboxScript", "SongboxLibrary", "SongboxAudio", "SongboxPlayback", "SongboxTestSupport"],
             exclude: ["lua", "sandbox-globals.txt"]
         ),
         .testTarget(

@@ -117,10 +117,11 @@ struct Show: ParsableCommand {
 struct Edit: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "edit",
-        abstract: "Override a track's title, artist, album, genre or year, or set its rating or liked.",
+        abstract: "Override a track's title, artist, album, genre or year, or set its rating, liked or highlight.",
         discussion: """
             Edits live in the library database; the music file is never written. An empty value
-            (title=) goes back to the file's tag. rating is 1 to 5 (0 clears), liked is yes or no.
+            (title=) goes back to the file's tag. rating is 1 to 5 (0 clears), liked is yes or no,
+            highlight is the part `songbox play --highlights` plays (highlight=1:05..1:35).
             """)
 
     @OptionGroup var library: LibraryOptions
@@ -136,9 +137,16 @@ struct Edit: ParsableCommand {
     }
 
     func run() throws {
-        let parsed = try edits.map { text throws(SongboxError) in try TrackEdit(parsing: text) }
+        let highlightPrefix = "highlight="
+        let highlights = try edits.filter { $0.lowercased().hasPrefix(highlightPrefix) }.map { text throws(SongboxError) in
+            let value = String(text.dropFirst(highlightPrefix.count))
+            return value.isEmpty ? nil : try Highlight(parsing: value)
+        }
+        let parsed = try edits.filter { !$0.lowercased().hasPrefix(highlightPrefix) }
+            .map { text throws(SongboxError) in try TrackEdit(parsing: text) }
         let store = try library.openStore()
-        try store.apply(parsed, to: id)
+        if !parsed.isEmpty { try store.apply(parsed, to: id) }
+        if let highlight = highlights.last { try store.setHighlight(highlight, of: id) }
         if let track = try store.track(id: id) {
             print("\(track.id)  \(track.artist ?? "")  \(track.title ?? fileName(track.path))")
         }

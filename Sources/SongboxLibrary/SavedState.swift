@@ -10,6 +10,16 @@ public struct Highlight: Sendable, Hashable {
         self.start = start
         self.end = end
     }
+
+    /// Parses `START..END` in seconds or minutes:seconds (`65..95`, `1:05..1:35`).
+    public init(parsing text: String) throws(SongboxError) {
+        let parts = text.components(separatedBy: "..")
+        guard parts.count == 2, let start = QueryValueReader.seconds(parts[0]), let end = QueryValueReader.seconds(parts[1]), end > start else {
+            throw SongboxError(.invalidArgument, "a highlight is START..END with END after START, got '\(text)'",
+                               hint: "for example highlight=1:05..1:35 (or highlight= to clear it)")
+        }
+        self.init(start: Double(start), end: Double(end))
+    }
 }
 
 extension LibraryStore {

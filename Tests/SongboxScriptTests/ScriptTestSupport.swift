@@ -1,6 +1,8 @@
 import Foundation
 import Logging
+import SongboxAudio
 import SongboxLibrary
+import SongboxPlayback
 import SongboxScript
 import SongboxTestSupport
 import Synchronization
@@ -15,7 +17,8 @@ final class TestRuntime {
     let printed: Captured<String>
     let logs: Captured<LogRecord>
 
-    /// With a `library`, the library API (`songbox.library`, `history`, `playlist`, `smart`) is installed.
+    /// With a `library`, the library API (`songbox.library`, `history`, `playlist`, `smart`) and
+    /// the player API (`songbox.queue`, `player`) are installed.
     init(limits: LuaRuntime.Limits = LuaRuntime.Limits(), dryRun: Bool = false, library: LibraryStore? = nil) throws {
         let printed = Captured<String>(), logs = Captured<LogRecord>()
         self.printed = printed
@@ -24,6 +27,13 @@ final class TestRuntime {
         logger.logLevel = .debug
         runtime = try LuaRuntime(limits: limits, dryRun: dryRun, library: library, logger: logger) { printed.append($0) }
         try LibraryAPI.install(on: runtime)
+        if let library {
+            // The player API too, on a null output stepped by hand (made only if a script plays).
+            try PlayerAPI.install(on: runtime, host: PlayerHost(store: library) {
+                .stepped(SteppedPlayer(engine: PlayerEngine(output: NullOutput())),
+                         PlaybackRecorder(store: library, report: { _ in }))
+            })
+        }
         try runtime.addModulePath(luaFolder + "/modules")
     }
 

@@ -1,0 +1,170 @@
+import Foundation
+import SongboxTestSupport
+import Testing
+
+/// The Lua player API (`songbox.queue`, `songbox.player`, `songbox.on`, `songbox.after`,
+/// `songbox.every`) end to end: the lua/player-*.lua scripts, run by the built binary on a library
+/// of generated tones. With `--fast` and a WAV output the script's clock is the audio rendered,
+/// so the scripts assert exact times. Each script asserts with `assert` (a failure exits with
+/// status 1) and prints an "ok ..." line per part, which is checked here, so that a part that
+/// never ran fails too.
+@Suite struct PlayerScriptTests {
+    let folder: String
+    let music: String
+    let songbox: SongboxRunner
+
+    init() throws {
+        folder = try Fixtures.temporaryDirectory()
+        music = folder + "/music"
+        try FileManager.default.createDirectory(atPath: music, withIntermediateDirectories: false)
+        songbox = SongboxRunner(database: folder + "/library.db")
+    }
+
+    /// Untagged tones named after their length, scanned into the library. `broken.mp3` (6 s)
+    /// has 64 KiB of zeros two thirds in, so decoding fails there; it is damaged after the scan,
+    /// as a file that went bad later would be.
+    func makeLibrary(_ tones: [String: Double] = ["three": 3, "twenty": 20, "thirty": 30],
+                     broken: Bool = false) throws {
+        for (name, seconds) in tones {
+            _ = try AudioFixtures.tone(in: music, name: name, seconds: seconds)
+        }
+        if broken { _ = try AudioFixtures.tone(in: music, name: "broken", seconds: 6) }
+        for wav in try FileManager.default.contentsOfDirectory(atPath: music) where wav.hasSuffix(".wav") {
+            try FileManager.default.removeItem(atPath: music + "/" + wav)
+        }
+        let scan = try songbox.run(["scan", music])
+        try #require(scan.status == 0, "\(scan.stderr)")
+        if broken {
+            let path = music + "/broken.mp3"
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            let cut = bytes.count * 2 / 3
+            try (bytes.prefix(cut) + Data(count: 65_536) + bytes.dropFirst(cut)).write(to: URL(fileURLWithPath: path))
+        }
+    }
+
+    var wav: String { folder + "/out.wav" }
+
+    /// `songbox run [--fast] --output OUTPUT lua/SCRIPT`.
+    func run(_ script: String, fast: Bool = true, output: String? = nil, options: [String] = []) throws -> SongboxRunner.Output {
+        try songbox.run(["run"] + (fast ? ["--fast"] : []) + ["--output", output ?? "wav:" + wav] + options
+                        + [luaFolder + "/" + script])
+    }
+
+    /// The "ok ..." lines a script printed.
+    func oks(_ output: SongboxRunner.Output) -> [String] {
+        output.lines.filter { $0.hasPrefix("ok ") }.map { String($0.dropFirst(3)) }
+    }
+
+    /// The number printed on the line "NAME <number>".
+    func printed(_ name: String, _ output: SongboxRunner.Output) throws -> Double {
+        let line = try #require(output.lines.first { $0.hasPrefix(name + " ") }, "no '\(name)' line")
+        return try #require(Double(line.dropFirst(name.count + 1)))
+    }
+
+    /// The script ran to its end: status 0, nothing on stderr, these parts passed.
+    func expectPassed(_ output: SongboxRunner.Output, _ parts: [String], sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(output.status == 0, "\(output.stderr)", sourceLocation: sourceLocation)
+        #expect(output.stderr == "", sourceLocation: sourceLocation)
+        #expect(oks(output) == parts, "\(output.stdout)", sourceLocation: sourceLocation)
+    }
+
+    @Test func queueFunctionsAndArgumentErrors() throws {
+        try makeLibrary()
+        let output = try run("player-queue.lua")
+        expectPassed(output, ["empty status", "add", "add at and lane", "move", "remove", "shuffle", "clear",
+                              "soft failures", "argument errors", "queue_changed events"])
+        // Nothing was played: no audio was written.
+        #expect(!FileManager.default.fileExists(atPath: wav))
+    }
+
+    @Test func handlersAndTimersOnTheAudioClock() throws {
+        try makeLibrary()
+        let output = try run("player-events.lua")
+        expectPassed(output, ["argument errors", "timers", "handler order and off", "event order"])
+        #expect(!output.stdout.contains("tick"), "a periodic timer kept a stopped run going")
+        // The WAV holds what was rendered: 12.1 s.
+        #expect(try AudioFixtures.pcm(ofWAV: wav).count == Int((12.1 * 44_100).rounded()) * 2)
+    }
+
+    @Test func everyEndReasonAndWhatItCounts() throws {
+        try makeLibrary(broken: true)
+        let output = try run("player-reasons.lua")
+        expectPassed(output, ["track_started", "track_ended finished play", "track_ended skipped skip",
+                              "track_ended skipped nil", "track_ended stopped nil", "track_ended error nil",
+                              "track_ended replaced skip", "track_ended replaced play", "track_ended replaced nil",
+                              "decode_error"])
+        // The clock is the audio rendered: every frame of it is in the WAV file.
+        let clock = try printed("clock", output)
+        #expect(try AudioFixtures.pcm(ofWAV: wav).count == Int((clock * 44_100).rounded()) * 2)
+
+        // A second run sees the plays and skips in the library and the history.
+        let history = try run("player-history.lua")
+        expectPassed(history, ["plays and skips", "history", "saved state"])
+        let cli = try songbox.run(["history", "--json"])
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(cli.stdout.utf8)) as? [[String: Any]])
+        #expect(rows.compactMap { $0["kind"] as? String } == ["play", "skip", "skip", "play"])
+    }
+
+    @Test func twoHundredFortySecondsIsAPlay() throws {
+        // Over 8 minutes, kept small: mono, 22.05 kHz, 32 kbit/s.
+        _ = try AudioFixtures.tone(in: music, name: "long", seconds: 485, rate: 22_050, channels: 1,
+                                   lameOptions: ["-b", "32"])
+        try FileManager.default.removeItem(atPath: music + "/long.wav")
+        try #require(try songbox.run(["scan", music]).status == 0)
+        expectPassed(try run("player-long.lua"), ["240 s is a play"])
+    }
+
+    @Test func playbackControlsAndALogFade() throws {
+        try makeLibrary()
+        let output = try run("player-controls.lua")
+        expectPassed(output, ["play and volume", "pause and resume", "seek", "previous and next", "play(id)", "events"])
+        // The fade from 50 to 10 over 2 s on the log curve is in the audio: 1 s in, the gain is
+        // 50 * sqrt(10 / 50) = 22.4 (a linear fade would be at 30); after it, 10.
+        let start = try printed("fade", output)
+        let samples = try AudioFixtures.pcm(ofWAV: wav)
+        func peak(at seconds: Double) -> Double {
+            let frame = Int((seconds * 44_100).rounded())
+            return Double(samples[(frame - 220) * 2 ..< (frame + 220) * 2].map { abs(Int($0)) }.max() ?? 0)
+        }
+        let before = peak(at: start - 0.05)
+        #expect(before > 7_000 && before < 9_000, "volume 50 of a half-scale tone: \(before)")
+        let middle = peak(at: start + 1) / before
+        #expect(abs(middle - 22.36 / 50) < 0.02, "1 s into the log fade: \(middle)")
+        let after = peak(at: start + 2.3) / before
+        #expect(abs(after - 10.0 / 50) < 0.01, "after the fade: \(after)")
+    }
+
+    @Test func modesAndSleepTimer() throws {
+        try makeLibrary()
+        let output = try run("player-modes.lua")
+        expectPassed(output, ["repeat", "single oneshot", "single", "consume", "consume oneshot", "random",
+                              "sleep minutes", "sleep false", "sleep track", "sleep queue"])
+    }
+
+    @Test func aFailingHandlerIsReportedAndTheOthersRun() throws {
+        try makeLibrary()
+        let output = try run("player-handler-error.lua")
+        #expect(output.status == 1)
+        #expect(output.lines == ["first handler", "third handler", "timer after the failing one", "ended finished"])
+        let errors = output.stderr.split(separator: "\n").map(String.init)
+        #expect(errors.count == 2, "\(output.stderr)")
+        #expect(errors.first?.hasSuffix("/player-handler-error.lua:5: boom in a handler") == true, "\(output.stderr)")
+        #expect(errors.last?.hasSuffix("/player-handler-error.lua:7: attempt to index a nil value (local 't')") == true,
+                "\(output.stderr)")
+        // Playback went on to the end of the track.
+        #expect(try AudioFixtures.pcm(ofWAV: wav).count == 3 * 44_100 * 2)
+    }
+
+    @Test func dryRunRefusesQueueAndPlayerCommands() throws {
+        try makeLibrary()
+        let output = try run("player-dry-run.lua", options: ["--dry-run"])
+        expectPassed(output, ["writes refused", "reads work", "timers run"])
+        #expect(!FileManager.default.fileExists(atPath: wav))
+    }
+
+    @Test func realTimeWithATimer() throws {
+        try makeLibrary(["two": 2])
+        let output = try run("player-realtime.lua", fast: false, output: "null")
+        expectPassed(output, ["after", "ended", "stopped"])
+    }
+}
