@@ -5,7 +5,8 @@ SONGBOX_DB ?= $(CURDIR)/.build/demo/library.db
 
 .PHONY: demo test bench build release clean
 
-## demo: install what is missing, build, scan the bundled example library, list it.
+## demo: install what is missing, build, scan the bundled example library, list it, play some
+## of it (to the null output, as fast as possible: the demo needs no sound card).
 demo:
 	@scripts/install-deps.sh
 	$(SWIFT) build --product songbox
@@ -14,6 +15,8 @@ demo:
 	.build/debug/songbox --db $(SONGBOX_DB) ls
 	.build/debug/songbox --db $(SONGBOX_DB) ls 'title:אהבה'
 	.build/debug/songbox --db $(SONGBOX_DB) stats
+	.build/debug/songbox --db $(SONGBOX_DB) play --output null --fast 'artist:"Mabel Grey"' sort:year
+	.build/debug/songbox --db $(SONGBOX_DB) run --output null --fast examples/lua/player-tour.lua
 
 ## test: install what is missing, build, run every test.
 test:

@@ -12,6 +12,8 @@
 ---@field library songbox.library Present when a library is open (always under `songbox run`).
 ---@field history songbox.history
 ---@field playlist songbox.playlist
+---@field queue songbox.queue
+---@field player songbox.player
 songbox = {}
 
 ---Logging: arguments are converted with `tostring` and joined with spaces; each record carries
@@ -303,5 +305,150 @@ function songbox.playlist.import(path, options) end
 ---@return true? ok
 ---@return string? error
 function songbox.smart(name, query) end
+
+---A queued track: every library field, plus where it is in the queue.
+---@class songbox.queue_item: songbox.track
+---@field queue_id integer Stable while the item is in the queue.
+---@field position integer 1-based.
+---@field lane "user"|"autoplay"
+
+---@class songbox.queue
+songbox.queue = {}
+
+---(writes) Adds tracks to the queue.
+---@param tracks songbox.track|integer|(songbox.track|integer)[]
+---@param options? {at?: "end"|"next"|integer, lane?: "user"|"autoplay"}
+---@return integer[]? queue_ids
+---@return string? error
+function songbox.queue.add(tracks, options) end
+
+---@return songbox.queue_item[]
+function songbox.queue.list() end
+
+---(writes) Removes items; removing the playing one moves on to the next.
+---@param queue_ids integer|integer[]
+---@return true
+function songbox.queue.remove(queue_ids) end
+
+---(writes)
+---@param queue_id integer
+---@param position integer 1-based.
+---@return true
+function songbox.queue.move(queue_id, position) end
+
+---(writes)
+---@return true
+function songbox.queue.clear() end
+
+---(writes) Shuffles the queue; the playing item goes first.
+---@return true
+function songbox.queue.shuffle() end
+
+---@class songbox.player
+songbox.player = {}
+
+---@class songbox.player.status
+---@field state "stopped"|"playing"|"paused"
+---@field queue_id? integer
+---@field position? integer
+---@field track? songbox.queue_item
+---@field elapsed number Seconds into the track.
+---@field duration? number
+---@field volume number 0-100.
+---@field repeat boolean
+---@field random boolean
+---@field single boolean|"oneshot"
+---@field consume boolean|"oneshot"
+---@field highlights boolean
+---@field sleep? number|"track"|"queue" Minutes, or at the end of the track or queue.
+---@field queue_version integer
+---@field queue_length integer
+---@field clock number Seconds of audio rendered since the player started.
+---@field output_error? string
+
+---(writes) Starts or resumes playback; with a queue id, that item.
+---@param queue_id? integer
+---@return true? ok
+---@return string? error
+function songbox.player.play(queue_id) end
+
+---(writes) @return true
+function songbox.player.pause() end
+---(writes) @return true
+function songbox.player.resume() end
+---(writes) @return true
+function songbox.player.stop() end
+---(writes) @return true
+function songbox.player.next() end
+---(writes) Previous item, or the start of this one after 3 seconds. @return true
+function songbox.player.previous() end
+
+---(writes) Seeks to `seconds`, or by a signed amount given as a string ("+15", "-15").
+---@param seconds number|string
+---@return number elapsed
+function songbox.player.seek(seconds) end
+
+---@return songbox.player.status
+function songbox.player.status() end
+
+---(writes) Sets (0-100) and returns the volume.
+---@param volume? number
+---@return number
+function songbox.player.volume(volume) end
+
+---(writes) Moves the volume over seconds of playback.
+---@param options {to: number, over?: number, curve?: "linear"|"log"}
+---@return true
+function songbox.player.fade(options) end
+
+---(writes)
+---@param modes {repeat?: boolean, random?: boolean, single?: boolean|"oneshot", consume?: boolean|"oneshot", highlights?: boolean}
+---@return true
+function songbox.player.set(modes) end
+
+---(writes) The sleep timer: minutes of playback, "track", "queue", or false to cancel.
+---@param when number|"track"|"queue"|false
+---@return true
+function songbox.player.sleep(when) end
+
+---@alias songbox.event_name "track_started"|"track_ended"|"paused"|"resumed"|"seeked"|"queue_changed"|"volume_changed"|"options_changed"|"output_error"|"decode_error"|"stopped"|"library_updated"|"playlist_changed"|"alarm"|"message"|"startup"|"shutdown"
+
+---An event: `type` and its fields (see docs/player.md#events).
+---@class songbox.event
+---@field type songbox.event_name
+---@field track? songbox.queue_item
+---@field reason? string
+---@field played? number
+---@field duration? number
+---@field counted? "play"|"skip"
+---@field position? integer
+---@field from? number
+---@field to? number
+---@field volume? number
+---@field version? integer
+---@field message? string
+
+---@class songbox.handle
+local handle = {}
+---Unregisters the handler or cancels the timer. @return boolean was_active
+function handle:off() end
+
+---Calls `fn` for every event named `event`, after the handlers added before it.
+---@param event songbox.event_name
+---@param fn fun(ev: songbox.event)
+---@return songbox.handle
+function songbox.on(event, fn) end
+
+---Runs `fn` once, `seconds` from now (on the script's clock).
+---@param seconds number
+---@param fn fun()
+---@return songbox.handle
+function songbox.after(seconds, fn) end
+
+---Runs `fn` every `seconds` (at least 0.01).
+---@param seconds number
+---@param fn fun()
+---@return songbox.handle
+function songbox.every(seconds, fn) end
 
 return songbox
