@@ -80,7 +80,8 @@ let package = Package(
         ),
         .testTarget(
             name: "SongboxAudioTests",
-            dependencies: ["SongboxAudio", "SongboxPlayback", "SongboxLibrary", "SongboxTestSupport"]
+            dependencies: ["SongboxAudio", "SongboxPlayback", "SongboxLibrary", "SongboxTestSupport",
+                           .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "SongboxScriptTests",

@@ -74,15 +74,17 @@ struct Play: ParsableCommand {
             throw SongboxError(.notFound, "the queue is empty", hint: "give a query, e.g. `songbox play artist:\"Naomi Shemer\"`")
         }
 
-        let interrupt = Interrupt { session.player.send { $0.stop() } }
+        // Ctrl-C ends the wait; the shutdown stops playback, records it and keeps the place.
+        let stop = StopRequest()
+        let interrupt = Interrupt { stop.request() }
         var tally = Tally()
-        while let event = events.take() {
+        while !stop.requested {
+            guard let event = events.take(timeout: 0.25) else { continue }
             tally.note(event, store: store)
             if case .stopped = event { break }
         }
         interrupt.cancel()
         session.shutdown()
-        // The stop from Ctrl-C is recorded by the shutdown: count what arrived meanwhile.
         while let event = events.take(timeout: 0) { tally.note(event, store: store) }
         FileHandle.standardError.write(Data((tally.summary + "\n").utf8))
         if tally.started == 0 { throw ExitCode(1) }

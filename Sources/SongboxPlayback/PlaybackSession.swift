@@ -69,14 +69,16 @@ public final class PlaybackSession: @unchecked Sendable {
         }
     }
 
-    /// Stops playback, records what was heard, saves the state and ends the worker.
+    /// Stops playback, records what was heard, saves the state and ends the worker. The state
+    /// saved is the one before the stop, so the next run continues from the same place.
     public func shutdown() {
+        let beforeStop = player.perform { $0.snapshot }
         player.shutdown()
         incoming.close()
         condition.withLock {
             while !workerDone { condition.wait() }
         }
-        saveState()
+        recorder.save(beforeStop)
         condition.withLock { subscribers }.forEach { $0.close() }
     }
 

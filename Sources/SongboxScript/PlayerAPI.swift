@@ -35,15 +35,17 @@ public final class PlayerHost {
         return made
     }
 
-    /// Stops playback and saves the state, if a player was made.
+    /// Stops playback, records what was heard and saves the state, if a player was made.
     public func shutdown() {
         switch driver {
         case .threaded(let session, _)?: session.shutdown()
         case .stepped(let stepped, let recorder)?:
+            // Saved as it was before the stop, so the next run continues from the same place.
+            let beforeStop = stepped.engine.snapshot
             stepped.engine.settings.transitionFade = 0
             stepped.engine.stop()
             stepped.engine.takeEvents().forEach(recorder.record)
-            recorder.save(stepped.engine.snapshot)
+            recorder.save(beforeStop)
         case nil: break
         }
     }

@@ -24,7 +24,8 @@ public final class ScriptEventLoop {
         self.report = report
     }
 
-    /// Runs until done or until `interrupted` returns true (then playback stops cleanly).
+    /// Runs until done or until `interrupted` returns true; then `PlayerHost.shutdown` stops
+    /// playback cleanly and keeps the place.
     public func run(interrupted: () -> Bool) throws(LuaScriptError) {
         switch host.driver {
         case .stepped(let stepped, let recorder)?:
@@ -47,19 +48,13 @@ public final class ScriptEventLoop {
         // The script's clock: audio rendered, plus the jumps made while nothing played.
         var now = 0.0
         var saved = engine.snapshot
-        var stopping = false
         while true {
             for event in engine.takeEvents() {
                 recorder.record(event)
                 try dispatch(event)
             }
-            if stopping || interrupted() {
-                stopping = true
-                engine.stop()
-                if engine.state == .stopped, !engine.hasPendingEvents { break }
-                if engine.state == .playing { _ = engine.render() }
-                continue
-            }
+            // The host's shutdown stops playback and keeps the place.
+            if interrupted() { return }
             let (deadline, once) = try advanceTimers(to: now)
             // What the timers did comes first.
             if engine.hasPendingEvents { continue }
@@ -82,18 +77,12 @@ public final class ScriptEventLoop {
             }
             now += engine.clock - before
         }
-        recorder.save(engine.snapshot)
     }
 
     private func runRealTime(_ session: PlaybackSession, events: Mailbox<PlayerEvent>, interrupted: () -> Bool) throws(LuaScriptError) {
         let start = Date()
-        var stopping = false
-        while true {
+        while !interrupted() {
             let deadline = try advance(to: Date().timeIntervalSince(start))
-            if interrupted(), !stopping {
-                stopping = true
-                session.player.send { $0.stop() }
-            }
             let state = session.player.status.snapshot.state
             let wait = deadline.map { max(0, $0 - Date().timeIntervalSince(start)) }
             if let event = events.take(timeout: min(wait ?? 0.25, 0.25)) {
@@ -101,7 +90,7 @@ public final class ScriptEventLoop {
                 continue
             }
             // Paused with no timer: nothing can resume it. Stopped with no timer: done.
-            if state != .playing, deadline == nil || stopping { break }
+            if state != .playing, deadline == nil { break }
         }
     }
 

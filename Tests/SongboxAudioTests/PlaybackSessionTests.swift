@@ -1,0 +1,121 @@
+import Foundation
+import Logging
+import SongboxLibrary
+import SongboxPlayback
+import SongboxTestSupport
+import Testing
+@testable import SongboxAudio
+
+/// The player wired to a real library: history rows, saved state, the threaded player.
+@Suite struct PlaybackSessionTests {
+    /// A scanned library of the shared tones, and its tracks by file name.
+    private func library() throws -> (store: LibraryStore, folder: String, tracks: [String: Track]) {
+        let tones = try Tones.get()
+        let folder = try Fixtures.temporaryDirectory()
+        let store = try LibraryStore(path: folder + "/library.db")
+        _ = try LibraryScanner(store: store, logger: Logger(label: "test")).scan([tones.three, tones.thirty, tones.twoMono])
+        let tracks = try store.tracks(matching: "")
+        return (store, folder, Dictionary(uniqueKeysWithValues: tracks.map { (($0.path as NSString).lastPathComponent, $0) }))
+    }
+
+    @Test func playsAndSkipsBecomeHistoryRowsAndTheStateIsSaved() throws {
+        let (store, folder, tracks) = try library()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let session = PlaybackSession(store: store, output: WAVOutput(path: folder + "/out.wav"), fast: true)
+        let playable = try session.playable([tracks["thirty.mp3"]!, tracks["three.mp3"]!, tracks["two-mono.mp3"]!])
+        let events = session.subscribe()
+        session.player.perform { engine in
+            engine.settings.transitionFade = 0
+            engine.add(playable)
+            engine.play()
+        }
+        // Skip the 30 s track once 12 s or more have been heard.
+        while session.player.status.clock < 12 { Thread.sleep(forTimeInterval: 0.001) }
+        session.player.perform { $0.next() }
+        session.player.waitUntilStopped()
+        session.waitUntilIdle()
+        var seen: [String] = []
+        while let event = events.take(timeout: 0) { seen.append(event.name) }
+        #expect(seen.filter { $0 == "track_ended" }.count == 3)
+        #expect(seen.last == "stopped")
+
+        let history = try store.recentHistory(limit: 10).reversed().map { ($0.title ?? $0.path, $0.kind, $0.reason) }
+        #expect(history.map(\.1) == [.skip, .play, .play])
+        #expect(history.map(\.2) == ["skipped", "finished", "finished"])
+        #expect(try store.track(id: tracks["thirty.mp3"]!.id)?.skips == 1)
+        #expect(try store.track(id: tracks["three.mp3"]!.id)?.plays == 1)
+        session.shutdown()
+
+        // A new session picks up the saved queue (ended: nothing current, three items).
+        let again = PlaybackSession(store: store, output: NullOutput(), fast: true)
+        let snapshot = again.player.status.snapshot
+        #expect(snapshot.queue.items.map(\.track.trackID) == playable.map(\.trackID))
+        #expect(snapshot.state == .stopped)
+        again.shutdown()
+    }
+
+    @Test func aSessionStoppedMidTrackResumesThereAfterARestart() throws {
+        let (store, folder, tracks) = try library()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let first = PlaybackSession(store: store, output: NullOutput(), fast: true)
+        let playable = try first.playable([tracks["thirty.mp3"]!])
+        first.player.perform { engine in
+            engine.add(playable)
+            engine.setVolume(70)
+            engine.setModes(PlaybackModes(repeat: true))
+            engine.play()
+        }
+        while first.player.status.clock < 20 { Thread.sleep(forTimeInterval: 0.001) }
+        first.shutdown()   // a clean stop: the position is saved with the state
+        #expect(try store.recentHistory(limit: 5).map(\.reason) == ["stopped"], "20 s of 30 is a play")
+
+        let second = PlaybackSession(store: store, output: WAVOutput(path: folder + "/resumed.wav"), fast: true)
+        let restored = second.player.status.snapshot
+        #expect(restored.volume == 70 && restored.modes.repeat)
+        second.player.perform { engine in
+            engine.setModes(PlaybackModes())
+            engine.play()
+        }
+        second.player.waitUntilStopped()
+        second.shutdown()
+        let resumed = try AudioFixtures.pcm(ofWAV: folder + "/resumed.wav").count / 2
+        #expect(resumed > 5 * 44_100 && resumed < 15 * 44_100, "the rest of the track, from about 20 s: \(resumed) frames")
+    }
+
+    @Test func eventsArriveAsAnAsyncSequence() async throws {
+        let tones = try Tones.get()
+        let (stream, sink) = Player.eventStream()
+        let player = Player(output: NullOutput(), fast: true, onEvent: sink)
+        player.perform { engine in
+            engine.add([PlayableTrack(trackID: 1, path: tones.twoMono, duration: 2)])
+            engine.play()
+        }
+        var names: [String] = []
+        for await event in stream {
+            names.append(event.name)
+            if case .stopped = event { break }
+        }
+        #expect(names == ["queue_changed", "track_started", "track_ended", "stopped"])
+        player.shutdown()
+    }
+
+    @Test func realTimePacingAndCommandsFromAnotherThread() throws {
+        let tones = try Tones.get()
+        let player = Player(output: NullOutput())
+        player.perform { engine in
+            engine.add([PlayableTrack(trackID: 1, path: tones.thirty, duration: 30)])
+            engine.play()
+        }
+        Thread.sleep(forTimeInterval: 0.5)
+        // Paced to real time: half a second in, far less than the 30 s track has been written.
+        let written = player.perform { engine in (engine.output as? NullOutput)?.framesWritten ?? -1 }
+        #expect(written < 10 * 44_100)
+        #expect(written > 0)
+        player.perform { $0.pause() }
+        Thread.sleep(forTimeInterval: 0.3)
+        let paused = player.status.snapshot
+        #expect(paused.state == .paused)
+        player.shutdown()
+        #expect(player.status.snapshot.state == .stopped)
+    }
+}
