@@ -120,6 +120,22 @@ func decoded(_ path: String, rate: Int? = nil) throws -> [Int16] {
         #expect(rig.engine.state == .stopped && rig.events.last == .stopped)
     }
 
+    @Test func throughRealALSAAGaplessAlbumArrivesSampleForSample() throws {
+        // ALSA's `file` plugin writes what the device was given into a file.
+        let tones = try Tones.get()
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let capture = folder + "/capture.raw"
+        let engine = PlayerEngine(output: ALSAOutput(device: "file:'\(capture)',raw"))
+        engine.add(tones.album.map { PlayableTrack(trackID: 1, path: $0, duration: 0) })
+        engine.play()
+        #expect(engine.run() == .idle)
+        let bytes = try #require(FileManager.default.contents(atPath: capture))
+        let played = bytes.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+        let expected = try tones.album.flatMap { try AudioFixtures.referencePCM(of: $0) }
+        #expect(difference(played, expected) == nil)
+    }
+
     @Test func aQueueOfMixedRatesIsResampledForAFixedRateOutput() throws {
         let tones = try Tones.get()
         let rig = try Rig()

@@ -65,7 +65,7 @@ assert(lib.ids()[1] == far[1])
 assert(sb.queue.move(far[1], 1000) == true)
 assert(lib.ids()[10] == far[1])
 assert(sb.queue.move(front[1], 3) == true)
-assert(lib.ids()[3] == front[1] and lib.queue():match("^three thirty thirty "), lib.queue())
+assert(lib.ids()[3] == front[1] and lib.queue():match("^three twenty thirty three "), lib.queue())
 changed = changed + 3
 -- An id that is not in the queue changes nothing.
 local v = version()
