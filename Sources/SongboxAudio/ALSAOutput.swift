@@ -40,6 +40,9 @@ public final class ALSAOutput: AudioOutput {
 
     deinit { close() }
 
+    /// Whether the last open failed (the device was missing).
+    private var openFailed = false
+
     public func open(_ format: AudioFormat) throws(AudioOutputError) {
         if case .open(_, let current) = state {
             if current == format { return }
@@ -48,11 +51,16 @@ public final class ALSAOutput: AudioOutput {
             close()
         }
         _ = Self.libraryErrorsSilenced
+        // After a failed open, forget ALSA's parsed configuration so the retry reads it again:
+        // alsa-lib does not notice a new or edited ~/.asoundrc by itself.
+        if openFailed { snd_config_update_free_global() }
         var opened: OpaquePointer?
         let status = snd_pcm_open(&opened, device, SND_PCM_STREAM_PLAYBACK, 0)
         guard status == 0, let pcm = opened else {
+            openFailed = true
             throw .unavailable("cannot open ALSA device \"\(device)\": \(Self.message(status))\(Self.openHint(status))")
         }
+        openFailed = false
         do throws(AudioOutputError) {
             try configure(pcm, format)
         } catch {

@@ -107,7 +107,8 @@ public final class PlayerEngine {
     }
 
     public var status: PlayerStatus {
-        PlayerStatus(snapshot: snapshot, duration: duration, format: decoder?.format, sleepTimer: sleepTimer,
+        PlayerStatus(snapshot: snapshot, duration: duration, format: decoder?.format, currentVolume: currentVolume,
+                     sleepTimer: sleepTimer,
                      clock: clock, outputError: outputError)
     }
 
@@ -306,6 +307,10 @@ public final class PlayerEngine {
         if let end = highlightRange(of: item)?.end, highlights {
             wanted = min(wanted, max(0, Int((end * rate).rounded()) - decoder.position))
         }
+        if let deadline = sleepDeadline {
+            // Stop on the sleep timer's frame, not at the end of a chunk.
+            wanted = min(wanted, max(1, Int(((deadline - clock) * rate - 1e-6).rounded(.up))))
+        }
         if let transition, case .fadeIn = transition.action {} else if let transition {
             // End a fade-out exactly on its last frame.
             wanted = min(wanted, max(1, Int(((transition.start + transition.length - clock) * rate - 1e-6).rounded(.up))))
@@ -360,8 +365,8 @@ public final class PlayerEngine {
 
     // MARK: Internals
 
-    /// Volume now, with a fade in progress.
-    private var currentVolume: Double { fade?.volume(at: clock) ?? volume }
+    /// The volume heard now: `volume` moved along a fade in progress (whose target `snapshot` saves).
+    public var currentVolume: Double { fade?.volume(at: clock) ?? volume }
 
     /// The gain applied at `time`: volume, transition fade and sleep fade together.
     private func gain(at time: Double) -> Double {

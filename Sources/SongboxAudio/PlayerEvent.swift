@@ -127,6 +127,8 @@ public struct PlayerStatus: Sendable, Hashable {
     /// Seconds of the current track, when known.
     public var duration: Double?
     public var format: AudioFormat?
+    /// The volume heard now (the snapshot's is where a fade in progress is going).
+    public var currentVolume: Double
     public var sleepTimer: SleepTimer?
     /// Seconds of audio rendered since the player started: the player's clock.
     public var clock: Double

@@ -88,11 +88,13 @@ public enum PlayerAPI {
             ("player.previous", true, { _ in host.control.perform { $0.previous() }; return [.boolean(true)] }),
             ("player.seek", true, { args in try seek(args, host) }),
             ("player.status", false, { _ in [status(host)] }),
-            ("player.volume", true, { args in
+            // Reading the volume is not a write: only setting it is refused in a dry run.
+            ("player.volume", false, { [dryRun = runtime.dryRun] args in
                 if let volume = args.isNil(1) ? nil : try args.number(1) {
+                    if dryRun { throw LuaFunctionError.message("dry run: player.volume refused") }
                     host.control.perform { $0.setVolume(volume) }
                 }
-                return [.number(host.control.perform { $0.volume })]
+                return [.number(host.control.perform { $0.currentVolume })]
             }),
             ("player.fade", true, { args in try fade(args, host) }),
             ("player.set", true, { args in try setModes(args, host) }),
@@ -233,7 +235,7 @@ public enum PlayerAPI {
         let status = host.control.perform { $0.status }
         let snapshot = status.snapshot
         var table: [String: LuaValue] = [
-            "state": .string(snapshot.state.rawValue), "volume": .number(snapshot.volume),
+            "state": .string(snapshot.state.rawValue), "volume": .number(status.currentVolume),
             "repeat": .boolean(snapshot.modes.repeat), "random": .boolean(snapshot.modes.random),
             "single": toggleValue(snapshot.modes.single), "consume": toggleValue(snapshot.modes.consume),
             "highlights": .boolean(snapshot.highlights), "queue_version": .integer(snapshot.queue.version),

@@ -1,7 +1,7 @@
 /// The part of the `songbox` module written in Lua: events (`songbox.on`) and timers
 /// (`songbox.after`, `songbox.every`). Callbacks are Lua functions, which never cross into
 /// Swift: they live here, and the host drives them through the two functions kept with `keep`:
-/// `dispatch(event)` calls an event's handlers in order, `advance(now)` fires the timers due by
+/// `dispatch(event, now)` calls an event's handlers in order, `advance(now)` fires the timers due by
 /// `now` (seconds on the host's clock) and returns the next deadline and whether a one-shot
 /// timer is pending. Each returns the errors of
 /// the callbacks that failed (`file:line: message`); a failing callback never stops the others.
@@ -61,8 +61,9 @@ enum Prelude {
         local function timer(name, seconds, fn, every)
           check(name, "seconds", 1, seconds, "number")
           if seconds < 0 or seconds ~= seconds or (every and seconds < 0.01) then
+            -- Level 2: songbox.after/every tail-call this function, so the caller is next.
             error(format("bad argument #1 to '%s' (%s)", name,
-              every and "the interval must be at least 0.01 seconds" or "seconds must be 0 or more"), 3)
+              every and "the interval must be at least 0.01 seconds" or "seconds must be 0 or more"), 2)
           end
           check(name, "callback", 2, fn, "function")
           last_id = last_id + 1
@@ -72,7 +73,9 @@ enum Prelude {
         install("after", function(seconds, fn) return timer("songbox.after", seconds, fn, false) end)
         install("every", function(seconds, fn) return timer("songbox.every", seconds, fn, true) end)
 
-        keep("dispatch", function(event)
+        keep("dispatch", function(event, time)
+          -- The host's clock when the event happened: a timer a handler makes counts from then.
+          if time and time > now then now = time end
           local errors = {}
           local list = handlers[event.type]
           if not list then return errors end

@@ -51,7 +51,7 @@ public final class ScriptEventLoop {
         while true {
             for event in engine.takeEvents() {
                 recorder.record(event)
-                try dispatch(event)
+                try dispatch(event, at: now)
             }
             // The host's shutdown stops playback and keeps the place.
             if interrupted() { return }
@@ -71,11 +71,15 @@ public final class ScriptEventLoop {
             }
             let before = engine.clock
             let rate = Double(engine.status.format?.sampleRate ?? 44_100)
-            let limit = deadline.map { max(1, Int((($0 - now) * rate).rounded(.up))) } ?? Int.max
+            // Up to the deadline's frame. The clock is a sum of chunk lengths: a deadline a hair
+            // past a frame boundary (rounding) must not cost a frame more.
+            let limit = deadline.map { max(1, Int((($0 - now) * rate - 1e-6).rounded(.up))) } ?? Int.max
             if case .outputUnavailable = engine.render(maxFrames: limit) {
                 Thread.sleep(forTimeInterval: 1)
             }
             now += engine.clock - before
+            // At the deadline's frame, the timer is due, whatever the rounding of the sums says.
+            if let deadline, (deadline - now) * rate < 1e-6 { now = max(now, deadline) }
         }
     }
 
@@ -86,7 +90,7 @@ public final class ScriptEventLoop {
             let state = session.player.status.snapshot.state
             let wait = deadline.map { max(0, $0 - Date().timeIntervalSince(start)) }
             if let event = events.take(timeout: min(wait ?? 0.25, 0.25)) {
-                try dispatch(event)
+                try dispatch(event, at: Date().timeIntervalSince(start))
                 continue
             }
             // Paused with no timer: nothing can resume it. Stopped with no timer: done.
@@ -94,8 +98,9 @@ public final class ScriptEventLoop {
         }
     }
 
-    private func dispatch(_ event: PlayerEvent) throws(LuaScriptError) {
-        let errors = try runtime.callHost("dispatch", [PlayerAPI.event(event, store: host.store)])
+    /// Runs the event's handlers; `now` is the script's clock when it happened.
+    private func dispatch(_ event: PlayerEvent, at now: Double) throws(LuaScriptError) {
+        let errors = try runtime.callHost("dispatch", [PlayerAPI.event(event, store: host.store), .number(now)])
         note(errors.first)
     }
 

@@ -20,15 +20,19 @@ import Testing
         songbox = SongboxRunner(database: folder + "/library.db")
     }
 
-    /// Untagged tones named after their length, scanned into the library. `broken.mp3` (6 s)
-    /// has 64 KiB of zeros two thirds in, so decoding fails there; it is damaged after the scan,
-    /// as a file that went bad later would be.
+    /// Untagged tones named after their length, scanned into the library. With `broken`, also
+    /// `broken.mp3` (6 s) with 64 KiB of zeros two thirds in, so decoding fails there, and
+    /// `corrupt.mp3`, not MPEG audio at all; both are damaged after the scan, as files that went
+    /// bad later would be.
     func makeLibrary(_ tones: [String: Double] = ["three": 3, "twenty": 20, "thirty": 30],
                      broken: Bool = false) throws {
         for (name, seconds) in tones {
             _ = try AudioFixtures.tone(in: music, name: name, seconds: seconds)
         }
-        if broken { _ = try AudioFixtures.tone(in: music, name: "broken", seconds: 6) }
+        if broken {
+            _ = try AudioFixtures.tone(in: music, name: "broken", seconds: 6)
+            _ = try AudioFixtures.tone(in: music, name: "corrupt", seconds: 1)
+        }
         for wav in try FileManager.default.contentsOfDirectory(atPath: music) where wav.hasSuffix(".wav") {
             try FileManager.default.removeItem(atPath: music + "/" + wav)
         }
@@ -39,6 +43,7 @@ import Testing
             let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
             let cut = bytes.count * 2 / 3
             try (bytes.prefix(cut) + Data(count: 65_536) + bytes.dropFirst(cut)).write(to: URL(fileURLWithPath: path))
+            _ = try AudioFixtures.corrupt(in: music)
         }
     }
 
@@ -61,6 +66,15 @@ import Testing
         return try #require(Double(line.dropFirst(name.count + 1)))
     }
 
+    /// The largest sample from `seconds` to `end` (default: 5 ms either side of `seconds`) of
+    /// 44.1 kHz stereo PCM: the tone's level there. 0 outside the samples.
+    func peak(_ samples: [Int16], at seconds: Double, to end: Double? = nil) -> Double {
+        let from = Int((seconds * 44_100).rounded()) - (end == nil ? 220 : 0)
+        let to = end.map { Int(($0 * 44_100).rounded()) } ?? from + 440
+        let range = max(0, from * 2) ..< min(samples.count, max(0, to * 2))
+        return range.isEmpty ? 0 : Double(samples[range].map { abs(Int($0)) }.max() ?? 0)
+    }
+
     /// The script ran to its end: status 0, nothing on stderr, these parts passed.
     func expectPassed(_ output: SongboxRunner.Output, _ parts: [String], sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(output.status == 0, "\(output.stderr)", sourceLocation: sourceLocation)
@@ -72,7 +86,7 @@ import Testing
         try makeLibrary()
         let output = try run("player-queue.lua")
         expectPassed(output, ["empty status", "add", "add at and lane", "move", "remove", "shuffle", "clear",
-                              "soft failures", "argument errors", "queue_changed events"])
+                              "soft failures", "set", "argument errors", "queue_changed events"])
         // Nothing was played: no audio was written.
         #expect(!FileManager.default.fileExists(atPath: wav))
     }
@@ -122,15 +136,11 @@ import Testing
         // 50 * sqrt(10 / 50) = 22.4 (a linear fade would be at 30); after it, 10.
         let start = try printed("fade", output)
         let samples = try AudioFixtures.pcm(ofWAV: wav)
-        func peak(at seconds: Double) -> Double {
-            let frame = Int((seconds * 44_100).rounded())
-            return Double(samples[(frame - 220) * 2 ..< (frame + 220) * 2].map { abs(Int($0)) }.max() ?? 0)
-        }
-        let before = peak(at: start - 0.05)
+        let before = peak(samples, at: start - 0.05)
         #expect(before > 7_000 && before < 9_000, "volume 50 of a half-scale tone: \(before)")
-        let middle = peak(at: start + 1) / before
+        let middle = peak(samples, at: start + 1) / before
         #expect(abs(middle - 22.36 / 50) < 0.02, "1 s into the log fade: \(middle)")
-        let after = peak(at: start + 2.3) / before
+        let after = peak(samples, at: start + 2.3) / before
         #expect(abs(after - 10.0 / 50) < 0.01, "after the fade: \(after)")
     }
 
@@ -139,6 +149,19 @@ import Testing
         let output = try run("player-modes.lua")
         expectPassed(output, ["repeat", "single oneshot", "single", "consume", "consume oneshot", "random",
                               "sleep minutes", "sleep false", "sleep track", "sleep queue"])
+        // The sleep timer fades out over the last 10 s: set 3 s before its deadline, it starts at
+        // 3/10 of the volume, is at 0.15 halfway, and nothing is heard after the deadline.
+        let line = try #require(output.lines.first { $0.hasPrefix("sleep ") }).split(separator: " ")
+        try #require(line.count == 3)
+        let set = try #require(Double(line[1])), stopped = try #require(Double(line[2]))
+        let samples = try AudioFixtures.pcm(ofWAV: wav)
+        let full = peak(samples, at: set - 0.5)
+        #expect(full > 14_000, "\(full)")
+        #expect(abs(peak(samples, at: set + 0.05) / full - 0.295) < 0.01)
+        #expect(abs(peak(samples, at: set + 1.5) / full - 0.15) < 0.01)
+        #expect(stopped >= set + 3 - 1e-6 && Int(stopped * 44_100) * 2 <= samples.count)
+        let after = peak(samples, at: set + 3, to: stopped)
+        #expect(after < full * 0.005, "after the deadline: \(after)")
     }
 
     @Test func aFailingHandlerIsReportedAndTheOthersRun() throws {

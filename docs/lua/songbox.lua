@@ -391,7 +391,7 @@ function songbox.player.seek(seconds) end
 ---@return songbox.player.status
 function songbox.player.status() end
 
----(writes) Sets (0-100) and returns the volume.
+---Returns the volume heard now; with an argument, first sets it (0-100; that part writes).
 ---@param volume? number
 ---@return number
 function songbox.player.volume(volume) end

@@ -1,6 +1,7 @@
 -- Helpers for the player-*.lua scripts (run by PlayerScriptTests.swift through `songbox run --fast`).
 -- The library they run against holds untagged tones named after their length: three.mp3 (3 s),
--- twenty.mp3 (20 s), thirty.mp3 (30 s), and in some tests broken.mp3 and corrupt.mp3.
+-- twenty.mp3 (20 s), thirty.mp3 (30 s); some tests add broken.mp3 (fails 4 s in), corrupt.mp3
+-- (not MPEG audio), two.mp3 (2 s) or long.mp3 (485 s).
 local sb = require "songbox"
 local lib = {}
 

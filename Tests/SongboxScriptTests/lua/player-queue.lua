@@ -124,8 +124,22 @@ assert(value == nil and message == "songbox.player.play: no queue item with id 7
 assert(sb.player.status().state == "stopped")
 lib.ok("soft failures")
 
+-- set: several modes at once, each kept until changed; highlights mode too.
+assert(sb.player.set { ["repeat"] = true, random = true, single = "oneshot", consume = true, highlights = true } == true)
+status = sb.player.status()
+assert(status["repeat"] == true and status.random == true and status.single == "oneshot" and status.consume == true)
+assert(status.highlights == true)
+assert(sb.player.set { single = true, highlights = false } == true)
+status = sb.player.status()
+assert(status["repeat"] == true and status.single == true and status.highlights == false)
+assert(sb.player.set { ["repeat"] = false, random = false, single = false, consume = false } == true)
+status = sb.player.status()
+assert(status["repeat"] == false and status.random == false and status.single == false and status.consume == false)
+assert(sb.player.set {} == true)
+lib.ok("set")
+
 -- Wrong arguments raise Lua-standard errors at the caller's line.
-local here = "player-queue.lua:%d+: bad argument"
+local here = "player%-queue%.lua:%d+: bad argument"
 local function wrong(expected, f)
   local err = lib.fails(expected, f)
   assert(err:find(here), "no position: " .. err)
@@ -153,6 +167,7 @@ wrong("bad argument #1 to 'fade' (unknown option 'speed' (options: to, over, cur
 wrong("bad argument #1 to 'fade' ('curve' must be \"linear\" or \"log\", got cubic)", function() sb.player.fade({ to = 1, curve = "cubic" }) end)
 wrong("bad argument #1 to 'set' (table expected, got boolean)", function() sb.player.set(true) end)
 wrong("bad argument #1 to 'set' ('repeat' must be a boolean, got string)", function() sb.player.set({ ["repeat"] = "yes" }) end)
+wrong("bad argument #1 to 'set' ('highlights' must be a boolean, got string)", function() sb.player.set({ highlights = "on" }) end)
 wrong("bad argument #1 to 'set' ('single' must be true, false or \"oneshot\")", function() sb.player.set({ single = 1 }) end)
 wrong("bad argument #1 to 'set' ('consume' must be true, false or \"oneshot\")", function() sb.player.set({ consume = "twice" }) end)
 wrong("bad argument #1 to 'set' (unknown option 'loop' (options: repeat, random, single, consume, highlights))", function() sb.player.set({ loop = true }) end)

@@ -1,13 +1,14 @@
 -- Every track_ended reason as Lua sees it, with what it counts as: a play is half the track or
 -- 240 s heard, a skip is moving on (skipped, replaced) after 10 s or more; a stop is never a
--- skip and an error never counts. Run by PlayerScriptTests.swift, which then checks the history
--- with player-history.lua.
+-- skip and an error never counts. A file that fails to open never starts: decode_error only.
+-- Run by PlayerScriptTests.swift, which then checks the history with player-history.lua.
 local sb = require "songbox"
 local lib = require "player-lib"
-local three, twenty, thirty, broken = lib.track("three"), lib.track("twenty"), lib.track("thirty"), lib.track("broken")
+local three, twenty, thirty = lib.track("three"), lib.track("twenty"), lib.track("thirty")
+local broken, corrupt = lib.track("broken"), lib.track("corrupt")
 
-local q = sb.queue.add({ three, thirty, twenty, thirty, broken, thirty, twenty, three })
-assert(#q == 8)
+local q = sb.queue.add({ three, thirty, twenty, thirty, broken, corrupt, thirty, twenty, three })
+assert(#q == 9)
 local log = lib.record("track_started", "track_ended", "decode_error", "stopped")
 
 -- Moving on from a track some seconds after it started.
@@ -16,9 +17,9 @@ local function after_start(queue_id, seconds, action)
     if e.track.queue_id == queue_id then sb.after(seconds, action) end
   end)
 end
-after_start(q[6], 11, function() sb.queue.remove(q[6]) end)
-after_start(q[7], 11, function() sb.queue.remove({ q[7] }) end)
-after_start(q[8], 2, function() sb.queue.clear() end)
+after_start(q[7], 11, function() sb.queue.remove(q[7]) end)
+after_start(q[8], 11, function() sb.queue.remove({ q[8] }) end)
+after_start(q[9], 1, function() sb.queue.clear() end)
 
 sb.after(15, function() sb.player.next() end)
 sb.after(20.1, function() sb.player.next() end)
@@ -40,15 +41,17 @@ sb.after(1000, function()
       ended[#ended + 1] = e
     elseif e.type == "decode_error" then
       errors[#errors + 1] = e
-      -- Told before the track_ended of the same track.
+      -- Told before the track_ended of a track that fails while playing; a file that cannot be
+      -- opened never started, so it has no track_ended, and the next one starts.
       local following = log[i + 1] and log[i + 1].event
-      assert(following and following.type == "track_ended" and following.track.queue_id == e.track.queue_id)
+      local ended = following and following.type == "track_ended" and following.track.queue_id == e.track.queue_id
+      assert(ended == (e.track.id == broken.id), "after the decode_error of " .. lib.name(e.track))
     else
       stops = stops + 1
     end
   end
   assert(table.concat(started, " ") == "three:user@1 thirty:next@2 twenty:user@3 thirty:user@4 broken:user@5 "
-    .. "thirty:next@6 twenty:next@6 three:next@6", table.concat(started, " "))
+    .. "thirty:next@7 twenty:next@7 three:next@7", table.concat(started, " "))
   lib.ok("track_started")
 
   local expected = {
@@ -57,9 +60,9 @@ sb.after(1000, function()
     { q[3], "skipped", nil, 5.1 },       -- under 10 s: nothing
     { q[4], "stopped", nil, 12.1 },      -- a stop is not a skip
     { q[5], "error", nil, nil },         -- a file that fails is never a play, however much was heard
-    { q[6], "replaced", "skip", 11 },    -- removed while playing: moved on
-    { q[7], "replaced", "play", 11 },    -- half of 20 s heard: a play
-    { q[8], "replaced", nil, 2 },        -- cleared after 2 s: nothing
+    { q[7], "replaced", "skip", 11 },    -- removed while playing: moved on
+    { q[8], "replaced", "play", 11 },    -- half of 20 s heard: a play
+    { q[9], "replaced", nil, 1 },        -- cleared after 1 s of 3: nothing
   }
   assert(#ended == #expected, #ended .. " track_ended events")
   for i, want in ipairs(expected) do
@@ -75,7 +78,8 @@ sb.after(1000, function()
   lib.near(ended[2].duration, 30, 0.001, "duration of thirty")
   -- The broken file: its first two thirds or so played, then the error.
   assert(ended[5].played > 3 and ended[5].played < 5.5, "broken played " .. ended[5].played)
-  assert(#errors == 1 and errors[1].track.id == broken.id and #errors[1].message > 0, "decode_error events")
+  assert(#errors == 2 and errors[1].track.id == broken.id and errors[2].track.queue_id == q[6], "decode_error events")
+  assert(#errors[1].message > 0 and errors[2].message == "no MPEG audio found", errors[2].message)
   lib.ok("decode_error")
   assert(stops == 2, stops .. " stopped events")
   local status = sb.player.status()

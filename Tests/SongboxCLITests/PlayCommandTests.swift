@@ -1,0 +1,242 @@
+import Foundation
+import SongboxTestSupport
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `songbox play` end to end through the built binary: what it prints, what it writes to the
+/// output, what it records, and how it stops (Ctrl-C, SIGTERM) and recovers (a missing output).
+@Suite struct PlayCommandTests {
+    let folder: String
+    let music: String
+    let songbox: SongboxRunner
+
+    init() throws {
+        folder = try Fixtures.temporaryDirectory()
+        music = folder + "/music"
+        try FileManager.default.createDirectory(atPath: music, withIntermediateDirectories: false)
+        songbox = SongboxRunner(database: folder + "/library.db")
+    }
+
+    /// Untagged tones `<name>.mp3` of these lengths (so `play` shows the file name), scanned.
+    /// Returns their paths, in the order given.
+    @discardableResult
+    func makeLibrary(_ tones: [(String, Double)]) throws -> [String] {
+        let paths = try tones.enumerated().map { index, tone in
+            try AudioFixtures.tone(in: music, name: tone.0, seconds: tone.1, frequency: 330 + 110 * Double(index))
+        }
+        for (name, _) in tones { try FileManager.default.removeItem(atPath: music + "/" + name + ".wav") }
+        let scan = try songbox.run(["scan", music])
+        try #require(scan.status == 0, "\(scan.stderr)")
+        return paths
+    }
+
+    func history() throws -> [[String: Any]] {
+        let output = try songbox.run(["history", "--json"])
+        try #require(output.status == 0, "\(output.stderr)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [[String: Any]])
+    }
+
+    @Test func playsTheQueryInOrderIntoTheOutput() throws {
+        let paths = try makeLibrary([("1-three", 3), ("2-two", 2), ("3-four", 4)])
+        let wav = folder + "/out.wav"
+        let output = try songbox.run(["play", "path:/music/", "sort:path", "--output", "wav:" + wav, "--fast"])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.lines == ["1. 1-three.mp3 (0:03)", "2. 2-two.mp3 (0:02)", "3. 3-four.mp3 (0:04)"])
+        #expect(output.stderr == "Played 3 tracks: 3 plays and 0 skips recorded.\n")
+        // Every track's PCM, back to back, sample for sample as the mpg123 command decodes it.
+        let expected = try paths.flatMap { try AudioFixtures.referencePCM(of: $0) }
+        let written = try AudioFixtures.pcm(ofWAV: wav)
+        #expect(written.count == (3 + 2 + 4) * 44_100 * 2)
+        #expect(written == expected)
+        // Each track played to its end is a play in the history, newest first.
+        let rows = try history()
+        #expect(rows.compactMap { $0["path"] as? String } == paths.reversed())
+        #expect(rows.allSatisfy { $0["kind"] as? String == "play" && $0["reason"] as? String == "finished" })
+    }
+
+    @Test func ctrlCStopsCleanlyAndPlayResumesThere() throws {
+        let path = try #require(try makeLibrary([("thirty", 30)]).first)
+        let player = try Background(songbox, ["play", "path:/thirty.mp3", "--output", "null"], folder: folder)
+        try #require(player.wait(until: { player.stdout.contains("1. thirty.mp3 (0:30)") }), "\(player.stderr)")
+        Thread.sleep(forTimeInterval: 2)
+        player.signal(SIGINT)
+        let status = try #require(player.exitStatus(), "still running after SIGINT")
+        #expect(status == 0)
+        #expect(player.stdout == "1. thirty.mp3 (0:30)\n")
+        // About 2 s of 30 is neither a play nor a skip: nothing is recorded.
+        #expect(player.stderr == "Played 1 track: 0 plays and 0 skips recorded.\n")
+        #expect(try history().isEmpty)
+
+        // Without a query, play picks up the saved queue where it stopped.
+        let wav = folder + "/resumed.wav"
+        let resumed = try songbox.run(["play", "--output", "wav:" + wav, "--fast"])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(resumed.lines == ["1. thirty.mp3 (0:30)"])
+        let rest = try AudioFixtures.pcm(ofWAV: wav)
+        #expect(rest.count < 30 * 44_100 * 2 && rest.count > 25 * 44_100 * 2, "\(Double(rest.count) / 88_200) s")
+        // The rest of the track exactly: the resume seeks to the sample.
+        #expect(Array(try AudioFixtures.referencePCM(of: path).suffix(rest.count)) == rest)
+    }
+
+    @Test func shufflePlaysEveryTrackOnce() throws {
+        let names = ["a", "b", "c", "d", "e"]
+        try makeLibrary(names.map { ($0, 1) })
+        let wav = folder + "/out.wav"
+        let output = try songbox.run(["play", "path:/music/", "--shuffle", "--output", "wav:" + wav, "--fast"])
+        #expect(output.status == 0, "\(output.stderr)")
+        // "N. x.mp3 (0:01)", positions 1 to 5 in the shuffled queue.
+        #expect(output.lines.count == 5)
+        #expect(output.lines.enumerated().allSatisfy { $0.element.hasPrefix("\($0.offset + 1). ") })
+        let played = output.lines.compactMap { $0.split(separator: " ").dropFirst().first.map { String($0.dropLast(4)) } }
+        #expect(played.sorted() == names)
+        #expect(try AudioFixtures.pcm(ofWAV: wav).count == 5 * 44_100 * 2)
+        #expect(try history().count == 5)
+    }
+
+    @Test func aQueryThatFindsNothingIsAClearError() throws {
+        try makeLibrary([("one", 1)])
+        let wav = folder + "/out.wav"
+        let unknown = try songbox.run(["play", "nosuchthing:zzz", "--output", "wav:" + wav, "--fast"])
+        #expect(unknown.status != 0)
+        #expect(unknown.stdout.isEmpty)
+        #expect(unknown.stderr.contains("unknown field 'nosuchthing'"), "\(unknown.stderr)")
+        let none = try songbox.run(["play", "title:=zzzz", "--output", "wav:" + wav, "--fast"])
+        #expect(none.status != 0)
+        #expect(none.stdout.isEmpty)
+        #expect(none.stderr.contains("no track matches title:=zzzz"), "\(none.stderr)")
+        // Nothing saved either: without a query there is nothing to resume.
+        let empty = try songbox.run(["play", "--output", "wav:" + wav, "--fast"])
+        #expect(empty.status != 0)
+        #expect(empty.stderr.contains("the queue is empty"), "\(empty.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: wav))
+    }
+
+    @Test func aCorruptFileIsReportedAndSkipped() throws {
+        let paths = try makeLibrary([("1-first", 2), ("2-corrupt", 2), ("3-last", 2)])
+        // The file goes bad after the scan.
+        _ = try AudioFixtures.corrupt(in: music, name: "2-corrupt")
+        let wav = folder + "/out.wav"
+        let output = try songbox.run(["play", "path:/music/", "sort:path", "--output", "wav:" + wav, "--fast"])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.lines == ["1. 1-first.mp3 (0:02)", "3. 3-last.mp3 (0:02)"])
+        #expect(output.stderr == "songbox: cannot play \(paths[1]): no MPEG audio found; skipped\n"
+                + "Played 2 tracks: 2 plays and 0 skips recorded.\n")
+        let expected = try AudioFixtures.referencePCM(of: paths[0]) + AudioFixtures.referencePCM(of: paths[2])
+        #expect(try AudioFixtures.pcm(ofWAV: wav) == expected)
+    }
+
+    @Test func aMissingALSADeviceIsRetriedWithoutSpinning() throws {
+        try makeLibrary([("two", 2)])
+        let player = try Background(songbox, ["play", "path:/two.mp3", "--output", "alsa:songbox-missing"], folder: folder)
+        let told = "songbox: output alsa:songbox-missing: cannot open ALSA device \"songbox-missing\""
+        try #require(player.wait(until: { player.stderr.contains(told) }), "\(player.stderr)")
+        #expect(player.stderr.contains("; retrying"))
+        Thread.sleep(forTimeInterval: 3)
+        #expect(player.isRunning, "gave up: \(player.stderr)")
+        // Waiting between retries, not spinning: a bound on CPU time, not a timing check.
+        let cpu = try #require(player.cpuSeconds)
+        #expect(cpu < 0.5, "\(cpu) s of CPU")
+        player.signal(SIGTERM)
+        let status = try #require(player.exitStatus(), "still running after SIGTERM")
+        #expect(status == 0)
+        // Told once, not at every retry.
+        #expect(player.stderr.components(separatedBy: told).count == 2, "\(player.stderr)")
+        #expect(player.stderr.hasSuffix("Played 1 track: 0 plays and 0 skips recorded.\n"))
+    }
+
+    /// The device appears while songbox retries: here an ALSA PCM defined in the user's
+    /// ~/.asoundrc, written after the first failure (a file plugin into a raw capture file).
+    /// alsa-lib does not notice a new ~/.asoundrc by itself; ALSAOutput drops ALSA's parsed
+    /// configuration before each retry, so it is read again.
+    @Test func playbackResumesWhenTheDeviceComesBack() throws {
+        let path = try #require(try makeLibrary([("two", 2)]).first)
+        let home = folder + "/home"
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: false)
+        let config = home + "/.asoundrc", capture = home + "/capture.raw"
+        let player = try Background(songbox, ["play", "path:/two.mp3", "--output", "alsa:songboxtest"], folder: folder,
+                                    environment: ["HOME": home])
+        try #require(player.wait(until: { player.stderr.contains("cannot open ALSA device \"songboxtest\"") }),
+                     "\(player.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: capture))
+        try """
+            pcm.songboxtest { type file; slave.pcm null; file "\(capture)"; format raw }
+
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        let status = try #require(player.exitStatus(within: 60), "still retrying: \(player.stderr)")
+        #expect(status == 0)
+        #expect(player.stderr.hasSuffix("Played 1 track: 1 play and 0 skips recorded.\n"), "\(player.stderr)")
+        // The whole track went to the device once it was there: 2 s of 16-bit stereo.
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: capture))
+        #expect(bytes.count == 2 * 44_100 * 4)
+        let reference = try AudioFixtures.referencePCM(of: path)
+        #expect(bytes == reference.withUnsafeBytes { Data($0) })
+    }
+}
+
+/// `songbox` running in the background, its output going to files, for tests that signal it.
+private final class Background {
+    let process = Process()
+    private let outPath: String
+    private let errPath: String
+
+    init(_ songbox: SongboxRunner, _ arguments: [String], folder: String, environment: [String: String] = [:]) throws {
+        let id = UUID().uuidString
+        outPath = folder + "/\(id).out"
+        errPath = folder + "/\(id).err"
+        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
+        process.executableURL = URL(fileURLWithPath: SongboxRunner.executable)
+        process.arguments = ["--db", songbox.database] + arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    var stdout: String { (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "" }
+    var stderr: String { (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "" }
+    var isRunning: Bool { process.isRunning }
+
+    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
+    /// Polls `condition` until it holds (true) or the process ends or `seconds` pass (false).
+    /// The limit only keeps a broken build from hanging the test run.
+    func wait(upTo seconds: Double = 30, until condition: () -> Bool) -> Bool {
+        let end = Date().addingTimeInterval(seconds)
+        while Date() < end {
+            if condition() { return true }
+            if !process.isRunning { return condition() }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return false
+    }
+
+    /// The exit status, once the process has ended; nil (and the process killed) when it is still
+    /// running after `seconds`.
+    func exitStatus(within seconds: Double = 30) -> Int32? {
+        guard wait(upTo: seconds, until: { !process.isRunning }) else {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return nil
+        }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// User and system CPU time so far, from /proc/PID/stat (fields 14 and 15, in clock ticks).
+    var cpuSeconds: Double? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return nil }
+        // After "pid (comm)": field 3 (state) onwards.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+}
