@@ -24,11 +24,12 @@ test:
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-## bench: compare with MPD and lua5.4 and print the numbers (see docs/benchmarks.md).
+## bench: compare with MPD, lua5.4 and mpg123 and print the numbers (see docs/benchmarks.md).
 bench:
 	@scripts/install-deps.sh --bench
 	bench/run
 	bench/lua-run
+	bench/player-run
 
 build:
 	$(SWIFT) build

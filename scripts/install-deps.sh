@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages songbox builds and tests with, when any is missing.
 # Build: the four C libraries. Tests: sox and lame (fixtures), mpg123 (an independent decoder),
-# python3 (process measurements). Run as root or with sudo.
+# python3 (process measurements). Benchmarks: MPD, lua5.4 and mpg123 to compare with, valgrind to
+# count instructions (and binutils' strip, for the copy of songbox valgrind runs). Run as root or with sudo.
 set -euo pipefail
 
 packages=(pkg-config liblua5.4-dev libsqlite3-dev libasound2-dev libmpg123-dev)
@@ -9,7 +10,7 @@ if [[ "${1:-}" == "--test" ]]; then
     packages+=(sox libsox-fmt-mp3 lame mpg123 python3 python3-mutagen util-linux)
 fi
 if [[ "${1:-}" == "--bench" ]]; then
-    packages+=(sox libsox-fmt-mp3 lame mpg123 python3 mpd mpc time lua5.4)
+    packages+=(sox libsox-fmt-mp3 lame mpg123 python3 mpd mpc time lua5.4 valgrind binutils)
 fi
 
 missing=()
