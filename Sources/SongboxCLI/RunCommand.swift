@@ -64,11 +64,13 @@ struct Run: ParsableCommand {
             FileHandle.standardError.write(Data("\(message)\n".utf8))
         }
         let stop = StopRequest()
-        let interrupt = Interrupt { stop.request() }
-        defer { interrupt.cancel() }
+        var interrupt: Interrupt?
+        defer { interrupt?.cancel() }
         do {
             try runtime.run(file: file, arguments: arguments.map { .string($0) })
-            // Then its events and timers, until nothing more can happen.
+            // Then its events and timers, until nothing more can happen. From here Ctrl-C stops
+            // playback cleanly (during the main chunk it ends the process, as for any program).
+            interrupt = Interrupt { stop.request() }
             try loop.run(interrupted: { stop.requested })
         } catch {
             host.shutdown()
