@@ -14,10 +14,14 @@ struct OutputOptions: ParsableArguments {
     @Flag(help: "Run wav, fifo and null outputs as fast as the machine allows instead of in real time.")
     var fast = false
 
-    func spec() throws -> OutputSpec {
-        let text = output ?? ProcessInfo.processInfo.environment["SONGBOX_OUTPUT"] ?? OutputSpec.default.description
+    /// The output (--output, else $SONGBOX_OUTPUT, else the config file's, else alsa:default)
+    /// and the player's settings from the config file.
+    func resolve() throws -> (spec: OutputSpec, settings: PlayerSettings) {
+        let config = try PlayerConfig.load()
+        let text = output ?? ProcessInfo.processInfo.environment["SONGBOX_OUTPUT"] ?? config.output
+            ?? OutputSpec.default.description
         do {
-            return try OutputSpec(parsing: text)
+            return (try OutputSpec(parsing: text), config.settings)
         } catch {
             throw ValidationError(error.description)
         }
@@ -32,7 +36,8 @@ struct Play: ParsableCommand {
             Replaces the queue with the tracks QUERY finds (in the query's order) and plays them,
             printing a line as each track starts, until the queue ends or Ctrl-C. Without QUERY,
             picks up the saved queue where it was left. Plays and skips are recorded in the
-            history as they happen (see docs/player.md for the rules).
+            history as they happen (see docs/player.md for the rules, and for the config file
+            that changes them: ~/.config/songbox/config).
             """)
 
     @OptionGroup var library: LibraryOptions
@@ -49,12 +54,12 @@ struct Play: ParsableCommand {
 
     func run() throws {
         let store = try library.openStore()
-        let spec = try outputOptions.spec()
+        let (spec, settings) = try outputOptions.resolve()
         let tracks = query.isEmpty ? [] : try store.tracks(matching: QueryArguments.join(query))
         if !query.isEmpty, tracks.isEmpty {
             throw SongboxError(.notFound, "no track matches \(QueryArguments.join(query))", hint: "try the query with `songbox ls`")
         }
-        let session = PlaybackSession(store: store, output: spec.makeOutput(), fast: outputOptions.fast)
+        let session = PlaybackSession(store: store, output: spec.makeOutput(), settings: settings, fast: outputOptions.fast)
         let events = session.subscribe()
         let playable = try session.playable(tracks)
         let highlightsOn = highlights

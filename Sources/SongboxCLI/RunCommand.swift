@@ -54,7 +54,8 @@ struct Run: ParsableCommand {
             print(text, terminator: "")
         }
         try LibraryAPI.install(on: runtime)
-        let host = PlayerHost(store: store, make: Self.playerMaker(store: store, spec: try outputOptions.spec(),
+        let (spec, settings) = try outputOptions.resolve()
+        let host = PlayerHost(store: store, make: Self.playerMaker(store: store, spec: spec, settings: settings,
                                                                     fast: outputOptions.fast))
         try PlayerAPI.install(on: runtime, host: host)
         let folder = (file as NSString).deletingLastPathComponent
@@ -83,7 +84,8 @@ struct Run: ParsableCommand {
 
     /// The player a script gets on first use: stepped by the script's loop on a fast output
     /// (deterministic timers), else on its own audio thread in real time.
-    static func playerMaker(store: LibraryStore, spec: OutputSpec, fast: Bool) -> () -> PlayerHost.Driver {
+    static func playerMaker(store: LibraryStore, spec: OutputSpec, settings: PlayerSettings,
+                            fast: Bool) -> () -> PlayerHost.Driver {
         {
             let report: @Sendable (String) -> Void = { FileHandle.standardError.write(Data(("songbox: " + $0 + "\n").utf8)) }
             // ALSA keeps real time whatever --fast says: only the other outputs are stepped.
@@ -91,11 +93,12 @@ struct Run: ParsableCommand {
             if case .alsa = spec { stepped = false }
             if stepped {
                 let recorder = PlaybackRecorder(store: store, report: report)
-                let engine = PlayerEngine(output: spec.makeOutput())
+                let engine = PlayerEngine(output: spec.makeOutput(), settings: settings)
                 if let saved = recorder.savedSnapshot() { engine.restore(saved) }
                 return .stepped(SteppedPlayer(engine: engine), recorder)
             }
-            let session = PlaybackSession(store: store, output: spec.makeOutput(), fast: fast, report: report)
+            let session = PlaybackSession(store: store, output: spec.makeOutput(), settings: settings, fast: fast,
+                                          report: report)
             return .threaded(session, events: session.subscribe())
         }
     }

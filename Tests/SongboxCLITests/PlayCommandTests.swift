@@ -56,6 +56,39 @@ import Glibc
         #expect(rows.allSatisfy { $0["kind"] as? String == "play" && $0["reason"] as? String == "finished" })
     }
 
+    @Test func theConfigFileSetsTheOutputAndTheRulesForPlaysAndSkips() throws {
+        try makeLibrary([("a-thirty", 30), ("b-thirty", 30)])
+        let wav = folder + "/configured.wav", config = folder + "/config", script = folder + "/skip.lua"
+        try """
+            # songbox settings
+            output = wav:\(wav)
+            play_fraction = 0.1   # 3 s of a 30 s track is a play
+            skip_after = 1        # moving on after 1 s is a skip
+            fade = 0
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        try """
+            local sb = require "songbox"
+            sb.queue.add(sb.library.query("sort:path"))
+            sb.player.play()
+            sb.after(2, sb.player.next)   -- 2 s of the first: a skip with skip_after = 1
+            sb.after(5, sb.player.stop)   -- 3 s of the second: a play with play_fraction = 0.1
+            """.write(toFile: script, atomically: true, encoding: .utf8)
+        let run = try songbox.run(["run", "--fast", script], environment: ["SONGBOX_CONFIG": config])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try history().compactMap { $0["kind"] as? String } == ["play", "skip"])
+        #expect(try AudioFixtures.pcm(ofWAV: wav).count == 5 * 44_100 * 2, "the config's output, no fades")
+
+        // Without the config: 2 s is neither, 3 s of 30 is not a play.
+        let plain = try songbox.run(["run", "--fast", "--output", "null", script], environment: ["SONGBOX_CONFIG": folder + "/none"])
+        #expect(plain.status == 0, "\(plain.stderr)")
+        #expect(try history().count == 2)
+
+        try "play_seconds = 240\nloudness = 11\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let bad = try songbox.run(["play", "--fast"], environment: ["SONGBOX_CONFIG": config])
+        #expect(bad.status != 0)
+        #expect(bad.stderr.contains(config + ":2") && bad.stderr.contains("unknown setting 'loudness'"), "\(bad.stderr)")
+    }
+
     @Test func ctrlCStopsCleanlyAndPlayResumesThere() throws {
         let path = try #require(try makeLibrary([("thirty", 30)]).first)
         let player = try Background(songbox, ["play", "path:/thirty.mp3", "--output", "null"], folder: folder)

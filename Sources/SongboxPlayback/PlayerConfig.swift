@@ -1,0 +1,82 @@
+import Foundation
+import SongboxAudio
+import SongboxLibrary
+
+/// The player's part of the config file (`~/.config/songbox/config`): one `key = value` a line,
+/// `#` starts a comment. With no file, the defaults apply.
+///
+/// ```
+/// output = alsa:hw:1,0
+/// play_fraction = 0.5     # a play: this share of the track heard ...
+/// play_seconds = 240      # ... or this many seconds
+/// skip_after = 10         # moving on after this many seconds is a skip
+/// fade = 0.1              # seconds of fade on pause, stop and skip
+/// sleep_fade = 10         # seconds of fade before the sleep timer stops
+/// ```
+public struct PlayerConfig: Sendable, Equatable {
+    /// The output spec, when the file sets one.
+    public var output: String?
+    public var settings = PlayerSettings()
+
+    public init() {}
+
+    /// `$SONGBOX_CONFIG`, else `$XDG_CONFIG_HOME/songbox/config`, else `~/.config/songbox/config`.
+    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let explicit = environment["SONGBOX_CONFIG"], !explicit.isEmpty { return explicit }
+        let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.config"
+        return configHome + "/songbox/config"
+    }
+
+    /// Reads the file at `path`; a missing file is the defaults. A bad line is an error that
+    /// names the file and line.
+    public static func load(from path: String = defaultPath()) throws(SongboxError) -> PlayerConfig {
+        guard FileManager.default.fileExists(atPath: path) else { return PlayerConfig() }
+        let text: String
+        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
+            throw SongboxError(.invalidArgument, "cannot read the config file: \(error.localizedDescription)", at: path)
+        }
+        return try parse(text, path: path)
+    }
+
+    static func parse(_ text: String, path: String) throws(SongboxError) -> PlayerConfig {
+        var config = PlayerConfig()
+        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            guard !line.allSatisfy(\.isWhitespace) else { continue }
+            let place = "\(path):\(index + 1)"
+            guard let equals = line.firstIndex(of: "=") else {
+                throw SongboxError(.invalidArgument, "expected key = value, got '\(line.trimmingCharacters(in: .whitespaces))'",
+                                   at: place, hint: "keys: " + keys.joined(separator: ", "))
+            }
+            let key = line[..<equals].trimmingCharacters(in: .whitespaces)
+            let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            try config.set(key, value, at: place)
+        }
+        return config
+    }
+
+    static let keys = ["output", "play_fraction", "play_seconds", "skip_after", "fade", "sleep_fade"]
+
+    private mutating func set(_ key: String, _ value: String, at place: String) throws(SongboxError) {
+        if key == "output" {
+            do { _ = try OutputSpec(parsing: value) } catch { throw SongboxError(.invalidArgument, error.description, at: place) }
+            output = value
+            return
+        }
+        guard let number = Double(value), number.isFinite, number >= 0 else {
+            throw SongboxError(.invalidArgument, "\(key) must be a number of 0 or more, got '\(value)'", at: place)
+        }
+        switch key {
+        case "play_fraction":
+            guard number <= 1 else { throw SongboxError(.invalidArgument, "play_fraction is a share from 0 to 1, got \(value)", at: place) }
+            settings.countRules.playFraction = number
+        case "play_seconds": settings.countRules.playSeconds = number
+        case "skip_after": settings.countRules.skipAfterSeconds = number
+        case "fade": settings.transitionFade = number
+        case "sleep_fade": settings.sleepFade = number
+        default:
+            throw SongboxError(.invalidArgument, "unknown setting '\(key)'", at: place, hint: "keys: " + Self.keys.joined(separator: ", "))
+        }
+    }
+}
