@@ -8,28 +8,18 @@ import Glibc
 /// `songbox play` end to end through the built binary: what it prints, what it writes to the
 /// output, what it records, and how it stops (Ctrl-C, SIGTERM) and recovers (a missing output).
 @Suite struct PlayCommandTests {
-    let folder: String
-    let music: String
-    let songbox: SongboxRunner
+    let library: ToneLibrary
+    var folder: String { library.folder }
+    var music: String { library.music }
+    var songbox: SongboxRunner { library.songbox }
 
     init() throws {
-        folder = try Fixtures.temporaryDirectory()
-        music = folder + "/music"
-        try FileManager.default.createDirectory(atPath: music, withIntermediateDirectories: false)
-        songbox = SongboxRunner(database: folder + "/library.db")
+        library = try ToneLibrary()
     }
 
-    /// Untagged tones `<name>.mp3` of these lengths (so `play` shows the file name), scanned.
-    /// Returns their paths, in the order given.
     @discardableResult
     func makeLibrary(_ tones: [(String, Double)]) throws -> [String] {
-        let paths = try tones.enumerated().map { index, tone in
-            try AudioFixtures.tone(in: music, name: tone.0, seconds: tone.1, frequency: 330 + 110 * Double(index))
-        }
-        for (name, _) in tones { try FileManager.default.removeItem(atPath: music + "/" + name + ".wav") }
-        let scan = try songbox.run(["scan", music])
-        try #require(scan.status == 0, "\(scan.stderr)")
-        return paths
+        try library.add(tones.map { (name: $0.0, seconds: $0.1) })
     }
 
     func history() throws -> [[String: Any]] {

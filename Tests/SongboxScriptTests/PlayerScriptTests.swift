@@ -9,15 +9,13 @@ import Testing
 /// status 1) and prints an "ok ..." line per part, which is checked here, so that a part that
 /// never ran fails too.
 @Suite struct PlayerScriptTests {
-    let folder: String
-    let music: String
-    let songbox: SongboxRunner
+    let library: ToneLibrary
+    var folder: String { library.folder }
+    var music: String { library.music }
+    var songbox: SongboxRunner { library.songbox }
 
     init() throws {
-        folder = try Fixtures.temporaryDirectory()
-        music = folder + "/music"
-        try FileManager.default.createDirectory(atPath: music, withIntermediateDirectories: false)
-        songbox = SongboxRunner(database: folder + "/library.db")
+        library = try ToneLibrary()
     }
 
     /// Untagged tones named after their length, scanned into the library. With `broken`, also
@@ -26,18 +24,9 @@ import Testing
     /// bad later would be.
     func makeLibrary(_ tones: [String: Double] = ["three": 3, "twenty": 20, "thirty": 30],
                      broken: Bool = false) throws {
-        for (name, seconds) in tones {
-            _ = try AudioFixtures.tone(in: music, name: name, seconds: seconds)
-        }
-        if broken {
-            _ = try AudioFixtures.tone(in: music, name: "broken", seconds: 6)
-            _ = try AudioFixtures.tone(in: music, name: "corrupt", seconds: 1)
-        }
-        for wav in try FileManager.default.contentsOfDirectory(atPath: music) where wav.hasSuffix(".wav") {
-            try FileManager.default.removeItem(atPath: music + "/" + wav)
-        }
-        let scan = try songbox.run(["scan", music])
-        try #require(scan.status == 0, "\(scan.stderr)")
+        var all = tones.sorted { $0.key < $1.key }.map { (name: $0.key, seconds: $0.value) }
+        if broken { all += [("broken", 6), ("corrupt", 1)] }
+        try library.add(all)
         if broken {
             let path = music + "/broken.mp3"
             let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -124,7 +113,7 @@ import Testing
         _ = try AudioFixtures.tone(in: music, name: "long", seconds: 485, rate: 22_050, channels: 1,
                                    lameOptions: ["-b", "32"])
         try FileManager.default.removeItem(atPath: music + "/long.wav")
-        try #require(try songbox.run(["scan", music]).status == 0)
+        try library.scan()
         expectPassed(try run("player-long.lua"), ["240 s is a play"])
     }
 
