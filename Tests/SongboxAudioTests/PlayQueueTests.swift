@@ -91,6 +91,12 @@ import Testing
         #expect(Gain.volume(from: 100, to: 0, fraction: 1, curve: .logarithmic) == 0)
         #expect(Gain.volume(from: 0, to: 100, fraction: 0, curve: .logarithmic) == 0, "silence is silence")
         #expect(abs(Gain.volume(from: 0, to: 100, fraction: 0.5, curve: .logarithmic) - 100 * pow(10, -1.5)) < 1e-9)
+        // An hour-long fade (an alarm's fade-in) on the player's clock.
+        let hour = Fade(from: 0, to: 100, start: 10, length: 3600, curve: .linear)
+        #expect(hour.volume(at: 10) == 0 && hour.volume(at: 1810) == 50 && hour.volume(at: 3610) == 100)
+        #expect(!hour.isDone(at: 3609.9) && hour.isDone(at: 3610))
+        let logHour = Fade(from: 100, to: 1, start: 0, length: 3600, curve: .logarithmic)
+        #expect(abs(logHour.volume(at: 1800) - 10) < 1e-9)
     }
 }
 

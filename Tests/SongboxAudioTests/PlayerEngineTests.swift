@@ -334,6 +334,19 @@ func decoded(_ path: String, rate: Int? = nil) throws -> [Int16] {
         }
     }
 
+    @Test func anHourLongFadeMovesByTheMinute() throws {
+        let tones = try Tones.get()
+        let engine = PlayerEngine(output: NullOutput())
+        engine.add([PlayableTrack(trackID: 1, path: tones.thirty, duration: 30)])
+        engine.setModes(PlaybackModes(repeat: true, single: .on))
+        engine.setVolume(0)
+        engine.play()
+        engine.fade(to: 100, over: 3600, curve: .linear)
+        engine.run(seconds: 90)
+        #expect(abs(engine.currentVolume - 2.5) < 1e-9, "90 s of an hour from 0 to 100")
+        #expect(engine.volume == 0 && engine.snapshot.volume == 100, "saved as where it is going")
+    }
+
     @Test func pauseStopAndSkipFadeOutBriefly() throws {
         let tones = try Tones.get()
         let rig = try Rig(transitionFade: 0.5)
