@@ -68,11 +68,13 @@ struct List: ParsableCommand {
     var query: [String] = []
 
     func run() throws {
-        let tracks = try library.openStore().tracks(matching: QueryArguments.join(query))
+        let store = try library.openStore()
         if json {
+            let tracks = try store.tracks(matching: QueryArguments.join(query))
             printJSON(.array(tracks.map { .object(TrackJSON.listing($0)) }))
             return
         }
+        let tracks = try store.summaries(matching: QueryArguments.join(query))
         guard !tracks.isEmpty else { return }
         let rows = tracks.map { track in
             [String(track.id), track.artist ?? "", track.title ?? fileName(track.path), track.album ?? "",

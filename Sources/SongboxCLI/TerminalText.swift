@@ -69,23 +69,27 @@ enum TerminalText {
         }
         var widths = Array(repeating: 0, count: header.count)
         for row in cells { for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.width) } }
-        var output = ""
+        // Laid out as bytes: string appends cost a visible share of a large listing.
+        var output: [UInt8] = []
+        output.reserveCapacity(cells.count * (widths.reduce(0, +) + 2 * widths.count + 1))
         for row in cells {
             for (index, cell) in row.enumerated() {
-                if index > 0 { output += "  " }
-                let padding = String(repeating: " ", count: widths[index] - cell.width)
+                if index > 0 { output.append(contentsOf: [0x20, 0x20]) }
+                let padding = repeatElement(UInt8(0x20), count: widths[index] - cell.width)
                 if rightAligned.contains(index) {
-                    output += padding + cell.text
+                    output.append(contentsOf: padding)
+                    output.append(contentsOf: cell.text.utf8)
                 } else {
-                    output += cell.text + padding
+                    output.append(contentsOf: cell.text.utf8)
+                    output.append(contentsOf: padding)
                 }
             }
             // No trailing spaces: after the last column, or after empty cells that end a row.
-            while output.last == " " { output.removeLast() }
-            output += "\n"
+            while output.last == 0x20 { output.removeLast() }
+            output.append(0x0A)
         }
         output.removeLast()
-        return output
+        return String(decoding: output, as: UTF8.self)
     }
 
     /// 215.4 -> "3:35"; 3725 -> "1:02:05".

@@ -167,3 +167,42 @@ extension LibraryStore {
         }
     }
 }
+
+/// What a listing shows of a track (`songbox ls`), read by column position and nothing more:
+/// a listing of hundreds of tracks skips decoding the other forty fields of each.
+public struct TrackSummary: Sendable, Equatable {
+    public var id: Int64
+    public var path: String
+    public var artist: String?
+    public var title: String?
+    public var album: String?
+    public var year: Int?
+    public var duration: Double
+
+    /// The columns, in the order `init(row:)` reads them.
+    static let columns = "id, path, artist, title, album, year, duration"
+
+    init(row: Row) {
+        id = row[0]
+        path = row[1]
+        artist = row[2]
+        title = row[3]
+        album = row[4]
+        year = row[5]
+        duration = row[6]
+    }
+}
+
+extension LibraryStore {
+    /// The listing of the tracks matching the query text, in the query's order.
+    public func summaries(matching text: String, now: Date = Date()) throws(SongboxError) -> [TrackSummary] {
+        let query = try LibraryQuery.parse(text, now: now)
+        return try read { db in
+            let (sql, arguments) = try Self.statement(for: query, selecting: TrackSummary.columns, in: db)
+            let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+            var found: [TrackSummary] = []
+            while let row = try rows.next() { found.append(TrackSummary(row: row)) }
+            return found
+        }
+    }
+}

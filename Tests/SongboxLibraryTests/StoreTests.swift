@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Logging
 import SongboxTestSupport
 import Testing
 
@@ -152,5 +153,31 @@ import Testing
         try expectIndexMatchesScan(["אהבה", "song"])
         let indexed = try store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM track_search") }
         #expect(indexed == 1)
+    }
+}
+
+/// `summaries(matching:)` (what `ls` reads) lists the same tracks in the same order as
+/// `tracks(matching:)`, whatever the query sorts, limits or expands by.
+@Suite struct TrackSummaryTests {
+    @Test(arguments: ["", "sort:-plays,title", "limit:20s", "year>1970 sort:-duration limit:5",
+                      "title:אהבה", "-artist:Mabel sort:added,-title", "playlist:Loved", "random limit:3"])
+    func aSummaryIsTheTrackItLists(query: String) throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try LibraryStore(path: folder + "/library.db")
+        _ = try LibraryScanner(store: store, logger: .init(label: "test")).scan([Fixtures.packageRoot + "/examples/music"])
+        for (title, plays) in [("Paper Boats", 3), ("Old Roads", 1)] {
+            let id = try #require(try store.tracks(matching: "title:=\"\(title)\"").first?.id)
+            for _ in 0..<plays { try store.recordPlay(trackID: id, kind: .play, reason: "finished", played: 60) }
+        }
+        try store.saveSmartPlaylist(named: "Loved", query: "plays>0 sort:-plays")
+        let summaries = try store.summaries(matching: query)
+        let tracks = try store.tracks(matching: query)
+        #expect(summaries.count == tracks.count && !summaries.isEmpty)
+        if query.hasPrefix("random") { return }  // a different draw each time
+        #expect(summaries.map(\.id) == tracks.map(\.id))
+        #expect(summaries.map(\.title) == tracks.map(\.title) && summaries.map(\.artist) == tracks.map(\.artist))
+        #expect(summaries.map(\.album) == tracks.map(\.album) && summaries.map(\.year) == tracks.map(\.year))
+        #expect(summaries.map(\.duration) == tracks.map(\.duration) && summaries.map(\.path) == tracks.map(\.path))
     }
 }
