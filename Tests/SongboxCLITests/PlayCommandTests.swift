@@ -198,6 +198,64 @@ import Glibc
     }
 }
 
+extension PlayCommandTests {
+    /// Builds the test ALSA plugin (Tests/Fixtures/alsa/songboxfault.c) and writes an ALSA
+    /// config defining `pcm.fault` with `options`; returns the ALSA_CONFIG_PATH to run with.
+    func faultDevice(capture: String, options: String) throws -> String {
+        let library = folder + "/libasound_module_pcm_songboxfault.so"
+        let source = Fixtures.packageRoot + "/Tests/Fixtures/alsa/songboxfault.c"
+        // -DPIC: a plugin built as a shared object takes alsa-lib's symbols at load time.
+        try AudioFixtures.run("cc", ["-shared", "-fPIC", "-DPIC", "-Wall", "-Werror", "-o", library, source, "-lasound"])
+        let config = folder + "/fault.conf"
+        try """
+            pcm_type.songboxfault { lib "\(library)" }
+            pcm.fault { type songboxfault; file "\(capture)"; \(options) }
+
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        return "/usr/share/alsa/alsa.conf:" + config
+    }
+
+    /// Underrun and suspend come from a real ALSA PCM (the test plugin, through alsa-lib), as
+    /// a card gives them: recovered without skipping the track, losing or repeating a sample.
+    @Test func anUnderrunAndASuspendAreRecoveredWithoutLosingASample() throws {
+        let path = try #require(try makeLibrary([("four", 4)]).first)
+        let capture = folder + "/capture.raw"
+        let configPath = try faultDevice(capture: capture, options: "xrun_at 30000; suspend_at 90000")
+        let run = try songbox.run(["play", "path:/four.mp3", "--output", "alsa:fault"],
+                                  environment: ["ALSA_CONFIG_PATH": configPath])
+        #expect(run.status == 0)
+        #expect(run.stderr == "Played 1 track: 1 play and 0 skips recorded.\n", "no output error")
+        let events = try String(contentsOfFile: capture + ".events", encoding: .utf8)
+        #expect(events.hasPrefix("underrun at ") && events.contains("\nsuspend at ") && events.hasSuffix("\n"), "\(events)")
+        #expect(events.split(separator: "\n").count == 2)
+        let played = try Data(contentsOf: URL(fileURLWithPath: capture))
+        let reference = try AudioFixtures.referencePCM(of: path)
+        #expect(played == reference.withUnsafeBytes { Data($0) })
+    }
+
+    /// A device unplugged while playing: an output error, retries while it is gone, and the
+    /// track goes on from where it was once it is back.
+    @Test func anUnpluggedDeviceIsWaitedForAndPlaybackGoesOn() throws {
+        let path = try #require(try makeLibrary([("four", 4)]).first)
+        let capture = folder + "/capture.raw", unplugged = folder + "/unplugged"
+        // The plugin creates `unplugged` when it vanishes, and opens again once it is deleted.
+        let configPath = try faultDevice(capture: capture, options: "gone \"\(unplugged)\"; vanish_at 44100")
+        let player = try Background(songbox, ["play", "path:/four.mp3", "--output", "alsa:fault"], folder: folder,
+                                    environment: ["ALSA_CONFIG_PATH": configPath])
+        try #require(player.wait(until: { player.stderr.contains("ALSA device \"fault\" went away") }), "\(player.stderr)")
+        #expect(try String(contentsOfFile: capture + ".events", encoding: .utf8).hasPrefix("vanished at "))
+        try FileManager.default.removeItem(atPath: unplugged)   // plugged back in
+        let status = try #require(player.exitStatus(within: 60), "still waiting: \(player.stderr)")
+        #expect(status == 0)
+        #expect(player.stderr.hasSuffix("Played 1 track: 1 play and 0 skips recorded.\n"), "\(player.stderr)")
+        // Everything was heard; the chunk being written when the device vanished plays again
+        // from its start, so at most one chunk (4096 frames) is heard twice.
+        let played = try Data(contentsOf: URL(fileURLWithPath: capture)).count / 4
+        let frames = try AudioFixtures.referencePCM(of: path).count / 2
+        #expect(played >= frames && played <= frames + 4096, "\(played) frames of \(frames)")
+    }
+}
+
 /// `songbox` running in the background, its output going to files, for tests that signal it.
 private final class Background {
     let process = Process()
