@@ -79,6 +79,29 @@ import Glibc
         #expect(bad.stderr.contains(config + ":2") && bad.stderr.contains("unknown setting 'loudness'"), "\(bad.stderr)")
     }
 
+    @Test func highlightsAreEditedInTheLibraryAndPlayedAlone() throws {
+        let paths = try makeLibrary([("a-five", 5), ("b-four", 4), ("c-three", 3)])
+        let ids = try songbox.run(["ls", "--json", "sort:path"])
+        let tracks = try #require(try JSONSerialization.jsonObject(with: Data(ids.stdout.utf8)) as? [[String: Any]])
+        let id = { (index: Int) in String(describing: tracks[index]["id"]!) }
+        #expect(try songbox.run(["edit", id(0), "highlight=0:01..0:03"]).status == 0)
+        #expect(try songbox.run(["edit", id(2), "highlight=2..3"]).status == 0)
+        let bad = try songbox.run(["edit", id(1), "highlight=4..2"])
+        #expect(bad.status != 0 && bad.stderr.contains("END after START"), "\(bad.stderr)")
+        let wav = folder + "/highlights.wav"
+        let run = try songbox.run(["play", "--highlights", "sort:path", "--output", "wav:" + wav, "--fast"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.lines == ["1. a-five.mp3 (0:05)", "3. c-three.mp3 (0:03)"], "the track without a highlight is passed over")
+        let first = try AudioFixtures.referencePCM(of: paths[0]), third = try AudioFixtures.referencePCM(of: paths[2])
+        let expected = Array(first[(44_100 * 2)..<(3 * 44_100 * 2)]) + Array(third[(2 * 44_100 * 2)...])
+        #expect(try AudioFixtures.pcm(ofWAV: wav) == expected)
+        #expect(try history().isEmpty, "a highlight is not a play")
+        // Cleared with an empty value: the whole track plays again.
+        #expect(try songbox.run(["edit", id(0), "highlight="]).status == 0)
+        let again = try songbox.run(["play", "--highlights", "sort:path", "--output", "null", "--fast"])
+        #expect(again.lines == ["3. c-three.mp3 (0:03)"])
+    }
+
     @Test func ctrlCStopsCleanlyAndPlayResumesThere() throws {
         let path = try #require(try makeLibrary([("thirty", 30)]).first)
         let player = try Background(songbox, ["play", "path:/thirty.mp3", "--output", "null"], folder: folder)
