@@ -46,11 +46,18 @@ struct Play: ParsableCommand {
     @Flag(help: "Shuffle the queue before playing.")
     var shuffle = false
 
+    @Option(help: ArgumentHelp("Set the volume first, 0 to 100 (default: the saved volume).", valueName: "volume"))
+    var volume: Double?
+
     @Flag(help: "Play only each track's highlight (set with `songbox edit ID highlight=1:05..1:35`).")
     var highlights = false
 
     @Argument(parsing: .allUnrecognized, help: ArgumentHelp("Query words (empty: the saved queue).", valueName: "query"))
     var query: [String] = []
+
+    func validate() throws {
+        if let volume, !(0...100).contains(volume) { throw ValidationError("--volume is 0 to 100, got \(volume)") }
+    }
 
     func run() throws {
         let store = try library.openStore()
@@ -64,21 +71,26 @@ struct Play: ParsableCommand {
         let playable = try session.playable(tracks)
         let highlightsOn = highlights
         let shuffled = shuffle
-        let queued = session.player.perform { engine -> Int in
+        let newVolume = volume
+        let (queued, heard) = session.player.perform { engine -> (Int, Double) in
             if !playable.isEmpty {
                 engine.clear()
                 engine.add(playable)
             }
             if shuffled { engine.shuffle() }
             engine.setHighlights(highlightsOn)
+            if let newVolume { engine.setVolume(newVolume) }
             engine.play(id: shuffled ? engine.queue.items.first?.id : nil)
-            return engine.queue.count
+            return (engine.queue.count, engine.currentVolume)
         }
         guard queued > 0 else {
             session.shutdown()
             throw SongboxError(.notFound, "the queue is empty", hint: "give a query, e.g. `songbox play artist:\"Naomi Shemer\"`")
         }
 
+        if heard == 0, queued > 0, volume == nil {
+            FileHandle.standardError.write(Data("songbox: the volume is 0 (saved from before): set it with --volume 100\n".utf8))
+        }
         // Ctrl-C ends the wait; the shutdown stops playback, records it and keeps the place.
         let stop = StopRequest()
         let interrupt = Interrupt { stop.request() }

@@ -102,6 +102,23 @@ import Glibc
         #expect(again.lines == ["3. c-three.mp3 (0:03)"])
     }
 
+    @Test func theVolumeIsSetAndKept() throws {
+        let path = try #require(try makeLibrary([("two", 2)]).first)
+        let half = folder + "/half.wav", again = folder + "/again.wav"
+        let first = try songbox.run(["play", "path:/two.mp3", "--volume", "50", "--output", "wav:" + half, "--fast"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let expected = try AudioFixtures.referencePCM(of: path).map { Int16((Double($0) * 0.5).rounded()) }
+        #expect(try AudioFixtures.pcm(ofWAV: half) == expected)
+        // The next run keeps it (saved with the queue).
+        #expect(try songbox.run(["play", "path:/two.mp3", "--output", "wav:" + again, "--fast"]).status == 0)
+        #expect(try AudioFixtures.pcm(ofWAV: again) == expected)
+        let silent = try songbox.run(["play", "path:/two.mp3", "--volume", "0", "--output", "null", "--fast"])
+        #expect(!silent.stderr.contains("volume is 0"), "asked for: no warning")
+        let warned = try songbox.run(["play", "path:/two.mp3", "--output", "null", "--fast"])
+        #expect(warned.stderr.contains("the volume is 0 (saved from before): set it with --volume 100"))
+        #expect(try songbox.run(["play", "--volume", "101", "x"]).status != 0)
+    }
+
     @Test func ctrlCStopsCleanlyAndPlayResumesThere() throws {
         let path = try #require(try makeLibrary([("thirty", 30)]).first)
         let player = try Background(songbox, ["play", "path:/thirty.mp3", "--output", "null"], folder: folder)
