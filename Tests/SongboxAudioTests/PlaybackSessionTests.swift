@@ -106,11 +106,17 @@ import Testing
             engine.add([PlayableTrack(trackID: 1, path: tones.thirty, duration: 30)])
             engine.play()
         }
-        Thread.sleep(forTimeInterval: 0.5)
-        // Paced to real time: half a second in, far less than the 30 s track has been written.
-        let written = player.perform { engine in (engine.output as? NullOutput)?.framesWritten ?? -1 }
-        #expect(written < 10 * 44_100)
+        let start = Date()
+        var written = 0
+        while written == 0, Date().timeIntervalSince(start) < 10 {
+            Thread.sleep(forTimeInterval: 0.05)
+            written = player.perform { engine in (engine.output as? NullOutput)?.framesWritten ?? -1 }
+        }
+        let elapsed = Date().timeIntervalSince(start)
+        // Paced to real time: no more than the time waited (plus the lead and a chunk) is written,
+        // far from the whole 30 s track, which unpaced takes a few milliseconds.
         #expect(written > 0)
+        #expect(Double(written) / 44_100 < elapsed + 1, "\(written) frames after \(elapsed) s")
         player.perform { $0.pause() }
         Thread.sleep(forTimeInterval: 0.3)
         let paused = player.status.snapshot
