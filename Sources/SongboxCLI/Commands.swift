@@ -74,14 +74,19 @@ struct List: ParsableCommand {
             printJSON(.array(tracks.map { .object(TrackJSON.listing($0)) }))
             return
         }
+        if let table = try Self.table(store: store, query: query) { print(table) }
+    }
+
+    /// The aligned listing of the tracks `query` finds; nil when there are none.
+    static func table(store: LibraryStore, query: [String]) throws -> String? {
         let tracks = try store.summaries(matching: QueryArguments.join(query))
-        guard !tracks.isEmpty else { return }
+        guard !tracks.isEmpty else { return nil }
         let rows = tracks.map { track in
             [String(track.id), track.artist ?? "", track.title ?? fileName(track.path), track.album ?? "",
              track.year.map(String.init) ?? "", TerminalText.duration(track.duration)]
         }
-        print(TerminalText.table(header: ["ID", "ARTIST", "TITLE", "ALBUM", "YEAR", "TIME"], rows: rows,
-                                 rightAligned: [0, 4, 5]))
+        return TerminalText.table(header: ["ID", "ARTIST", "TITLE", "ALBUM", "YEAR", "TIME"], rows: rows,
+                                  rightAligned: [0, 4, 5])
     }
 }
 

@@ -1,3 +1,3 @@
 import SongboxCLI
 
-SongboxCommand.main()
+Entry.main()

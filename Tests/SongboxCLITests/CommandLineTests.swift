@@ -25,6 +25,19 @@ import Testing
         return try #require(JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [[String: Any]])
     }
 
+
+    /// `ls` with no option besides --db skips swift-argument-parser (see `Entry`); it must print
+    /// exactly what the parsed command prints (forced here by a --db after the query).
+    @Test(arguments: [["title:אהבה"], [], ["year>2000", "-artist:Mabel"], ["artist:Mabel Grey", "sort:-year"],
+                      ["nothing:matches"], ["title:("], ["limit:2", "sort:title"]])
+    func theQuickListingPrintsWhatTheParsedCommandPrints(query: [String]) throws {
+        try scanExamples()
+        let quick = try songbox.run(["ls"] + query)
+        let parsed = try songbox.run(["ls"] + query + ["--db", songbox.database], useDatabase: false)
+        #expect(quick.stdout == parsed.stdout)
+        #expect(quick.stderr == parsed.stderr)
+        #expect(quick.status == parsed.status)
+    }
     @Test func scanPrintsASummaryAndListsTheLibrary() throws {
         let scan = try songbox.run(["scan", examples])
         #expect(scan.status == 0)

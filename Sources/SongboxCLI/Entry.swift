@@ -1,0 +1,51 @@
+import SongboxLibrary
+
+/// The program's entry point.
+///
+/// `songbox [--db PATH] ls [QUERY...]`, what scripts and status bars run most, is read by hand
+/// when it has no other option: swift-argument-parser's start-up (instantiating its generic
+/// property wrappers, each a scan of the Swift runtime's conformance tables) was a third of
+/// that command's time. Everything else — other commands, `--json`, `--help`, and any error
+/// on the way — goes through swift-argument-parser, so messages and behaviour stay the same.
+public enum Entry {
+    public static func main(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) {
+        if let listing = QuickListing(arguments), listing.run() { return }
+        SongboxCommand.main()
+    }
+}
+
+/// `[--db PATH] ls [--db PATH] [QUERY...]`, with no other option.
+struct QuickListing {
+    let database: String?
+    let query: [String]
+
+    init?(_ arguments: [String]) {
+        var rest = arguments[...]
+        var database: String?
+        func takeDatabase() {
+            guard rest.first == "--db", rest.count >= 2 else { return }
+            database = rest[rest.index(after: rest.startIndex)]
+            rest = rest.dropFirst(2)
+        }
+        takeDatabase()
+        guard rest.first == "ls" else { return nil }
+        rest = rest.dropFirst()
+        takeDatabase()
+        // Options (--json, --help, -h, a late --db) are swift-argument-parser's; a single dash
+        // starts a negated query term (`-artist:x`).
+        guard !rest.contains(where: { $0.hasPrefix("--") || $0 == "-h" }) else { return nil }
+        self.database = database
+        query = Array(rest)
+    }
+
+    /// Prints the listing; false (having printed nothing) when anything went wrong.
+    func run() -> Bool {
+        do {
+            let store = try LibraryStore(path: database ?? defaultDatabasePath())
+            if let table = try List.table(store: store, query: query) { print(table) }
+            return true
+        } catch {
+            return false
+        }
+    }
+}
