@@ -34,6 +34,8 @@ let package = Package(
             dependencies: [
                 "CMPG123",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's C API, for the one read that bypasses GRDB (LibraryStore.quickSummaries).
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -74,12 +74,11 @@ struct List: ParsableCommand {
             printJSON(.array(tracks.map { .object(TrackJSON.listing($0)) }))
             return
         }
-        if let table = try Self.table(store: store, query: query) { print(table) }
+        if let table = Self.table(try store.summaries(matching: QueryArguments.join(query))) { print(table) }
     }
 
-    /// The aligned listing of the tracks `query` finds; nil when there are none.
-    static func table(store: LibraryStore, query: [String]) throws -> String? {
-        let tracks = try store.summaries(matching: QueryArguments.join(query))
+    /// The aligned listing of `tracks`; nil when there are none.
+    static func table(_ tracks: [TrackSummary]) -> String? {
         guard !tracks.isEmpty else { return nil }
         let rows = tracks.map { track in
             [String(track.id), track.artist ?? "", track.title ?? fileName(track.path), track.album ?? "",

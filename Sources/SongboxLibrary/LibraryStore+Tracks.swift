@@ -182,6 +182,16 @@ public struct TrackSummary: Sendable, Equatable {
     /// The columns, in the order `init(row:)` reads them.
     static let columns = "id, path, artist, title, album, year, duration"
 
+    init(id: Int64, path: String, artist: String?, title: String?, album: String?, year: Int?, duration: Double) {
+        self.id = id
+        self.path = path
+        self.artist = artist
+        self.title = title
+        self.album = album
+        self.year = year
+        self.duration = duration
+    }
+
     init(row: Row) {
         id = row[0]
         path = row[1]

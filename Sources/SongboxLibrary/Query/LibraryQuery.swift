@@ -49,11 +49,18 @@ public struct LibraryQuery: Sendable {
     /// to one of them is a cycle (it matches nothing).
     func statement(selecting columns: String, smartPlaylists: [String: LibraryQuery], expanding: [String])
         -> (sql: String, arguments: StatementArguments) {
+        let (sql, values) = values(selecting: columns, smartPlaylists: smartPlaylists, expanding: expanding)
+        return (sql, StatementArguments(values))
+    }
+
+    /// The statement with its arguments as plain values, for binding without GRDB.
+    func values(selecting columns: String, smartPlaylists: [String: LibraryQuery] = [:], expanding: [String] = [])
+        -> (sql: String, values: [DatabaseValue]) {
         var compiler = QueryCompiler()
         compiler.smartPlaylists = smartPlaylists
         compiler.expanding = expanding
         let sql = compiler.select(columns, from: self)
-        return (sql, StatementArguments(compiler.arguments.map(\.databaseValue)))
+        return (sql, compiler.arguments.map(\.databaseValue))
     }
 }
 
