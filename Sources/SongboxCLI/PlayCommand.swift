@@ -17,7 +17,10 @@ struct OutputOptions: ParsableArguments {
     /// The output (--output, else $SONGBOX_OUTPUT, else the config file's, else alsa:default)
     /// and the player's settings from the config file.
     func resolve() throws -> (spec: OutputSpec, settings: PlayerSettings) {
-        let config = try PlayerConfig.load()
+        try resolve(config: SongboxConfig.load())
+    }
+
+    func resolve(config: SongboxConfig) throws -> (spec: OutputSpec, settings: PlayerSettings) {
         let text = output ?? ProcessInfo.processInfo.environment["SONGBOX_OUTPUT"] ?? config.output
             ?? OutputSpec.default.description
         do {

@@ -54,13 +54,17 @@ struct Run: ParsableCommand {
             print(text, terminator: "")
         }
         try LibraryAPI.install(on: runtime)
-        let (spec, settings) = try outputOptions.resolve()
+        let config = try SongboxConfig.load()
+        let (spec, settings) = try outputOptions.resolve(config: config)
         let host = PlayerHost(store: store, make: Self.playerMaker(store: store, spec: spec, settings: settings,
                                                                     fast: outputOptions.fast))
         try PlayerAPI.install(on: runtime, host: host)
         let folder = (file as NSString).deletingLastPathComponent
         try runtime.addModulePath(folder.isEmpty ? "." : folder)
         try runtime.setArguments(arguments)
+        // plugin.NAME.KEY lines of the config file, NAME being the script's file name.
+        let name = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
+        try runtime.setOptions(fromConfig: config.pluginOptions[name] ?? [:])
         let loop = ScriptEventLoop(runtime: runtime, host: host) { message in
             FileHandle.standardError.write(Data("\(message)\n".utf8))
         }

@@ -79,6 +79,24 @@ extension LuaValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expres
     }
 }
 
+extension LuaValue {
+    /// A value as written in the config file: `20` an integer, `0.5` a number, `true`/`false`
+    /// booleans, `"text"` (quotes dropped) or anything else text.
+    public init(configText text: String) {
+        if let integer = Int(text) {
+            self = .integer(integer)
+        } else if let number = Double(text), number.isFinite {
+            self = .number(number)
+        } else if text == "true" || text == "false" {
+            self = .boolean(text == "true")
+        } else if text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") {
+            self = .string(String(text.dropFirst().dropLast()))
+        } else {
+            self = .string(text)
+        }
+    }
+}
+
 /// Why a value could not cross.
 struct LuaConversionError: Error, CustomStringConvertible {
     let description: String

@@ -48,4 +48,10 @@ extension LuaRuntime {
     public func setOptions(_ options: [String: LuaValue]) throws(LuaScriptError) {
         try set("options", to: .table(options))
     }
+
+    /// Sets `songbox.options` from the config file's text values: integers, numbers and
+    /// true/false become those; "quoted" text loses its quotes; the rest is text.
+    public func setOptions(fromConfig options: [String: String]) throws(LuaScriptError) {
+        try setOptions(options.mapValues(LuaValue.init(configText:)))
+    }
 }

@@ -21,6 +21,28 @@ import Testing
         return path
     }
 
+    @Test func optionsComeFromTheConfigFileByTheScriptsName() throws {
+        let config = folder + "/config"
+        try """
+            plugin.opts.limit = 3
+            plugin.opts.ratio = 0.5
+            plugin.opts.shuffle = true
+            plugin.opts.name = "Top 10"   # quotes dropped
+            plugin.opts.genre = folk
+            plugin.other.limit = 99
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        let opts = try script("opts.lua", """
+            local o = songbox.options
+            print(math.type(o.limit), o.limit, o.ratio, o.shuffle, o.name, o.genre)
+            """)
+        let output = try songbox.run(["run", opts], environment: ["SONGBOX_CONFIG": config])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stdout == "integer\t3\t0.5\ttrue\tTop 10\tfolk\n")
+        // Another script's name gets its own options, or none.
+        let plain = try script("plain.lua", "print(next(songbox.options))")
+        #expect(try songbox.run(["run", plain], environment: ["SONGBOX_CONFIG": config]).stdout == "nil\n")
+    }
+
     @Test func printsToStdoutAndSeesArguments() throws {
         let hello = try script("hello.lua", """
             print("hello", ...)

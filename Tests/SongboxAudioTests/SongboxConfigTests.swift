@@ -3,9 +3,9 @@ import Testing
 @testable import SongboxAudio
 @testable import SongboxPlayback
 
-@Suite struct PlayerConfigTests {
+@Suite struct SongboxConfigTests {
     @Test func everyKeyCommentsAndBlankLines() throws {
-        let config = try PlayerConfig.parse("""
+        let config = try SongboxConfig.parse("""
             # the player
             output = fifo:/tmp/snapfifo
 
@@ -14,17 +14,21 @@ import Testing
             skip_after = 5
             fade = 0.25
             sleep_fade = 30
+            plugin.top10.limit = 20
+            plugin.top10.name = "Top 20"
+            plugin.alarm.time = 07:00
             """, path: "config")
+        #expect(config.pluginOptions == ["top10": ["limit": "20", "name": "\"Top 20\""], "alarm": ["time": "07:00"]])
         #expect(config.output == "fifo:/tmp/snapfifo")
         #expect(config.settings.countRules == PlayCountRules(playFraction: 0.75, playSeconds: 120, skipAfterSeconds: 5))
         #expect(config.settings.transitionFade == 0.25 && config.settings.sleepFade == 30)
     }
 
     @Test func noFileMeansTheDefaults() throws {
-        #expect(try PlayerConfig.load(from: "/nonexistent/songbox/config") == PlayerConfig())
-        #expect(PlayerConfig.defaultPath(environment: ["HOME": "/home/pi"]) == "/home/pi/.config/songbox/config")
-        #expect(PlayerConfig.defaultPath(environment: ["HOME": "/home/pi", "XDG_CONFIG_HOME": "/etc/xdg"]) == "/etc/xdg/songbox/config")
-        #expect(PlayerConfig.defaultPath(environment: ["SONGBOX_CONFIG": "/srv/songbox.conf"]) == "/srv/songbox.conf")
+        #expect(try SongboxConfig.load(from: "/nonexistent/songbox/config") == SongboxConfig())
+        #expect(SongboxConfig.defaultPath(environment: ["HOME": "/home/pi"]) == "/home/pi/.config/songbox/config")
+        #expect(SongboxConfig.defaultPath(environment: ["HOME": "/home/pi", "XDG_CONFIG_HOME": "/etc/xdg"]) == "/etc/xdg/songbox/config")
+        #expect(SongboxConfig.defaultPath(environment: ["SONGBOX_CONFIG": "/srv/songbox.conf"]) == "/srv/songbox.conf")
     }
 
     @Test(arguments: [
@@ -34,10 +38,11 @@ import Testing
         ("play_fraction = 2", "config:1", "play_fraction is a share from 0 to 1"),
         ("fade = -1", "config:1", "must be a number of 0 or more"),
         ("output = pulse", "config:1", "unknown output"),
+        ("plugin.top10 = 3", "config:1", "a plugin option is plugin.NAME.KEY"),
     ])
     func aBadLineNamesTheFileAndLine(text: String, place: String, message: String) {
         do {
-            _ = try PlayerConfig.parse(text, path: "config")
+            _ = try SongboxConfig.parse(text, path: "config")
             Issue.record("accepted: \(text)")
         } catch {
             #expect(error.location == place)

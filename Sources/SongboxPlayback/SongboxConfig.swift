@@ -2,8 +2,9 @@ import Foundation
 import SongboxAudio
 import SongboxLibrary
 
-/// The player's part of the config file (`~/.config/songbox/config`): one `key = value` a line,
-/// `#` starts a comment. With no file, the defaults apply.
+/// The config file (`~/.config/songbox/config`): one `key = value` a line, `#` starts a
+/// comment. With no file, the defaults apply. The player's settings, and each plugin's options
+/// as `plugin.NAME.KEY` (NAME: the plugin's file name without `.lua`).
 ///
 /// ```
 /// output = alsa:hw:1,0
@@ -12,11 +13,14 @@ import SongboxLibrary
 /// skip_after = 10         # moving on after this many seconds is a skip
 /// fade = 0.1              # seconds of fade on pause, stop and skip
 /// sleep_fade = 10         # seconds of fade before the sleep timer stops
+/// plugin.top10.limit = 20 # songbox.options.limit for plugins/top10.lua
 /// ```
-public struct PlayerConfig: Sendable, Equatable {
+public struct SongboxConfig: Sendable, Equatable {
     /// The output spec, when the file sets one.
     public var output: String?
     public var settings = PlayerSettings()
+    /// Options by plugin name, as written (typed when they reach Lua).
+    public var pluginOptions: [String: [String: String]] = [:]
 
     public init() {}
 
@@ -30,8 +34,8 @@ public struct PlayerConfig: Sendable, Equatable {
 
     /// Reads the file at `path`; a missing file is the defaults. A bad line is an error that
     /// names the file and line.
-    public static func load(from path: String = defaultPath()) throws(SongboxError) -> PlayerConfig {
-        guard FileManager.default.fileExists(atPath: path) else { return PlayerConfig() }
+    public static func load(from path: String = defaultPath()) throws(SongboxError) -> SongboxConfig {
+        guard FileManager.default.fileExists(atPath: path) else { return SongboxConfig() }
         let text: String
         do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
             throw SongboxError(.invalidArgument, "cannot read the config file: \(error.localizedDescription)", at: path)
@@ -39,8 +43,8 @@ public struct PlayerConfig: Sendable, Equatable {
         return try parse(text, path: path)
     }
 
-    static func parse(_ text: String, path: String) throws(SongboxError) -> PlayerConfig {
-        var config = PlayerConfig()
+    static func parse(_ text: String, path: String) throws(SongboxError) -> SongboxConfig {
+        var config = SongboxConfig()
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
             guard !line.allSatisfy(\.isWhitespace) else { continue }
@@ -59,6 +63,14 @@ public struct PlayerConfig: Sendable, Equatable {
     static let keys = ["output", "play_fraction", "play_seconds", "skip_after", "fade", "sleep_fade"]
 
     private mutating func set(_ key: String, _ value: String, at place: String) throws(SongboxError) {
+        if key.hasPrefix("plugin.") {
+            let parts = key.split(separator: ".", maxSplits: 2, omittingEmptySubsequences: false)
+            guard parts.count == 3, !parts[1].isEmpty, !parts[2].isEmpty else {
+                throw SongboxError(.invalidArgument, "a plugin option is plugin.NAME.KEY, got '\(key)'", at: place)
+            }
+            pluginOptions[String(parts[1]), default: [:]][String(parts[2])] = value
+            return
+        }
         if key == "output" {
             do { _ = try OutputSpec(parsing: value) } catch { throw SongboxError(.invalidArgument, error.description, at: place) }
             output = value
@@ -76,7 +88,8 @@ public struct PlayerConfig: Sendable, Equatable {
         case "fade": settings.transitionFade = number
         case "sleep_fade": settings.sleepFade = number
         default:
-            throw SongboxError(.invalidArgument, "unknown setting '\(key)'", at: place, hint: "keys: " + Self.keys.joined(separator: ", "))
+            throw SongboxError(.invalidArgument, "unknown setting '\(key)'", at: place,
+                               hint: "keys: " + Self.keys.joined(separator: ", ") + ", plugin.NAME.KEY")
         }
     }
 }
