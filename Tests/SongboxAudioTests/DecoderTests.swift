@@ -6,29 +6,11 @@ import SongboxTestSupport
 /// MP3Decoder against real libmpg123 and real files: the committed fixtures, files sox and lame
 /// make at test time, and the `mpg123` command's decode of each as the reference.
 @Suite struct DecoderTests {
-    /// Everything `decoder` gives from its position, read `chunk` frames at a time.
-    static func decodeAll(_ decoder: MP3Decoder, chunk: Int = 1000) throws -> [Int16] {
-        var pcm: [Int16] = []
-        var buffer = [Int16](repeating: 0, count: chunk * AudioFormat.channels)
-        while true {
-            let frames = try buffer.withUnsafeMutableBufferPointer { try decoder.read(into: $0) }
-            if frames == 0 { return pcm }
-            pcm += buffer[0..<(frames * AudioFormat.channels)]
-        }
-    }
-
     /// Reads up to `frames` frames (less at the end of the file).
     static func read(_ decoder: MP3Decoder, frames: Int) throws -> [Int16] {
         var buffer = [Int16](repeating: 0, count: frames * AudioFormat.channels)
         let got = try buffer.withUnsafeMutableBufferPointer { try decoder.read(into: $0) }
         return Array(buffer[0..<(got * AudioFormat.channels)])
-    }
-
-    /// nil when `a == b`, else where they first differ: short messages instead of huge arrays.
-    static func difference(_ a: [Int16], _ b: [Int16]) -> String? {
-        if a == b { return nil }
-        let index = (0..<min(a.count, b.count)).first { a[$0] != b[$0] } ?? min(a.count, b.count)
-        return "\(a.count) vs \(b.count) samples, first difference at frame \(index / 2)"
     }
 
     // MARK: Length and samples
@@ -43,10 +25,10 @@ import SongboxTestSupport
         #expect(decoder.format == AudioFormat(sampleRate: rate))
         #expect(decoder.sourceRate == rate)
         #expect(decoder.length == frames)
-        let pcm = try Self.decodeAll(decoder)
+        let pcm = try decodeAll(decoder)
         #expect(pcm.count == frames * 2)
         #expect(decoder.position == frames)
-        #expect(Self.difference(pcm, try AudioFixtures.referencePCM(of: path)) == nil)
+        #expect(difference(pcm, try AudioFixtures.referencePCM(of: path)) == nil)
     }
 
     /// Odd lengths at other rates, mono and stereo, CBR and VBR: lame's header makes the
@@ -61,9 +43,9 @@ import SongboxTestSupport
             let frames = Int((1.2345 * Double(rate)).rounded())
             #expect(decoder.length == frames)
             #expect(decoder.format.sampleRate == rate)
-            let pcm = try Self.decodeAll(decoder, chunk: 777)
+            let pcm = try decodeAll(decoder, chunk: 777)
             #expect(pcm.count == frames * 2)
-            #expect(Self.difference(pcm, try AudioFixtures.referencePCM(of: path)) == nil)
+            #expect(difference(pcm, try AudioFixtures.referencePCM(of: path)) == nil)
         }
     }
 
@@ -76,9 +58,9 @@ import SongboxTestSupport
             for (path, frames) in zip(parts, AudioFixtures.gaplessAlbumParts) {
                 let decoder = try MP3Decoder(path: path)
                 #expect(decoder.length == frames)
-                let pcm = try Self.decodeAll(decoder, chunk: 1152)
+                let pcm = try decodeAll(decoder, chunk: 1152)
                 #expect(pcm.count == frames * 2, "\(path)")
-                #expect(Self.difference(pcm, try AudioFixtures.referencePCM(of: path)) == nil, "\(path)")
+                #expect(difference(pcm, try AudioFixtures.referencePCM(of: path)) == nil, "\(path)")
                 // Lossy but in place: each part measures 26 dB or more against its slice of the
                 // source, and 12 dB or less one sample early or late.
                 let slice = Array(source[(start * 2)..<min((start + frames) * 2, source.count)])
@@ -107,7 +89,7 @@ import SongboxTestSupport
         try Fixtures.withTemporaryDirectorySync { folder in
             let path = name.hasSuffix(".mp3") ? Fixtures.audioPath(name)
                 : try AudioFixtures.tone(in: folder, name: "mono", seconds: 0.5, rate: 48_000, channels: 1)
-            let pcm = try Self.decodeAll(try MP3Decoder(path: path))
+            let pcm = try decodeAll(try MP3Decoder(path: path))
             #expect(!pcm.isEmpty)
             #expect(stride(from: 0, to: pcm.count, by: 2).allSatisfy { pcm[$0] == pcm[$0 + 1] })
             #expect(pcm.contains { $0 != 0 })
@@ -140,7 +122,7 @@ import SongboxTestSupport
     func seekIsSampleAccurate(name: String, rate: Int?, tolerance: Int) throws {
         try Fixtures.withTemporaryDirectorySync { folder in
             let path = try Self.seekFile(name, in: folder)
-            let full = try Self.decodeAll(try MP3Decoder(path: path, rate: rate))
+            let full = try decodeAll(try MP3Decoder(path: path, rate: rate))
             let length = full.count / 2
             let decoder = try MP3Decoder(path: path, rate: rate)
             let edges = [0, 1, 1151, 1152, 44_100, length - 1, length, length + 5000, 1153, 576, 0, 12_345]
@@ -152,7 +134,7 @@ import SongboxTestSupport
                 let end = min(start + 1200, length)
                 let want = Array(full[(start * 2)..<(end * 2)])
                 if tolerance == 0 {
-                    #expect(Self.difference(got, want) == nil, "seek to \(target) in \(name)")
+                    #expect(difference(got, want) == nil, "seek to \(target) in \(name)")
                 } else {
                     #expect(got.count == want.count && zip(got, want).allSatisfy { abs(Int($0) - Int($1)) <= tolerance },
                             "seek to \(target) in \(name)")
@@ -161,9 +143,9 @@ import SongboxTestSupport
             }
             // From a seek to the end, too.
             try decoder.seek(toFrame: length / 2)
-            let rest = try Self.decodeAll(decoder)
+            let rest = try decodeAll(decoder)
             #expect(rest.count == full.count - length / 2 * 2)
-            if tolerance == 0 { #expect(Self.difference(rest, Array(full[(length / 2 * 2)...])) == nil) }
+            if tolerance == 0 { #expect(difference(rest, Array(full[(length / 2 * 2)...])) == nil) }
         }
     }
 
@@ -181,10 +163,10 @@ import SongboxTestSupport
         #expect(decoder.sourceRate == source)
         let length = try #require(decoder.length)
         #expect(abs(length - native * rate / source) <= 2, "\(length) frames for \(native) at \(source) Hz")
-        let pcm = try Self.decodeAll(decoder)
+        let pcm = try decodeAll(decoder)
         #expect(pcm.count / 2 == length)
         #expect(decoder.position == length)
-        #expect(Self.difference(pcm, try AudioFixtures.referencePCM(of: path, rate: rate)) == nil)
+        #expect(difference(pcm, try AudioFixtures.referencePCM(of: path, rate: rate)) == nil)
     }
 
     /// The rate the file already has: no resampling, the same samples as without `rate`.
@@ -192,7 +174,7 @@ import SongboxTestSupport
         let path = Fixtures.audioPath("tone-stereo-48k-vbr.mp3")
         let decoder = try MP3Decoder(path: path, rate: 48_000)
         #expect(decoder.length == 96_000)
-        #expect(Self.difference(try Self.decodeAll(decoder), try Self.decodeAll(try MP3Decoder(path: path))) == nil)
+        #expect(difference(try decodeAll(decoder), try decodeAll(try MP3Decoder(path: path))) == nil)
     }
 
     // MARK: Bad input
@@ -221,12 +203,12 @@ import SongboxTestSupport
         try Fixtures.withTemporaryDirectorySync { folder in
             let whole = Fixtures.audioPath("tone-stereo-48k-vbr.mp3")
             let path = try AudioFixtures.truncated(whole, in: folder)
-            let full = try Self.decodeAll(try MP3Decoder(path: whole))
+            let full = try decodeAll(try MP3Decoder(path: whole))
             let decoder = try MP3Decoder(path: path)
-            let pcm = try Self.decodeAll(decoder)
+            let pcm = try decodeAll(decoder)
             #expect(pcm.count > full.count / 4 && pcm.count < full.count * 3 / 4)
-            #expect(Self.difference(pcm, Array(full.prefix(pcm.count))) == nil)
-            #expect(Self.difference(pcm, try AudioFixtures.referencePCM(of: path)) == nil)
+            #expect(difference(pcm, Array(full.prefix(pcm.count))) == nil)
+            #expect(difference(pcm, try AudioFixtures.referencePCM(of: path)) == nil)
             #expect(try Self.read(decoder, frames: 100).isEmpty)
             // The LAME header promised the whole file; at the end the length is what there was.
             #expect(decoder.length == pcm.count / 2)

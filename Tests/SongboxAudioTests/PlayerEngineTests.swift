@@ -92,17 +92,6 @@ final class Rig {
     }
 }
 
-func decoded(_ path: String, rate: Int? = nil) throws -> [Int16] {
-    let decoder = try MP3Decoder(path: path, rate: rate)
-    var all: [Int16] = []
-    var chunk = [Int16](repeating: 0, count: 8192)
-    while true {
-        let frames = try chunk.withUnsafeMutableBufferPointer { try decoder.read(into: $0) }
-        if frames == 0 { return all }
-        all += chunk[0..<frames * 2]
-    }
-}
-
 @Suite struct PlayerEngineTests {
     @Test func aGaplessAlbumPlaysAsOneUnbrokenSignal() throws {
         let tones = try Tones.get()
@@ -473,16 +462,4 @@ func decoded(_ path: String, rate: Int? = nil) throws -> [Int16] {
         let versions = rig.events.compactMap { if case .queueChanged(let version) = $0 { version } else { nil } }
         #expect(versions == versions.sorted() && Set(versions).count == 4)
     }
-}
-
-/// Nil when equal, else where they part (frames), so a failure does not print a million samples.
-func difference(_ a: [Int16], _ b: [Int16]) -> String? {
-    if a == b { return nil }
-    let first = zip(a, b).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(a.count, b.count)
-    return "\(a.count / 2) vs \(b.count / 2) frames, first difference at frame \(first / 2)"
-}
-
-func rms(_ samples: some Collection<Int16>) -> Double {
-    let sum = samples.reduce(0.0) { $0 + Double($1) * Double($1) }
-    return (sum / Double(max(1, samples.count))).squareRoot()
 }

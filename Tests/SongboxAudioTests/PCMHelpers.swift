@@ -1,0 +1,31 @@
+import Foundation
+@testable import SongboxAudio
+
+/// Everything `decoder` gives from its position, read `chunk` frames at a time.
+func decodeAll(_ decoder: MP3Decoder, chunk: Int = 1000) throws -> [Int16] {
+    var pcm: [Int16] = []
+    var buffer = [Int16](repeating: 0, count: chunk * AudioFormat.channels)
+    while true {
+        let frames = try buffer.withUnsafeMutableBufferPointer { try decoder.read(into: $0) }
+        if frames == 0 { return pcm }
+        pcm += buffer[0..<(frames * AudioFormat.channels)]
+    }
+}
+
+/// The whole file as songbox decodes it (resampled to `rate` when given).
+func decoded(_ path: String, rate: Int? = nil) throws -> [Int16] {
+    try decodeAll(MP3Decoder(path: path, rate: rate), chunk: 4096)
+}
+
+/// Nil when equal, else where they part (frames), so a failure does not print a million samples.
+func difference(_ a: [Int16], _ b: [Int16]) -> String? {
+    if a == b { return nil }
+    let first = (0..<min(a.count, b.count)).first { a[$0] != b[$0] } ?? min(a.count, b.count)
+    return "\(a.count / 2) vs \(b.count / 2) frames, first difference at frame \(first / 2)"
+}
+
+/// Root mean square level of some samples.
+func rms(_ samples: some Collection<Int16>) -> Double {
+    let sum = samples.reduce(0.0) { $0 + Double($1) * Double($1) }
+    return (sum / Double(max(1, samples.count))).squareRoot()
+}
