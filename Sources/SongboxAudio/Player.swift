@@ -51,7 +51,7 @@ public final class Player: @unchecked Sendable {
     /// Runs `body` on the audio thread and returns its result, once the events it caused have
     /// gone to `onEvent`. Never call it from `onEvent`.
     public func perform<T: Sendable>(_ body: @escaping @Sendable (PlayerEngine) -> T) -> T {
-        let reply = Reply<T>()
+        let reply = Mailbox<T>()
         guard send({ [self] engine in
             let result = body(engine)
             publish()
@@ -61,7 +61,7 @@ public final class Player: @unchecked Sendable {
             condition.withLock { while !finished { condition.wait() } }
             return body(engine)
         }
-        return reply.take()
+        return reply.take()!  // a mailbox that is never closed always gives its item
     }
 
     /// Runs `body` on the audio thread, without waiting.
@@ -167,26 +167,6 @@ public final class Player: @unchecked Sendable {
     }
 
     private static var now: Double { Date.timeIntervalSinceReferenceDate }
-}
-
-/// One result handed from the audio thread to a waiting caller.
-private final class Reply<T: Sendable>: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var value: T?
-
-    func put(_ newValue: T) {
-        condition.withLock {
-            value = newValue
-            condition.broadcast()
-        }
-    }
-
-    func take() -> T {
-        condition.withLock {
-            while value == nil { condition.wait() }
-            return value!
-        }
-    }
 }
 
 /// Something that runs commands on a player engine: the threaded `Player`, or a

@@ -17,7 +17,6 @@ public final class PlaybackSession: @unchecked Sendable {
     // Guarded by `condition`.
     private let condition = NSCondition()
     private var subscribers: [Mailbox<PlayerEvent>] = []
-    private var received = 0
     private var handled = 0
     private var workerDone = false
 
@@ -26,7 +25,7 @@ public final class PlaybackSession: @unchecked Sendable {
 
     public init(store: LibraryStore, output: any AudioOutput, settings: PlayerSettings = PlayerSettings(),
                 fast: Bool = false, restore: Bool = true,
-                report: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(("songbox: " + $0 + "\n").utf8)) }) {
+                report: @escaping @Sendable (String) -> Void = reportToStandardError) {
         self.store = store
         self.report = report
         let incoming = Mailbox<PlayerEvent>()
