@@ -92,7 +92,7 @@ struct Play: ParsableCommand {
         }
 
         if heard == 0, queued > 0, volume == nil {
-            FileHandle.standardError.write(Data("songbox: the volume is 0 (saved from before): set it with --volume 100\n".utf8))
+            reportToStandardError("the volume is 0 (saved from before): set it with --volume 100")
         }
         // Ctrl-C ends the wait; the shutdown stops playback, records it and keeps the place.
         let stop = StopRequest()
@@ -129,9 +129,9 @@ private struct Tally {
             if counted == .play { plays += 1 }
             if counted == .skip { skips += 1 }
         case .decodeError(let item, let message):
-            warn("cannot play \(item.track.path): \(message); skipped")
+            reportToStandardError("cannot play \(item.track.path): \(message); skipped")
         case .outputError(let message):
-            warn("output \(message); retrying")
+            reportToStandardError("output \(message); retrying")
         default:
             break
         }
@@ -140,10 +140,6 @@ private struct Tally {
     var summary: String {
         "Played \(started) track\(started == 1 ? "" : "s"): \(plays) play\(plays == 1 ? "" : "s") and "
             + "\(skips) skip\(skips == 1 ? "" : "s") recorded."
-    }
-
-    private func warn(_ message: String) {
-        FileHandle.standardError.write(Data(("songbox: " + message + "\n").utf8))
     }
 }
 

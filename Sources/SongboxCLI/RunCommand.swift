@@ -91,18 +91,16 @@ struct Run: ParsableCommand {
     static func playerMaker(store: LibraryStore, spec: OutputSpec, settings: PlayerSettings,
                             fast: Bool) -> () -> PlayerHost.Driver {
         {
-            let report: @Sendable (String) -> Void = { FileHandle.standardError.write(Data(("songbox: " + $0 + "\n").utf8)) }
             // ALSA keeps real time whatever --fast says: only the other outputs are stepped.
             var stepped = fast
             if case .alsa = spec { stepped = false }
             if stepped {
-                let recorder = PlaybackRecorder(store: store, report: report)
+                let recorder = PlaybackRecorder(store: store, report: reportToStandardError)
                 let engine = PlayerEngine(output: spec.makeOutput(), settings: settings)
                 if let saved = recorder.savedSnapshot() { engine.restore(saved) }
                 return .stepped(SteppedPlayer(engine: engine), recorder)
             }
-            let session = PlaybackSession(store: store, output: spec.makeOutput(), settings: settings, fast: fast,
-                                          report: report)
+            let session = PlaybackSession(store: store, output: spec.makeOutput(), settings: settings, fast: fast)
             return .threaded(session, events: session.subscribe())
         }
     }

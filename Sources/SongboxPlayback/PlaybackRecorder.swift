@@ -2,6 +2,11 @@ import Foundation
 import SongboxAudio
 import SongboxLibrary
 
+/// Tells the user something that stops nothing, on standard error as `songbox: message`.
+public let reportToStandardError: @Sendable (String) -> Void = { message in
+    FileHandle.standardError.write(Data(("songbox: " + message + "\n").utf8))
+}
+
 /// What the library keeps of playback: each counted play or skip as a history row, and the
 /// player's state between runs. Used from one thread at a time.
 public struct PlaybackRecorder: Sendable {
