@@ -175,7 +175,7 @@ public final class PlayerEngine {
     public func previous() {
         guard let current = currentID, state != .stopped else { return }
         if elapsed > settings.previousRestartsAfter || preceding(current) == nil {
-            seek(to: highlightRange(of: currentItem)?.start ?? 0)
+            seek(to: currentItem?.track.highlight?.start ?? 0)
             return
         }
         if modes.random, !randomHistory.isEmpty { randomHistory.removeLast() }
@@ -302,18 +302,18 @@ public final class PlayerEngine {
         } catch {
             return outputFailed(error)
         }
-        let rate = Double(decoder.format.sampleRate)
+        let rate = frameRate
         var wanted = min(settings.chunkFrames, max(1, maxFrames))
-        if let end = highlightRange(of: item)?.end, highlights {
+        if let end = item.track.highlight?.end, highlights {
             wanted = min(wanted, max(0, Int((end * rate).rounded()) - decoder.position))
         }
         if let deadline = sleepDeadline {
             // Stop on the sleep timer's frame, not at the end of a chunk.
-            wanted = min(wanted, max(1, Int(((deadline - clock) * rate - 1e-6).rounded(.up))))
+            wanted = min(wanted, frames(in: deadline - clock))
         }
         if let transition, case .fadeIn = transition.action {} else if let transition {
             // End a fade-out exactly on its last frame.
-            wanted = min(wanted, max(1, Int(((transition.start + transition.length - clock) * rate - 1e-6).rounded(.up))))
+            wanted = min(wanted, frames(in: transition.start + transition.length - clock))
         }
         let startFrame = decoder.position
         let frames: Int
@@ -347,13 +347,21 @@ public final class PlayerEngine {
         return .rendered(frames: frames)
     }
 
+    /// Frames a second of the current track (44.1 kHz when none is open).
+    public var frameRate: Double { Double(decoder?.format.sampleRate ?? 44_100) }
+
+    /// The frames `seconds` take at `frameRate`, rounded up, at least 1. A time a hair past a
+    /// frame boundary (the clock is a sum of chunk lengths) does not cost a frame more.
+    public func frames(in seconds: Double) -> Int {
+        max(1, Int((seconds * frameRate - 1e-6).rounded(.up)))
+    }
+
     /// Renders exactly `seconds` more audio (to the frame), or until nothing plays. For tests.
     @discardableResult
     public func run(seconds: Double = .infinity) -> RenderResult {
         var left = seconds
         while left > 0 {
-            let rate = Double(decoder?.format.sampleRate ?? 44_100)
-            let frames = left.isFinite ? Int((left * rate).rounded()) : Int.max
+            let frames = left.isFinite ? Int((left * frameRate).rounded()) : Int.max
             guard frames > 0 else { break }
             let before = clock
             let result = render(maxFrames: frames)
@@ -393,7 +401,7 @@ public final class PlayerEngine {
     private func remainingInTrack(at time: Double) -> Double? {
         guard let decoder else { return nil }
         let rate = Double(decoder.format.sampleRate)
-        let end = highlights ? highlightRange(of: currentItem).map { $0.end * rate } : nil
+        let end = highlights ? currentItem?.track.highlight.map { $0.end * rate } : nil
         guard let last = end ?? decoder.length.map(Double.init) else { return nil }
         return (last - Double(decoder.position)) / rate - (time - clock)
     }
@@ -415,7 +423,7 @@ public final class PlayerEngine {
             stopPlayback()
             return
         }
-        if highlights, let end = highlightRange(of: item)?.end, let decoder,
+        if highlights, let end = item.track.highlight?.end, let decoder,
            decoder.position >= Int((end * Double(decoder.format.sampleRate)).rounded()) {
             trackReachedItsEnd(item)
         }
@@ -490,10 +498,6 @@ public final class PlayerEngine {
         guard let position = queue.position(of: id) else { return nil }
         if position > 0 { return queue.items[position - 1].id }
         return modes.repeat ? queue.items.last?.id : nil
-    }
-
-    private func highlightRange(of item: QueueItem?) -> HighlightRange? {
-        item?.track.highlight
     }
 
     /// Starts `id` at `seconds`. A file that cannot be opened is reported and passed over.

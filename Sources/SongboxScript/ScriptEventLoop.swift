@@ -70,16 +70,14 @@ public final class ScriptEventLoop {
                 continue
             }
             let before = engine.clock
-            let rate = Double(engine.status.format?.sampleRate ?? 44_100)
-            // Up to the deadline's frame. The clock is a sum of chunk lengths: a deadline a hair
-            // past a frame boundary (rounding) must not cost a frame more.
-            let limit = deadline.map { max(1, Int((($0 - now) * rate - 1e-6).rounded(.up))) } ?? Int.max
+            // Up to the deadline's frame.
+            let limit = deadline.map { engine.frames(in: $0 - now) } ?? Int.max
             if case .outputUnavailable = engine.render(maxFrames: limit) {
                 Thread.sleep(forTimeInterval: 1)
             }
             now += engine.clock - before
             // At the deadline's frame, the timer is due, whatever the rounding of the sums says.
-            if let deadline, (deadline - now) * rate < 1e-6 { now = max(now, deadline) }
+            if let deadline, (deadline - now) * engine.frameRate < 1e-6 { now = max(now, deadline) }
         }
     }
 
