@@ -67,8 +67,14 @@ public final class LibraryStore: Sendable {
 /// The default database location: `$SONGBOX_DB`, else `$XDG_DATA_HOME/songbox/library.db`,
 /// else `~/.local/share/songbox/library.db`.
 public func defaultDatabasePath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-    if let explicit = environment["SONGBOX_DB"], !explicit.isEmpty { return explicit }
-    let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-        ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
-    return dataHome + "/songbox/library.db"
+    xdgPath(override: "SONGBOX_DB", base: "XDG_DATA_HOME", fallback: ".local/share", file: "songbox/library.db",
+            environment: environment)
+}
+
+/// `$override` when set, else `file` under `$base`, else under `~/fallback` (the XDG rules).
+public func xdgPath(override: String, base: String, fallback: String, file: String,
+                    environment: [String: String]) -> String {
+    func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+    if let explicit = value(override) { return explicit }
+    return (value(base) ?? (environment["HOME"] ?? NSHomeDirectory()) + "/" + fallback) + "/" + file
 }

@@ -26,10 +26,8 @@ public struct SongboxConfig: Sendable, Equatable {
 
     /// `$SONGBOX_CONFIG`, else `$XDG_CONFIG_HOME/songbox/config`, else `~/.config/songbox/config`.
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        if let explicit = environment["SONGBOX_CONFIG"], !explicit.isEmpty { return explicit }
-        let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.config"
-        return configHome + "/songbox/config"
+        xdgPath(override: "SONGBOX_CONFIG", base: "XDG_CONFIG_HOME", fallback: ".config", file: "songbox/config",
+                environment: environment)
     }
 
     /// Reads the file at `path`; a missing file is the defaults. A bad line is an error that
