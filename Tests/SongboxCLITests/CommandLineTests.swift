@@ -4,19 +4,16 @@ import SongboxTestSupport
 import Testing
 
 /// The `songbox` binary end to end, on the bundled example library and on generated folders.
-@Suite struct CommandLineTests {
-    let folder: String
-    let songbox: SongboxRunner
-    let examples = Fixtures.packageRoot + "/examples/music"
+@Suite struct CommandLineTests: TestLibrarySuite {
+    let library: TestLibrary
+    let examples = TestLibrary.examples
 
     init() throws {
-        folder = try Fixtures.temporaryDirectory()
-        songbox = SongboxRunner(database: folder + "/library.db")
+        library = try TestLibrary()
     }
 
     func scanExamples() throws {
-        let scan = try songbox.run(["scan", examples])
-        try #require(scan.status == 0, "\(scan.stderr)")
+        try library.scanExamples()
     }
 
     func tracks(_ query: String...) throws -> [[String: Any]] {

@@ -7,14 +7,11 @@ import Glibc
 
 /// `songbox play` end to end through the built binary: what it prints, what it writes to the
 /// output, what it records, and how it stops (Ctrl-C, SIGTERM) and recovers (a missing output).
-@Suite struct PlayCommandTests {
-    let library: ToneLibrary
-    var folder: String { library.folder }
-    var music: String { library.music }
-    var songbox: SongboxRunner { library.songbox }
+@Suite struct PlayCommandTests: TestLibrarySuite {
+    let library: TestLibrary
 
     init() throws {
-        library = try ToneLibrary()
+        library = try TestLibrary()
     }
 
     @discardableResult

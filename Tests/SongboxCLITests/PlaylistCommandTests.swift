@@ -4,16 +4,13 @@ import SongboxTestSupport
 import Testing
 
 /// `songbox playlist ...` and `songbox history` end to end, on the bundled example library.
-@Suite struct PlaylistCommandTests {
-    let folder: String
-    let songbox: SongboxRunner
-    let examples = Fixtures.packageRoot + "/examples/music"
+@Suite struct PlaylistCommandTests: TestLibrarySuite {
+    let library: TestLibrary
+    let examples = TestLibrary.examples
 
     init() throws {
-        folder = try Fixtures.temporaryDirectory()
-        songbox = SongboxRunner(database: folder + "/library.db")
-        let scan = try songbox.run(["scan", examples])
-        try #require(scan.status == 0, "\(scan.stderr)")
+        library = try TestLibrary()
+        try library.scanExamples()
     }
 
     /// Runs songbox, requires success, and parses its JSON output.

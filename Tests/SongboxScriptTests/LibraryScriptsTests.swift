@@ -5,15 +5,12 @@ import Testing
 
 /// The bundled plugins and the examples/lua scripts, through the built `songbox` binary, against
 /// the example library.
-@Suite struct LibraryScriptsTests {
-    let folder: String
-    let songbox: SongboxRunner
+@Suite struct LibraryScriptsTests: TestLibrarySuite {
+    let library: TestLibrary
 
     init() throws {
-        folder = try Fixtures.temporaryDirectory()
-        songbox = SongboxRunner(database: folder + "/library.db")
-        let scan = try songbox.run(["scan", Fixtures.packageRoot + "/examples/music"])
-        #expect(scan.status == 0, "\(scan.stderr)")
+        library = try TestLibrary()
+        try library.scanExamples()
     }
 
     func path(_ relative: String) -> String { Fixtures.packageRoot + "/" + relative }

@@ -8,14 +8,11 @@ import Testing
 /// so the scripts assert exact times. Each script asserts with `assert` (a failure exits with
 /// status 1) and prints an "ok ..." line per part, which is checked here, so that a part that
 /// never ran fails too.
-@Suite struct PlayerScriptTests {
-    let library: ToneLibrary
-    var folder: String { library.folder }
-    var music: String { library.music }
-    var songbox: SongboxRunner { library.songbox }
+@Suite struct PlayerScriptTests: TestLibrarySuite {
+    let library: TestLibrary
 
     init() throws {
-        library = try ToneLibrary()
+        library = try TestLibrary()
     }
 
     /// Untagged tones named after their length, scanned into the library. With `broken`, also
@@ -110,6 +107,7 @@ import Testing
 
     @Test func twoHundredFortySecondsIsAPlay() throws {
         // Over 8 minutes, kept small: mono, 22.05 kHz, 32 kbit/s.
+        try FileManager.default.createDirectory(atPath: music, withIntermediateDirectories: true)
         _ = try AudioFixtures.tone(in: music, name: "long", seconds: 485, rate: 22_050, channels: 1,
                                    lameOptions: ["-b", "32"])
         try FileManager.default.removeItem(atPath: music + "/long.wav")

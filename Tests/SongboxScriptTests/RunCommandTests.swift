@@ -3,13 +3,11 @@ import SongboxTestSupport
 import Testing
 
 /// `songbox run` end to end, through the built binary.
-@Suite struct RunCommandTests {
-    let folder: String
-    let songbox: SongboxRunner
+@Suite struct RunCommandTests: TestLibrarySuite {
+    let library: TestLibrary
 
     init() throws {
-        folder = try Fixtures.temporaryDirectory()
-        songbox = SongboxRunner(database: folder + "/library.db")
+        library = try TestLibrary()
     }
 
     /// The first line of `text` (Lua shortens long chunk names to "...end/of/path.lua").
