@@ -13,6 +13,7 @@ struct songbox_state {
     size_t memory_used, memory_limit;
     int memory_exceeded;
     long refusals;  // allocations refused in the current entry call
+    int calls;      // songbox_call frames running: a host function may call back into the state
     // The last refused request: Lua retries a failed allocation once after an emergency full
     // collection; the cap is exceeded only when that retry is refused too.
     const void *refused_block; size_t refused_old, refused_new;
@@ -149,6 +150,8 @@ void songbox_charge(lua_State *L, long count) { sb_charge(L, (lua_Integer)count)
 
 static uint32_t sb_read32(const char **p) { uint32_t v; memcpy(&v, *p, 4); *p += 4; return v; }
 
+static void sb_push_records(lua_State *L, const char **p, int depth);
+
 /// Pushes one value decoded from the buffer (Swift encoded it; lengths are trusted).
 static void sb_push_value(lua_State *L, const char **p, int depth) {
     luaL_checkstack(L, 3, "value nesting too deep");
@@ -176,8 +179,47 @@ static void sb_push_value(lua_State *L, const char **p, int depth) {
         }
         break;
     }
+    case SONGBOX_TAG_RECORDS: sb_push_records(L, p, depth); break;
     default: luaL_error(L, "songbox internal error: bad value tag %d", (int)tag);
     }
+}
+
+/// Pushes a SONGBOX_TAG_RECORDS value (the tag read already): the keys are pushed once, below
+/// the array, and each table takes them with lua_pushvalue, so no key string is made again; each
+/// table is created with room for exactly its fields. Leaves only the array on the stack.
+static void sb_push_records(lua_State *L, const char **p, int depth) {
+    uint32_t key_count = sb_read32(p);
+    luaL_checkstack(L, (int)key_count + 4, "too many record keys");
+    int keys = lua_gettop(L) + 1;  // key i is at keys + i
+    for (uint32_t i = 0; i < key_count; i++) {
+        uint32_t n = sb_read32(p);
+        lua_pushlstring(L, *p, n);
+        *p += n;
+    }
+    uint32_t count = sb_read32(p);
+    lua_createtable(L, (int)count, 0);
+    for (uint32_t r = 1; r <= count; r++) {
+        int fields = (unsigned char)*(*p)++;
+        lua_createtable(L, 0, fields);
+        for (int f = 0; f < fields; f++) {
+            uint32_t key = (unsigned char)*(*p)++;
+            if (key >= key_count) luaL_error(L, "songbox internal error: bad record key %d", (int)key);
+            lua_pushvalue(L, keys + (int)key);
+            char tag = **p;
+            switch (tag) {  // the scalars records hold, inline; anything else as any value
+            case SONGBOX_TAG_STRING: { (*p)++; uint32_t n = sb_read32(p); lua_pushlstring(L, *p, n); *p += n; break; }
+            case SONGBOX_TAG_INTEGER: { int64_t v; memcpy(&v, *p + 1, 8); *p += 9; lua_pushinteger(L, (lua_Integer)v); break; }
+            case SONGBOX_TAG_NUMBER: { double v; memcpy(&v, *p + 1, 8); *p += 9; lua_pushnumber(L, (lua_Number)v); break; }
+            case SONGBOX_TAG_TRUE: (*p)++; lua_pushboolean(L, 1); break;
+            case SONGBOX_TAG_FALSE: (*p)++; lua_pushboolean(L, 0); break;
+            default: sb_push_value(L, p, depth + 1);
+            }
+            lua_rawset(L, -3);
+        }
+        lua_rawseti(L, -2, (lua_Integer)r);
+    }
+    lua_rotate(L, keys, 1);  // the array where the first key was
+    lua_settop(L, keys);
 }
 
 /// Pushes `count` values from the buffer. Only from C, under protection.
@@ -882,8 +924,8 @@ static int sb_get_host_p(lua_State *L) {
     return 1;
 }
 
-int songbox_push_host(songbox_state *S, const char *name) {
-    lua_State *L = S->L;
+int songbox_push_host(songbox_state *S, lua_State *L, const char *name) {
+    (void)S;
     if (!lua_checkstack(L, 4)) return LUA_ERRMEM;
     lua_pushcfunction(L, sb_get_host_p);
     lua_pushlightuserdata(L, (void *)name);  // made a Lua string under protection
@@ -923,18 +965,23 @@ static int sb_call_p(lua_State *L) {
     return lua_gettop(L);
 }
 
-int songbox_call(songbox_state *S, int nargs) {
-    lua_State *L = S->L;
+int songbox_call(songbox_state *S, lua_State *L, int nargs) {
     if (!lua_checkstack(L, 3)) return LUA_ERRMEM;
-    if (S->stop == SONGBOX_STOP_NONE) S->instructions_used = 0;
-    S->refusals = 0;
+    // A call back in from a host function (a smart playlist's function read by its own script)
+    // is part of the outer entry call: it shares its instruction budget.
+    if (S->calls == 0) {
+        if (S->stop == SONGBOX_STOP_NONE) S->instructions_used = 0;
+        S->refusals = 0;
+    }
     int base = lua_gettop(L);  // the function
     lua_pushcfunction(L, sb_message_handler);
     lua_insert(L, base);                      // handler, function
     lua_pushcfunction(L, sb_call_p);          // a light C function: no allocation
     lua_insert(L, base + 1);                  // handler, call_p, function
     lua_pushinteger(L, nargs);                // handler, call_p, function, nargs
+    S->calls++;
     int status = lua_pcall(L, 2, LUA_MULTRET, base);
+    S->calls--;
     lua_remove(L, base);                      // results or message
     if (status != LUA_OK && S->memory_exceeded && S->stop == SONGBOX_STOP_NONE) {
         S->stop = SONGBOX_STOP_MEMORY;

@@ -29,7 +29,8 @@ extension PlaylistCommand {
                 printJSON(.array(playlists.map { playlist in
                     .object([
                         ("name", .string(playlist.name)), ("kind", .string(playlist.kind.rawValue)),
-                        ("query", JSONValue(playlist.query)), ("tracks", JSONValue(playlist.trackCount)),
+                        ("query", JSONValue(playlist.query)), ("script", JSONValue(playlist.script)),
+                        ("tracks", JSONValue(playlist.trackCount)),
                         ("duration", .number((playlist.duration * 1000).rounded() / 1000)),
                         ("created", JSONValue(date: playlist.created)), ("modified", JSONValue(date: playlist.modified)),
                         ("problem", JSONValue(playlist.problem)),
@@ -40,7 +41,7 @@ extension PlaylistCommand {
             guard !playlists.isEmpty else { return }
             let rows = playlists.map { playlist in
                 [playlist.name, playlist.kind.rawValue, String(playlist.trackCount), TerminalText.duration(playlist.duration),
-                 playlist.problem.map { "error: " + $0 } ?? playlist.query ?? ""]
+                 playlist.problem.map { "error: " + $0 } ?? playlist.query ?? playlist.script.map { "function in " + $0 } ?? ""]
             }
             print(TerminalText.table(header: ["NAME", "KIND", "TRACKS", "TIME", "QUERY"], rows: rows, rightAligned: [2, 3]))
         }
@@ -51,7 +52,7 @@ extension PlaylistCommand {
 
         @OptionGroup var library: LibraryOptions
 
-        @Flag(help: "Print a JSON object: name, kind, query, modified and tracks.")
+        @Flag(help: "Print a JSON object: name, kind, query, script, modified and tracks.")
         var json = false
 
         @Argument(help: "The playlist's name.")
@@ -62,7 +63,7 @@ extension PlaylistCommand {
             if json {
                 printJSON(.object([
                     ("name", .string(playlist.name)), ("kind", .string(playlist.kind.rawValue)),
-                    ("query", JSONValue(playlist.query)),
+                    ("query", JSONValue(playlist.query)), ("script", JSONValue(playlist.script)),
                     ("duration", .number((playlist.duration * 1000).rounded() / 1000)),
                     ("modified", JSONValue(date: playlist.modified)),
                     ("tracks", .array(playlist.tracks.map { .object(TrackJSON.listing($0)) })),

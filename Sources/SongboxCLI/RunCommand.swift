@@ -49,22 +49,14 @@ struct Run: ParsableCommand {
         var limits = LuaRuntime.Limits()
         if let instructionLimit { limits.instructions = instructionLimit }
         if let memoryLimit { limits.memory = memoryLimit << 20 }
-        let logger = Logger(label: "songbox.script") { _ in ScriptLogHandler() }
-        let runtime = try LuaRuntime(limits: limits, dryRun: dryRun, library: store, logger: logger) { text in
-            print(text, terminator: "")
-        }
-        try LibraryAPI.install(on: runtime)
         let config = try SongboxConfig.load()
         let (spec, settings) = try outputOptions.resolve(config: config)
         let host = PlayerHost(store: store, make: Self.playerMaker(store: store, spec: spec, settings: settings,
                                                                     fast: outputOptions.fast))
-        try PlayerAPI.install(on: runtime, host: host)
-        let folder = (file as NSString).deletingLastPathComponent
-        try runtime.addModulePath(folder.isEmpty ? "." : folder)
-        try runtime.setArguments(arguments)
         // plugin.NAME.KEY lines of the config file, NAME being the script's file name.
-        let name = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
-        try runtime.setOptions(fromConfig: config.pluginOptions[name] ?? [:])
+        let runtime = try ScriptSetup.makeRuntime(file: file, arguments: arguments, store: store, limits: limits,
+                                                  dryRun: dryRun, options: config.pluginOptions, player: host,
+                                                  logger: scriptLogger) { text in print(text, terminator: "") }
         let loop = ScriptEventLoop(runtime: runtime, host: host) { message in
             FileHandle.standardError.write(Data("\(message)\n".utf8))
         }
@@ -113,6 +105,9 @@ final class StopRequest: Sendable {
     func request() { flag.withLock { $0 = true } }
     var requested: Bool { flag.withLock { $0 } }
 }
+
+/// The logger of scripts: `songbox.log.*` to standard error.
+let scriptLogger = Logger(label: "songbox.script") { _ in ScriptLogHandler() }
 
 /// Writes `songbox.log.*` messages to standard error as `level: file:line: message`.
 struct ScriptLogHandler: LogHandler {

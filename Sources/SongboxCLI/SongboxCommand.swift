@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
+import Logging
 import SongboxLibrary
+import SongboxPlayback
+import SongboxScript
 
 /// `songbox`: the command-line entry point.
 public struct SongboxCommand: ParsableCommand {
@@ -24,7 +27,13 @@ struct LibraryOptions: ParsableArguments {
         valueName: "path"))
     var db: String?
 
+    /// The library, able to read smart playlists defined by a script function (each read runs
+    /// the script again, read-only; see `ScriptPlaylistRunner`).
     func openStore() throws -> LibraryStore {
-        try LibraryStore(path: db ?? defaultDatabasePath())
+        let store = try LibraryStore(path: db ?? defaultDatabasePath())
+        // A config file with a mistake is reported by the commands that use it (play, run).
+        let options = (try? SongboxConfig.load())?.pluginOptions ?? [:]
+        store.scriptEvaluator = ScriptPlaylistRunner(pluginOptions: options, logger: scriptLogger)
+        return store
     }
 }

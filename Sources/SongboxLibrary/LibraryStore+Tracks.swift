@@ -6,8 +6,9 @@ extension LibraryStore {
     /// Tracks matching `query`, in the query's order. `playlist:NAME` works for saved and smart
     /// playlists (see `LibraryStore.statement(for:selecting:in:)`).
     public func tracks(matching query: LibraryQuery) throws(SongboxError) -> [Track] {
-        try read { db in
-            let (sql, arguments) = try Self.statement(for: query, in: db)
+        let evaluated = try evaluateScriptPlaylists(reachedBy: query)
+        return try read { db in
+            let (sql, arguments) = try Self.statement(for: query, in: db, evaluated: evaluated)
             return try Track.fetchAll(db, sql: sql, arguments: arguments)
         }
     }
@@ -207,8 +208,9 @@ extension LibraryStore {
     /// The listing of the tracks matching the query text, in the query's order.
     public func summaries(matching text: String, now: Date = Date()) throws(SongboxError) -> [TrackSummary] {
         let query = try LibraryQuery.parse(text, now: now)
+        let evaluated = try evaluateScriptPlaylists(reachedBy: query)
         return try read { db in
-            let (sql, arguments) = try Self.statement(for: query, selecting: TrackSummary.columns, in: db)
+            let (sql, arguments) = try Self.statement(for: query, selecting: TrackSummary.columns, in: db, evaluated: evaluated)
             let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
             var found: [TrackSummary] = []
             while let row = try rows.next() { found.append(TrackSummary(row: row)) }

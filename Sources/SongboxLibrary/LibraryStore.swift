@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 
 /// The library database: tracks, user overrides, play history, playlists.
 ///
@@ -17,6 +18,17 @@ public final class LibraryStore: Sendable {
 
     public let path: String
     let database: any DatabaseWriter
+    /// Tells this store's change stamps from another's (`changeStamp()`).
+    let serial = LibraryStore.serials.add(1, ordering: .relaxed).newValue
+    private static let serials = Atomic<UInt64>(0)
+    private let evaluatorSlot = Mutex<(any ScriptPlaylistEvaluator)?>(nil)
+
+    /// What runs the functions of smart playlists defined in scripts (see `ScriptPlaylist`); the
+    /// script layer sets it. Without one, reading such a playlist is an error.
+    public var scriptEvaluator: (any ScriptPlaylistEvaluator)? {
+        get { evaluatorSlot.withLock { $0 } }
+        set { evaluatorSlot.withLock { $0 = newValue } }
+    }
 
     /// Opens (creating when missing) the database at `path` and migrates it to the current schema.
     public init(path: String, access: Access = .single) throws(SongboxError) {

@@ -10,8 +10,10 @@ public enum PlaylistKind: String, Sendable, Codable, CaseIterable {
 public struct PlaylistSummary: Sendable, Equatable {
     public var name: String
     public var kind: PlaylistKind
-    /// The query of a smart playlist; nil for a saved one.
+    /// The query of a smart playlist; nil for a saved one and one defined by a script function.
     public var query: String?
+    /// The script whose function defines a smart playlist (an absolute path); nil otherwise.
+    public var script: String?
     /// Tracks in it now (for a smart playlist: what its query gives at the time of listing).
     public var trackCount: Int
     /// Seconds, all tracks together.
@@ -20,7 +22,8 @@ public struct PlaylistSummary: Sendable, Equatable {
     public var created: Int64
     /// Unix seconds of the last change of its name, items or query.
     public var modified: Int64
-    /// Why a smart playlist cannot be evaluated (its stored query no longer parses); nil when it can.
+    /// Why a smart playlist cannot be evaluated (its stored query no longer parses, its function
+    /// fails); nil when it can.
     public var problem: String?
 }
 
@@ -29,6 +32,7 @@ public struct Playlist: Sendable, Equatable {
     public var name: String
     public var kind: PlaylistKind
     public var query: String?
+    public var script: String?
     public var created: Int64
     public var modified: Int64
     /// In playlist order. A saved playlist may hold a track more than once.
@@ -42,25 +46,48 @@ public struct Playlist: Sendable, Equatable {
 ///
 /// Names are unique and compared exactly (case matters). Positions are 0-based and always dense:
 /// a saved playlist of n items has positions 0..n-1. Every change is one transaction and sets the
-/// playlist's `modified` time. A smart playlist has no items: reading it runs its query, so it
-/// follows the library and the play history as they change. Its query may name other playlists
+/// playlist's `modified` time. A smart playlist has no items: reading it runs its query (or its
+/// script function, see `ScriptPlaylist`), so it follows the library and the play history as they
+/// change. Its query may name other playlists
 /// (`playlist:NAME`); a smart playlist may not refer to itself, directly or through others.
 extension LibraryStore {
     // MARK: Reading
 
     /// Every playlist, by name (case- and point-insensitive order), with its size now.
     public func playlists(now: Date = Date()) throws(SongboxError) -> [PlaylistSummary] {
-        try read { db in
+        // Script functions run outside the transaction (they read the library themselves).
+        var results: [String: Result<[Int64], SongboxError>] = [:]
+        for record in try read({ db in try PlaylistRecord.fetchAll(db) }) {
+            if let script = record.scriptPlaylist {
+                results[record.name] = Result { () throws(SongboxError) in try evaluate(script) }
+            }
+        }
+        let evaluated = results
+        return try read { db in
             try PlaylistRecord.fetchAll(db).map { record in
                 var summary = PlaylistSummary(name: record.name, kind: record.kind, query: record.query,
-                                              trackCount: 0, duration: 0, created: record.created,
-                                              modified: record.modified)
+                                              script: record.script, trackCount: 0, duration: 0,
+                                              created: record.created, modified: record.modified)
                 let row: Row?
-                if let text = record.query {
+                if record.scriptPlaylist != nil {
+                    switch evaluated[record.name] {
+                    case .success(let ids):
+                        row = try Row.fetchOne(db, sql: """
+                            SELECT count(*), coalesce(sum(tracks.duration), 0) FROM json_each(?)
+                            JOIN tracks ON tracks.id = json_each.value
+                            """, arguments: [Self.jsonList(ids)])
+                    case .failure(let error):
+                        summary.problem = error.message
+                        row = nil
+                    case nil:
+                        row = nil  // defined while this listing was being made
+                    }
+                } else if let text = record.query {
                     do {
                         let query = try Self.parseSmartQuery(text, of: record.name, now: now)
                         let (sql, arguments) = try Self.statement(for: query, selecting: "count(*), coalesce(sum(duration), 0)",
-                                                                  in: db, expanding: [record.name])
+                                                                  in: db, evaluated: evaluated.compactMapValues { try? $0.get() },
+                                                                  expanding: [record.name])
                         row = try Row.fetchOne(db, sql: sql, arguments: arguments)
                     } catch let error as SongboxError {
                         summary.problem = error.message
@@ -84,12 +111,21 @@ extension LibraryStore {
 
     /// The playlist called `name` with its tracks in order. A smart playlist is evaluated now.
     public func playlist(named name: String, now: Date = Date()) throws(SongboxError) -> Playlist {
-        try read { db in
+        let record = try read { db in try PlaylistRecord.require(name, in: db) }
+        let query = try record.query.map { text throws(SongboxError) in try Self.parseSmartQuery(text, of: name, now: now) }
+        // Script functions run outside the transaction (they read the library themselves).
+        let scripted = try record.scriptPlaylist.map { script throws(SongboxError) in try evaluate(script) }
+        let evaluated = try query.map { query throws(SongboxError) in try evaluateScriptPlaylists(reachedBy: query) } ?? [:]
+        return try read { db in
             let record = try PlaylistRecord.require(name, in: db)
             let tracks: [Track]
-            if let text = record.query {
-                let query = try Self.parseSmartQuery(text, of: record.name, now: now)
-                let (sql, arguments) = try Self.statement(for: query, in: db, expanding: [record.name])
+            if let scripted {
+                // In the function's order; a track it gives twice is there twice.
+                tracks = try Track.fetchAll(db, sql: """
+                    SELECT library.* FROM json_each(?) JOIN library ON library.id = json_each.value ORDER BY json_each.key
+                    """, arguments: [Self.jsonList(scripted)])
+            } else if let query {
+                let (sql, arguments) = try Self.statement(for: query, in: db, evaluated: evaluated, expanding: [record.name])
                 tracks = try Track.fetchAll(db, sql: sql, arguments: arguments)
             } else {
                 tracks = try Track.fetchAll(db, sql: """
@@ -97,8 +133,8 @@ extension LibraryStore {
                     WHERE playlist_items.playlist_id = ? ORDER BY playlist_items.position
                     """, arguments: [record.id])
             }
-            return Playlist(name: record.name, kind: record.kind, query: record.query, created: record.created,
-                            modified: record.modified, tracks: tracks)
+            return Playlist(name: record.name, kind: record.kind, query: record.query, script: record.script,
+                            created: record.created, modified: record.modified, tracks: tracks)
         }
     }
 
@@ -119,7 +155,8 @@ extension LibraryStore {
             let id: Int64
             if let existing = try PlaylistRecord.fetch(name, in: db) {
                 guard replace else { throw Self.exists(existing) }
-                try db.execute(sql: "UPDATE playlists SET query = NULL WHERE id = ?", arguments: [existing.id])
+                try db.execute(sql: "UPDATE playlists SET query = NULL, script = NULL, script_function = NULL WHERE id = ?",
+                               arguments: [existing.id])
                 id = existing.id
             } else {
                 id = try PlaylistRecord.insert(name, query: nil, now: now, in: db)
@@ -187,7 +224,7 @@ extension LibraryStore {
             if let existing = try PlaylistRecord.fetch(name, in: db) {
                 guard existing.kind == .smart || replace else { throw Self.exists(existing) }
                 try db.execute(sql: "DELETE FROM playlist_items WHERE playlist_id = ?", arguments: [existing.id])
-                try db.execute(sql: "UPDATE playlists SET query = ?, modified = ? WHERE id = ?",
+                try db.execute(sql: "UPDATE playlists SET query = ?, script = NULL, script_function = NULL, modified = ? WHERE id = ?",
                                arguments: [text, Self.seconds(now), existing.id])
             } else {
                 _ = try PlaylistRecord.insert(name, query: text, now: now, in: db)
@@ -226,20 +263,24 @@ extension LibraryStore {
 
     /// The SELECT for `query`, with every smart playlist its `playlist:NAME` terms reach (directly
     /// or through other smart playlists) read from the database and expanded in place. Run it in
-    /// the same transaction as `db`.
-    public static func statement(for query: LibraryQuery, selecting columns: String = "*",
-                                 in db: Database) throws -> (sql: String, arguments: StatementArguments) {
-        try statement(for: query, selecting: columns, in: db, expanding: [])
+    /// the same transaction as `db`. Playlists defined by a script function are `evaluated` first
+    /// (`evaluateScriptPlaylists(reachedBy:)`, outside the transaction).
+    public static func statement(for query: LibraryQuery, selecting columns: String = "*", in db: Database,
+                                 evaluated: [String: [Int64]]) throws -> (sql: String, arguments: StatementArguments) {
+        try statement(for: query, selecting: columns, in: db, evaluated: evaluated, expanding: [])
     }
 
     static func statement(for query: LibraryQuery, selecting columns: String = "*", in db: Database,
-                          expanding: [String]) throws -> (sql: String, arguments: StatementArguments) {
+                          evaluated: [String: [Int64]], expanding: [String]) throws -> (sql: String, arguments: StatementArguments) {
         var smart: [String: LibraryQuery] = [:]
         var pending = query.playlistNames
         var seen = Set(pending)
         while let name = pending.popLast() {
-            guard let text = try String.fetchOne(db, sql: "SELECT query FROM playlists WHERE name = ?", arguments: [name])
-            else { continue }
+            guard let record = try PlaylistRecord.fetch(name, in: db) else { continue }
+            if record.scriptPlaylist != nil, evaluated[name] == nil {
+                throw SongboxError(.scriptFailed, "smart playlist '\(name)' (a script function) could not be evaluated")
+            }
+            guard let text = record.query else { continue }
             let parsed: LibraryQuery
             do throws(SongboxError) { parsed = try query.parseNested(text) } catch {
                 throw SongboxError(.invalidQuery, "smart playlist '\(name)' has a query songbox cannot read: \(error.message)",
@@ -248,7 +289,7 @@ extension LibraryStore {
             smart[name] = parsed
             for next in parsed.playlistNames where seen.insert(next).inserted { pending.append(next) }
         }
-        return query.statement(selecting: columns, smartPlaylists: smart, expanding: expanding)
+        return query.statement(selecting: columns, smartPlaylists: smart, evaluatedPlaylists: evaluated, expanding: expanding)
     }
 
     // MARK: Helpers
@@ -352,26 +393,37 @@ struct PlaylistRecord: Sendable {
     var id: Int64
     var name: String
     var query: String?
+    var script: String?
+    var scriptFunction: String?
     var created: Int64
     var modified: Int64
 
-    var kind: PlaylistKind { query == nil ? .saved : .smart }
+    var kind: PlaylistKind { query == nil && script == nil ? .saved : .smart }
+
+    /// Where the function of a smart playlist defined by a script is; nil for other playlists.
+    var scriptPlaylist: ScriptPlaylist? {
+        guard let script else { return nil }
+        return ScriptPlaylist(name: name, script: script, function: scriptFunction ?? name)
+    }
 
     init(row: Row) {
         id = row["id"]
         name = row["name"]
         query = row["query"]
+        script = row["script"]
+        scriptFunction = row["script_function"]
         created = row["created"]
         modified = row["modified"]
     }
 
+    private static let columns = "id, name, query, script, script_function, created, modified"
+
     static func fetchAll(_ db: Database) throws -> [PlaylistRecord] {
-        try Row.fetchAll(db, sql: "SELECT id, name, query, created, modified FROM playlists").map(PlaylistRecord.init)
+        try Row.fetchAll(db, sql: "SELECT \(columns) FROM playlists").map(PlaylistRecord.init)
     }
 
     static func fetch(_ name: String, in db: Database) throws -> PlaylistRecord? {
-        try Row.fetchOne(db, sql: "SELECT id, name, query, created, modified FROM playlists WHERE name = ?",
-                         arguments: [name]).map(PlaylistRecord.init)
+        try Row.fetchOne(db, sql: "SELECT \(columns) FROM playlists WHERE name = ?", arguments: [name]).map(PlaylistRecord.init)
     }
 
     /// The playlist, or `notFound` with a hint (a name that differs only in case is suggested).
@@ -389,17 +441,20 @@ struct PlaylistRecord: Sendable {
     static func requireSaved(_ name: String, changing action: String, in db: Database) throws -> PlaylistRecord {
         let record = try require(name, in: db)
         guard record.kind == .saved else {
-            throw SongboxError(.invalidArgument, "cannot \(action) '\(name)': it is a smart playlist, its tracks come from its query",
+            let source = record.script.map { "its function in \($0)" } ?? "its query"
+            throw SongboxError(.invalidArgument, "cannot \(action) '\(name)': it is a smart playlist, its tracks come from \(source)",
                                hint: "change its query with `songbox playlist smart \"\(name)\" QUERY`, or save a copy "
                                    + "with `songbox playlist save NEW playlist:\"\(name)\"` and edit that")
         }
         return record
     }
 
-    static func insert(_ name: String, query: String?, now: Date, in db: Database) throws -> Int64 {
+    static func insert(_ name: String, query: String? = nil, script: ScriptPlaylist? = nil, now: Date,
+                       in db: Database) throws -> Int64 {
         let time = LibraryStore.seconds(now)
-        try db.execute(sql: "INSERT INTO playlists (name, query, created, modified) VALUES (?, ?, ?, ?)",
-                       arguments: [name, query, time, time])
+        try db.execute(sql: """
+            INSERT INTO playlists (name, query, script, script_function, created, modified) VALUES (?, ?, ?, ?, ?, ?)
+            """, arguments: [name, query, script?.script, script?.function, time, time])
         return db.lastInsertedRowID
     }
 

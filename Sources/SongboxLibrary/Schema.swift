@@ -15,7 +15,7 @@ enum Schema {
         try writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA user_version = \(migrationCount)") }
     }
 
-    static let migrationCount = 3
+    static let migrationCount = 4
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -169,6 +169,15 @@ enum Schema {
                   value BLOB NOT NULL,
                   updated INTEGER NOT NULL
                 );
+                """)
+        }
+        migrator.registerMigration("v4: smart playlists defined by a script function") { db in
+            // A smart playlist has a query, or a Lua function: then `script` is the file that
+            // defines it (an absolute path) and `script_function` the name it was defined under
+            // there, which a rename of the playlist keeps.
+            try db.execute(sql: """
+                ALTER TABLE playlists ADD COLUMN script TEXT;
+                ALTER TABLE playlists ADD COLUMN script_function TEXT;
                 """)
         }
         return migrator

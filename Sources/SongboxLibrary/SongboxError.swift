@@ -8,6 +8,8 @@ public struct SongboxError: Error, CustomStringConvertible, Sendable {
         case invalidArgument = "invalid-argument"
         case unreadableFile = "unreadable-file"
         case folderUnavailable = "folder-unavailable"
+        /// The script function of a smart playlist failed or gave something that is not tracks.
+        case scriptFailed = "script-failed"
     }
 
     public let code: Code

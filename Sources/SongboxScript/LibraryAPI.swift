@@ -14,7 +14,7 @@ public enum LibraryAPI {
     /// Registers the functions on `runtime`. Does nothing when the runtime has no library.
     public static func install(on runtime: LuaRuntime) throws(LuaScriptError) {
         guard let store = runtime.library else { return }
-        let api = Functions(store: store)
+        let api = Functions(store: store, tables: runtime.trackTables)
         for (name, writes, body) in api.all {
             try runtime.register(name, writes: writes) { args in
                 do { return try body(args) } catch let error as SongboxError {
@@ -22,6 +22,7 @@ public enum LibraryAPI {
                 }
             }
         }
+        try SmartFunctions.install(on: runtime, store: store)
     }
 
     // MARK: Values
@@ -63,6 +64,7 @@ public enum LibraryAPI {
             "created": .string(FieldValue.isoDate(playlist.created)), "modified": .string(FieldValue.isoDate(playlist.modified)),
         ]
         if let query = playlist.query { t["query"] = .string(query) }
+        if let script = playlist.script { t["script"] = .string(script) }
         if let problem = playlist.problem { t["problem"] = .string(problem) }
         return .table(t)
     }
@@ -75,6 +77,7 @@ public enum LibraryAPI {
             "tracks": tracks(playlist.tracks),
         ]
         if let query = playlist.query { t["query"] = .string(query) }
+        if let script = playlist.script { t["script"] = .string(script) }
         return .table(t)
     }
 

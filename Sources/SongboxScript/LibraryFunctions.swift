@@ -7,6 +7,8 @@ extension LibraryAPI {
     /// The functions, by dotted name. They capture the store, never the runtime.
     struct Functions {
         let store: LibraryStore
+        /// Where `library.query` and `find` keep their tracks' tables between calls.
+        let tables: TrackTableCache
 
         var all: [(String, Bool, Body)] {
             [
@@ -17,7 +19,6 @@ extension LibraryAPI {
                 ("playlist.save", true, save), ("playlist.add", true, add), ("playlist.remove", true, remove),
                 ("playlist.move", true, move), ("playlist.rename", true, rename), ("playlist.delete", true, delete),
                 ("playlist.export", true, export), ("playlist.import", true, importFile),
-                ("smart", true, smart),
             ]
         }
 
@@ -25,13 +26,13 @@ extension LibraryAPI {
 
         func query(_ args: LuaArguments) throws -> [LuaValue] {
             let text = try args.string(1)
-            return [LibraryAPI.tracks(try store.tracks(matching: text))]
+            return [try tables.tables(matching: text, in: store)]
         }
 
         func find(_ args: LuaArguments) throws -> [LuaValue] {
             let fields = try options(args, 1, allowed: nil)
             let text = try LibraryAPI.queryText(find: fields)
-            return [LibraryAPI.tracks(try store.tracks(matching: text))]
+            return [try tables.tables(matching: text, in: store)]
         }
 
         func get(_ args: LuaArguments) throws -> [LuaValue] {
@@ -191,12 +192,6 @@ extension LibraryAPI {
             let replace = try boolean(options["replace"], "replace", argument: 2) ?? false
             let format = try self.format(options["format"], argument: 2)
             return [LibraryAPI.report(try store.importPlaylist(from: path, name: name, format: format, replace: replace))]
-        }
-
-        func smart(_ args: LuaArguments) throws -> [LuaValue] {
-            let name = try args.string(1), text = try args.string(2)
-            try store.saveSmartPlaylist(named: name, query: text)
-            return [.boolean(true)]
         }
 
         /// The soft failure for a 1-based position outside the saved playlist `name` (`end`: one

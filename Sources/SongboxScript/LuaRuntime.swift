@@ -48,18 +48,28 @@ public final class LuaRuntime {
     public let library: LibraryStore?
     /// In a dry run, every function registered with `writes: true` refuses.
     public let dryRun: Bool
+    /// Library tracks kept as encoded Lua tables between `songbox.library` calls (may be shared
+    /// with other runtimes on the same store).
+    public let trackTables: TrackTableCache
+    /// The script file this runtime runs (an absolute path, set by the first `run(file:)`): a
+    /// smart playlist defined by a function here is stored as this file's.
+    public private(set) var scriptPath: String?
     let bridge: Bridge
     private let state: OpaquePointer
 
     /// - Parameters:
     ///   - sandbox: false only for trusted code (tests, tools): all standard libraries stay.
     ///   - library: the store API functions use.
+    ///   - trackTables: where library results are kept between calls (one per store; runtimes
+    ///     on the same store may share one).
     ///   - logger: receives `songbox.log.*`.
     ///   - output: receives what `print` writes (one call per line, newline included).
     public init(limits: Limits = Limits(), sandbox: Bool = true, dryRun: Bool = false, library: LibraryStore? = nil,
+                trackTables: TrackTableCache = TrackTableCache(),
                 logger: Logger, output: @escaping (String) -> Void) throws(LuaScriptError) {
         self.limits = limits
         self.library = library
+        self.trackTables = trackTables
         self.dryRun = dryRun
         bridge = Bridge(logger: logger, output: output, dryRun: dryRun)
         guard let state = songbox_open(limits.memory, limits.instructions, dispatchCallback, outputCallback,
@@ -120,6 +130,7 @@ public final class LuaRuntime {
         do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
             throw LuaScriptError(kind: .unreadable, message: "\(path): cannot read the script (\(error.localizedDescription))", traceback: nil)
         }
+        if scriptPath == nil { scriptPath = URL(fileURLWithPath: path).standardizedFileURL.path }
         return try run(source: data, chunkName: "@" + (displayName ?? path), arguments: arguments)
     }
 
@@ -145,15 +156,17 @@ public final class LuaRuntime {
             buffer.withMemoryRebound(to: CChar.self) { songbox_load(state, $0.baseAddress!, source.count, chunkName) }
         }
         guard status == songbox_ok() else { throw error(status: status, kind: .syntax, chunkName: chunkName) }
-        return try callTop(arguments, base: base, chunkName: chunkName)
+        return try callTop(arguments, on: L, base: base, chunkName: chunkName)
     }
 
-    /// Calls the function on top of the stack (above `base`) and returns its results.
-    private func callTop(_ arguments: [LuaValue], base: Int32, chunkName: String) throws(LuaScriptError) -> [LuaValue] {
-        let L = songbox_lua(state)!
+    /// Calls the function on top of thread `L`'s stack (above `base`) and returns its results.
+    private func callTop(_ arguments: [LuaValue], on L: OpaquePointer, base: Int32, chunkName: String) throws(LuaScriptError) -> [LuaValue] {
         try fillBuffer(arguments)
-        let callStatus = songbox_call(state, Int32(arguments.count))
-        guard callStatus == songbox_ok() else { throw error(status: callStatus, kind: .runtime, chunkName: chunkName) }
+        // While Lua runs, a playlist this script defined by a function is read from this state.
+        let callStatus = ScriptPlaylists.$running.withValue(RunningScriptPlaylists(runtime: self)) {
+            songbox_call(state, L, Int32(arguments.count))
+        }
+        guard callStatus == songbox_ok() else { throw error(status: callStatus, kind: .runtime, chunkName: chunkName, on: L) }
         let reader = LuaStackReader(L: L)
         let top = songbox_gettop(L)
         return top > base ? ((base + 1)...top).map { (try? reader.value(at: $0)) ?? .nil } : []
@@ -169,20 +182,21 @@ public final class LuaRuntime {
     }
 
     /// Calls a function the prelude kept (`keep(name, fn)`) with `arguments`; returns its results.
-    /// A fresh instruction budget applies, as for every entry call.
+    /// A fresh instruction budget applies, as for every entry call. `thread`: the Lua thread to
+    /// call on when a host function calls back in (the one it was called from); default the main one.
     @discardableResult
-    func callHost(_ name: String, _ arguments: [LuaValue] = []) throws(LuaScriptError) -> [LuaValue] {
-        let L = songbox_lua(state)!
+    func callHost(_ name: String, _ arguments: [LuaValue] = [], on thread: OpaquePointer? = nil) throws(LuaScriptError) -> [LuaValue] {
+        let L = thread ?? songbox_lua(state)!
         let base = songbox_gettop(L)
         defer { songbox_settop(L, base) }
         if songbox_stop_reason(state) != 0 {
             throw LuaScriptError(kind: .stopped, message: "the script was stopped earlier (\(stopDescription)) and runs no more code", traceback: nil)
         }
-        let status = name.withCString { songbox_push_host(state, $0) }
+        let status = name.withCString { songbox_push_host(state, L, $0) }
         guard status == songbox_ok() else {
             throw LuaScriptError(kind: .runtime, message: "no host function '\(name)'", traceback: nil)
         }
-        return try callTop(arguments, base: base, chunkName: "=songbox")
+        return try callTop(arguments, on: L, base: base, chunkName: "=songbox")
     }
 
     // MARK: state
@@ -207,8 +221,9 @@ public final class LuaRuntime {
     }
 
     /// Takes the error message on top of the stack and makes it an error value.
-    private func error(status: Int32, kind: LuaScriptError.Kind, chunkName: String) -> LuaScriptError {
-        let L = songbox_lua(state)!
+    private func error(status: Int32, kind: LuaScriptError.Kind, chunkName: String,
+                       on thread: OpaquePointer? = nil) -> LuaScriptError {
+        let L = thread ?? songbox_lua(state)!
         let text = LuaStackReader(L: L).string(at: -1) ?? "(error object is not a string)"
         songbox_pop(L, 1)
         var message = text, traceback: String?
@@ -268,6 +283,10 @@ final class Bridge {
     let logger: Logger
     let output: (String) -> Void
     let dryRun: Bool
+    /// The smart playlist being evaluated: writes are refused meanwhile.
+    var evaluating: String?
+    /// The Lua thread of the host function running now (nil between calls).
+    private(set) var callingThread: OpaquePointer?
     private var bytes: [UInt8] = []
 
     init(logger: Logger, output: @escaping (String) -> Void, dryRun: Bool) {
@@ -277,9 +296,23 @@ final class Bridge {
     }
 
     func fillBuffer(_ state: OpaquePointer, _ values: [LuaValue]) throws(LuaConversionError) {
-        bytes.removeAll(keepingCapacity: true)
-        for value in values { try value.encode(into: &bytes) }
         songbox_buffer_reset(state)
+        bytes.removeAll(keepingCapacity: true)
+        for value in values {
+            guard case .records(let records) = value else {
+                try value.encode(into: &bytes)
+                continue
+            }
+            // Records go to the buffer as they are kept, each copied once.
+            records.encodeHeader(into: &bytes)
+            try append(state, bytes)
+            bytes.removeAll(keepingCapacity: true)
+            for record in records.records { try append(state, record) }
+        }
+        try append(state, bytes)
+    }
+
+    private func append(_ state: OpaquePointer, _ bytes: [UInt8]) throws(LuaConversionError) {
         guard songbox_buffer_append(state, bytes, bytes.count) != 0 else {
             throw LuaConversionError(description: "out of memory")
         }
@@ -294,6 +327,12 @@ final class Bridge {
         let state = songbox_owner(L)!
         let function = functions[index]
         if function.writes && dryRun { return fail(state, .message("dry run: \(function.name) refused")) }
+        if function.writes, let evaluating {
+            return fail(state, .message("songbox.\(function.name) refused: smart playlist '\(evaluating)' is being evaluated, which only reads"))
+        }
+        let outerThread = callingThread
+        callingThread = L
+        defer { callingThread = outerThread }
         do {
             let results = try function.body(LuaArguments(L: L, count: Int(top)))
             try fillBuffer(state, results)

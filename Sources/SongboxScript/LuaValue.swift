@@ -10,6 +10,10 @@ public enum LuaValue: Sendable, Equatable {
     case array([LuaValue])
     /// A table with string keys only.
     case table([String: LuaValue])
+    /// An array of tables already in the bridge's byte form (library tracks): to Lua and to
+    /// `arrayValue` the same as `.array` of those tables (`==` compares the bytes, though: it is
+    /// not equal to that `.array`).
+    case records(LuaRecords)
 
     /// Nesting deeper than this is refused in both directions.
     public static let maximumDepth = 100
@@ -40,6 +44,7 @@ public enum LuaValue: Sendable, Equatable {
         switch self {
         case .array(let a): return a
         case .table(let t) where t.isEmpty: return []
+        case .records(let r): return r.tables
         default: return nil
         }
     }
@@ -48,6 +53,7 @@ public enum LuaValue: Sendable, Equatable {
         switch self {
         case .table(let t): return t
         case .array(let a) where a.isEmpty: return [:]
+        case .records(let r) where r.count == 0: return [:]
         default: return nil
         }
     }
@@ -59,7 +65,7 @@ public enum LuaValue: Sendable, Equatable {
         case .boolean: "boolean"
         case .integer, .number: "number"
         case .string: "string"
-        case .array, .table: "table"
+        case .array, .table, .records: "table"
         }
     }
 }
@@ -131,6 +137,8 @@ extension LuaValue {
                 try Self.encodeString(key, into: &bytes)
                 try value.encode(into: &bytes, depth: depth + 1)
             }
+        case .records(let records):
+            records.encode(into: &bytes)
         }
     }
 

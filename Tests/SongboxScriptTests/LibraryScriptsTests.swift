@@ -42,6 +42,34 @@ import Testing
         #expect(try titles(["ls", "playlist:\"Top 10\"", "sort:-plays"]) == ["Paper Boats", "Morning Light"])
     }
 
+    /// The function rule of examples/lua/smart-rules.lua through the CLI: each `songbox` command
+    /// that reads it runs the script again; it follows the plays recorded in between.
+    @Test func aSmartPlaylistFunctionStaysLiveThroughTheCommandLine() throws {
+        let rules = path("examples/lua/smart-rules.lua")
+        let run = try songbox.run(["run", rules])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.lines.last == "Best of each artist (a function)")
+        #expect(try titles(["ls", "playlist:\"Best of each artist\""]).isEmpty)
+
+        try recordPlays(["Paper Boats": 3, "Love in Spring": 1, "Old Roads": 2])
+        let show = try songbox.run(["playlist", "show", "Best of each artist"])
+        #expect(show.status == 0, "\(show.stderr)")
+        // Most played first: the function's order.
+        #expect(show.lines.count == 3, "\(show.stdout)")
+        #expect(show.lines.dropFirst().map { $0.contains("Paper Boats") } == [true, false], "\(show.stdout)")
+        #expect(show.lines.last?.contains("Old Roads") == true, "\(show.stdout)")
+        #expect(try titles(["ls", "playlist:\"Best of each artist\"", "sort:title"]) == ["Old Roads", "Paper Boats"])
+
+        let listed = try songbox.run(["playlist", "ls", "--json"])
+        let playlists = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+        let best = try #require(playlists.first { $0["name"] as? String == "Best of each artist" })
+        #expect(best["kind"] as? String == "smart" && best["script"] as? String == rules && best["tracks"] as? Int == 2)
+        #expect(best["query"] is NSNull)
+        let table = try songbox.run(["playlist", "ls"])
+        #expect(table.lines.contains { $0.hasPrefix("Best of each artist") && $0.contains("  function in /") },
+                "\(table.stdout)")
+    }
+
     @Test func everyBundledPluginRuns() throws {
         let store = try LibraryStore(path: songbox.database)
         let boats = try #require(try store.tracks(matching: "title:=\"Paper Boats\"").first)

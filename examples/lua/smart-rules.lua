@@ -23,3 +23,20 @@ for _, rule in ipairs(rules) do
     sb.log.warn(message)     -- a query that does not parse: the others still go in
   end
 end
+
+-- A rule no query can say, as a function: the most played track of each artist, most played
+-- first. songbox keeps where the function is; reading the playlist (songbox ls
+-- playlist:"Best of each artist", an MPD client, another script) runs this file again,
+-- read-only, and calls it. It must return a list of tracks (or track ids).
+assert(sb.smart("Best of each artist", function()
+  local seen, picked = {}, {}
+  for _, track in ipairs(sb.library.query("plays>0 sort:-plays,title")) do
+    local artist = track.albumartist or track.artist or ""
+    if not seen[artist] then
+      seen[artist] = true
+      picked[#picked + 1] = track
+    end
+  end
+  return picked
+end))
+print(("%-16s %s"):format("Best of each artist", "(a function)"))

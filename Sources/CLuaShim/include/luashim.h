@@ -41,6 +41,10 @@ enum {
     SONGBOX_TAG_STRING = 's',   // uint32 length + bytes
     SONGBOX_TAG_ARRAY = 'a',    // uint32 count + values (nil leaves a hole)
     SONGBOX_TAG_TABLE = 'm',    // uint32 count + (string key, value) pairs
+    // An array of tables whose keys come from one list, sent once (library tracks):
+    // uint32 key count + keys (each uint32 length + bytes, no tag), uint32 record count + records,
+    // each a uint8 field count + (uint8 key index, value) pairs. At most 255 keys.
+    SONGBOX_TAG_RECORDS = 'r',
 };
 
 typedef int (*songbox_dispatch_fn)(void *context, lua_State *L, int function);
@@ -74,17 +78,19 @@ int songbox_register(songbox_state *S, const char *path, int function, int flags
 /// the host calls later with songbox_push_host. On failure the message is on the stack. Never raises.
 int songbox_run_prelude(songbox_state *S, const char *bytes, size_t length, const char *name);
 
-/// Pushes the function the prelude kept as `name`, ready for songbox_call. On failure the
+/// Pushes the function the prelude kept as `name` on thread `L` (the state's main thread, or the
+/// coroutine running a host function that calls back in), ready for songbox_call. On failure the
 /// message is on the stack instead. Never raises.
-int songbox_push_host(songbox_state *S, const char *name);
+int songbox_push_host(songbox_state *S, lua_State *L, const char *name);
 
 /// Loads a text chunk with chunk name `name` ("@path"). Never raises.
 int songbox_load(songbox_state *S, const char *bytes, size_t length, const char *name);
 
-/// Calls the function on top of the stack with the values encoded in the buffer, under a
-/// traceback message handler and a fresh instruction budget. On success the results replace the
-/// function; on failure, one string (message + traceback). Never raises.
-int songbox_call(songbox_state *S, int nargs);
+/// Calls the function on top of thread `L`'s stack with the values encoded in the buffer, under a
+/// traceback message handler and a fresh instruction budget (or, for a call back in from a host
+/// function, the budget of the call it is part of). On success the results replace the function;
+/// on failure, one string (message + traceback). Never raises.
+int songbox_call(songbox_state *S, lua_State *L, int nargs);
 
 /// Why the last call stopped (SONGBOX_STOP_*), and where ("file:line", may be empty).
 int songbox_stop_reason(songbox_state *S);

@@ -38,26 +38,28 @@ public struct LibraryQuery: Sendable {
     /// `count(*), sum(duration)` give the size and length of the resulting list.
     ///
     /// `smartPlaylists` are the smart playlists `playlist:NAME` expands (see
-    /// `LibraryStore.statement(for:selecting:in:)`, which finds them); any other name is read as a
-    /// saved playlist.
-    public func statement(selecting columns: String = "*", smartPlaylists: [String: LibraryQuery] = [:])
-        -> (sql: String, arguments: StatementArguments) {
-        statement(selecting: columns, smartPlaylists: smartPlaylists, expanding: [])
+    /// `LibraryStore.statement(for:selecting:in:)`, which finds them) and `evaluatedPlaylists` the
+    /// track ids of those defined by a script function; any other name is read as a saved playlist.
+    public func statement(selecting columns: String = "*", smartPlaylists: [String: LibraryQuery] = [:],
+                          evaluatedPlaylists: [String: [Int64]] = [:]) -> (sql: String, arguments: StatementArguments) {
+        statement(selecting: columns, smartPlaylists: smartPlaylists, evaluatedPlaylists: evaluatedPlaylists, expanding: [])
     }
 
     /// `expanding`: the smart playlists this query is the expansion of, so that a reference back
     /// to one of them is a cycle (it matches nothing).
-    func statement(selecting columns: String, smartPlaylists: [String: LibraryQuery], expanding: [String])
-        -> (sql: String, arguments: StatementArguments) {
-        let (sql, values) = values(selecting: columns, smartPlaylists: smartPlaylists, expanding: expanding)
+    func statement(selecting columns: String, smartPlaylists: [String: LibraryQuery], evaluatedPlaylists: [String: [Int64]],
+                   expanding: [String]) -> (sql: String, arguments: StatementArguments) {
+        let (sql, values) = values(selecting: columns, smartPlaylists: smartPlaylists, evaluatedPlaylists: evaluatedPlaylists,
+                                   expanding: expanding)
         return (sql, StatementArguments(values))
     }
 
     /// The statement with its arguments as plain values, for binding without GRDB.
-    func values(selecting columns: String, smartPlaylists: [String: LibraryQuery] = [:], expanding: [String] = [])
-        -> (sql: String, values: [DatabaseValue]) {
+    func values(selecting columns: String, smartPlaylists: [String: LibraryQuery] = [:],
+                evaluatedPlaylists: [String: [Int64]] = [:], expanding: [String] = []) -> (sql: String, values: [DatabaseValue]) {
         var compiler = QueryCompiler()
         compiler.smartPlaylists = smartPlaylists
+        compiler.evaluatedPlaylists = evaluatedPlaylists
         compiler.expanding = expanding
         let sql = compiler.select(columns, from: self)
         return (sql, compiler.arguments.map(\.databaseValue))

@@ -7,6 +7,9 @@ struct QueryCompiler {
     /// The smart playlists `playlist:NAME` may expand, by name, parsed (read from the database by
     /// `LibraryStore.statement(for:selecting:in:)`). A name not in here is a saved playlist, or none.
     var smartPlaylists: [String: LibraryQuery] = [:]
+    /// The smart playlists defined by a script function, by name: the track ids their function
+    /// gave when it was evaluated for this query (`LibraryStore.evaluateScriptPlaylists`).
+    var evaluatedPlaylists: [String: [Int64]] = [:]
     /// The smart playlists being expanded, outermost first: the cycle guard.
     var expanding: [String] = []
 
@@ -130,7 +133,13 @@ struct QueryCompiler {
     /// matches nothing and the expansion ends. `LibraryStore.saveSmartPlaylist` and
     /// `renamePlaylist` refuse to create such a cycle, so one can only come from an older
     /// database or a hand edit; docs/playlists.md says so.
+    ///
+    /// A playlist defined by a script function was evaluated before the query was compiled: its
+    /// ids are one JSON array argument, read back by `json_each`.
     private mutating func playlistCondition(named name: String) -> String {
+        if let ids = evaluatedPlaylists[name] {
+            return "id IN (SELECT value FROM json_each(\(bind(.text(LibraryStore.jsonList(ids))))))"
+        }
         if let smart = smartPlaylists[name] {
             guard !expanding.contains(name) else { return "0" }
             expanding.append(name)

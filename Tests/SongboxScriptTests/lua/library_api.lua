@@ -157,7 +157,8 @@ assert(#sb.playlist.get("Most played").tracks == 1)
 soft("songbox.playlist.remove: cannot remove tracks from 'Most played': it is a smart playlist, its tracks come from its query",
   sb.playlist.remove("Most played", 1))
 soft("songbox.smart: unknown field 'colour'", sb.smart("Bad", "colour:red"))
-errors("bad argument #2 to 'smart' (string expected, got no value)", sb.smart, "X")
+errors("bad argument #2 to 'smart' (string or function expected, got no value)", sb.smart, "X")
+errors("bad argument #1 to 'smart' (string expected, got number)", sb.smart, 1, "plays>0")
 
 -- list
 local list = sb.playlist.list()

@@ -1,0 +1,128 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+
+/// The current row of a raw read (`LibraryStore.readRaw`): typed access to its columns by index,
+/// straight from SQLite, with nothing decoded that is not asked for. Valid only inside the visit
+/// that received it.
+public struct RawRow {
+    let statement: OpaquePointer
+
+    public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
+
+    /// The value as an integer (SQLite's conversion; NULL is 0).
+    public func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
+
+    /// The value as a float (SQLite's conversion; NULL is 0).
+    public func double(_ column: Int32) -> Double { sqlite3_column_double(statement, column) }
+
+    /// The value as UTF-8 text (numbers converted; NULL is empty). The bytes are SQLite's: valid
+    /// until the next call on this row.
+    public func utf8(_ column: Int32) -> UnsafeRawBufferPointer {
+        guard let bytes = sqlite3_column_text(statement, column) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        return UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, column)))
+    }
+}
+
+/// A SELECT over the `library` view as SQL text and argument values. Equal statements read the
+/// same rows from the same data, unless they draw random numbers (`isRepeatable`).
+public struct RowStatement: Hashable, Sendable {
+    public let sql: String
+    let arguments: StatementArguments
+
+    /// False when the rows depend on `random()` (the `random` directive, maybe inside a smart
+    /// playlist): then its rows must be read again each time.
+    public var isRepeatable: Bool { !sql.contains("random()") }
+}
+
+/// Raw reads inside one read transaction (`LibraryStore.readRaw`).
+public struct RawReader {
+    let db: Database
+
+    /// The SELECT of `columns` for `query`, with `playlist:NAME` expanded as
+    /// `LibraryStore.statement(for:selecting:in:evaluated:)` does (`evaluated`: the script
+    /// playlists the query reaches, from `LibraryStore.evaluateScriptPlaylists(reachedBy:)`).
+    public func statement(for query: LibraryQuery, selecting columns: String,
+                          evaluated: [String: [Int64]]) throws -> RowStatement {
+        let (sql, arguments) = try LibraryStore.statement(for: query, selecting: columns, in: db, evaluated: evaluated)
+        return RowStatement(sql: sql, arguments: arguments)
+    }
+
+    /// Calls `visit` with each row of `statement`, in order.
+    public func forEachRow(of statement: RowStatement, _ visit: (RawRow) throws -> Void) throws {
+        let prepared = try db.makeStatement(sql: statement.sql)
+        try prepared.setArguments(statement.arguments)
+        try step(prepared, visit)
+    }
+
+    /// The first column of each row of `statement`, as integers (the ids of `SELECT id ...`).
+    public func integers(of statement: RowStatement) throws -> [Int64] {
+        var found: [Int64] = []
+        try forEachRow(of: statement) { found.append($0.int64(0)) }
+        return found
+    }
+
+    /// Calls `visit` with the rows of `SELECT columns FROM library WHERE id IN (ids)`, in no
+    /// particular order; ids not in the library are left out.
+    public func forEachRow(ids: [Int64], selecting columns: String, _ visit: (RawRow) throws -> Void) throws {
+        let chunk = 500  // well under SQLite's limit of bound values
+        var start = 0
+        while start < ids.count {
+            let part = ids[start..<min(start + chunk, ids.count)]
+            let placeholders = Array(repeating: "?", count: part.count).joined(separator: ",")
+            let prepared = try db.cachedStatement(sql: "SELECT \(columns) FROM library WHERE id IN (\(placeholders))")
+            try prepared.setArguments(StatementArguments(part))
+            try step(prepared, visit)
+            start += chunk
+        }
+    }
+
+    private func step(_ prepared: Statement, _ visit: (RawRow) throws -> Void) throws {
+        let statement = prepared.sqliteStatement
+        defer { sqlite3_reset(statement) }
+        let row = RawRow(statement: statement)
+        while true {
+            let status = sqlite3_step(statement)
+            if status == SQLITE_DONE { return }
+            guard status == SQLITE_ROW else {
+                let message = db.sqliteConnection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
+                throw DatabaseError(resultCode: ResultCode(rawValue: status), message: message, sql: prepared.sql)
+            }
+            try visit(row)
+        }
+    }
+}
+
+extension LibraryStore {
+    /// Runs `body` in a read transaction, with raw row access (for readers that write rows
+    /// straight into a format of their own, such as the Lua bridge's).
+    public func readRaw<T: Sendable>(_ body: @Sendable (RawReader) throws -> T) throws(SongboxError) -> T {
+        try read { db in try body(RawReader(db: db)) }
+    }
+
+    /// What changes whenever the library's data may have: compare two to know whether anything
+    /// read in between may be stale. Only stamps of the same store compare.
+    public struct ChangeStamp: Hashable, Sendable {
+        let store: UInt64
+        /// `PRAGMA data_version` of the writer connection: changes when another connection commits.
+        let dataVersion: Int64
+        /// `total_changes()` of the writer connection: its own writes, triggers included.
+        let totalChanges: Int64
+    }
+
+    /// The stamp now, read on the writer connection (the one connection of both a queue and a
+    /// pool that writes, so stamps of one store compare across calls). Read it before reading
+    /// what it guards: a change in between then shows in the next stamp.
+    public func changeStamp() throws(SongboxError) -> ChangeStamp {
+        let serial = self.serial
+        do {
+            return try database.writeWithoutTransaction { db in
+                let statement = try db.cachedStatement(sql: "SELECT data_version, total_changes() FROM pragma_data_version")
+                let row = try Row.fetchOne(statement)
+                return ChangeStamp(store: serial, dataVersion: row?[0] ?? 0, totalChanges: row?[1] ?? 0)
+            }
+        } catch {
+            throw SongboxError.database(error, at: path)
+        }
+    }
+}

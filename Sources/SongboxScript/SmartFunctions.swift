@@ -1,0 +1,209 @@
+import Foundation
+import Logging
+import SongboxAudio
+import SongboxLibrary
+import SongboxPlayback
+internal import CLuaShim
+
+/// `songbox.smart(name, query_or_function)`: a live smart playlist. A query is stored as text; a
+/// function stays in Lua, and the database records the script that defines it (`ScriptPlaylist`).
+/// Reading the playlist runs the function: in the state that holds it when its own script reads
+/// it (`RunningScriptPlaylists`), else in a fresh state that runs the script again, read-only
+/// (`ScriptPlaylistRunner`; the daemon will ask its live plugin states instead).
+enum SmartFunctions {
+    /// Registers `songbox.smart` on `runtime`.
+    static func install(on runtime: LuaRuntime, store: LibraryStore) throws(LuaScriptError) {
+        try runtime.register("smart") { [weak runtime] args in
+            let name = try args.string(1)
+            guard let runtime else { return [] }
+            if runtime.dryRun { throw LuaFunctionError.message("dry run: smart refused") }
+            // Run again to evaluate one of its playlists, a script defines them all again: they
+            // are stored already.
+            if runtime.bridge.evaluating != nil { return [.boolean(true)] }
+            do {
+                if let text = try args.optionalString(2) {
+                    try store.saveSmartPlaylist(named: name, query: text)
+                } else {
+                    guard let script = runtime.scriptPath else {
+                        return [.nil, .string("songbox.smart: a smart playlist defined by a function must be defined "
+                                                + "in a script file (songbox run FILE.lua), which reading it runs again")]
+                    }
+                    try store.saveScriptPlaylist(named: name, script: script, function: name)
+                }
+            } catch let error as SongboxError {
+                return [.nil, .string("songbox.smart: \(error.message)")]
+            }
+            return [.boolean(true)]
+        }
+        try runtime.runPrelude(prelude, chunkName: "=songbox")
+    }
+
+    /// Wraps the host `smart` (name, query) / (name) so that a function stays in this state, and
+    /// keeps `smart_evaluate(name)`: the function's track ids, `nil, message` when it fails or
+    /// gives something else than tracks, or `false` when this state has no such function.
+    static let prelude = """
+        local install, keep = ...
+        local define = songbox.smart
+        local type, pcall, tostring, error, select = type, pcall, tostring, error, select
+        local format, math_type = string.format, math.type
+        local functions = {}
+        local function check(n, value, count, expected)
+          local got = n > count and "no value" or type(value)
+          error(format("bad argument #%d to 'songbox.smart' (%s expected, got %s)", n, expected, got), 3)
+        end
+        install("smart", function(...)
+          local name, rule = ...
+          local count = select("#", ...)
+          if type(name) ~= "string" then check(1, name, count, "string") end
+          if type(rule) == "function" then
+            functions[name] = rule
+            return define(name)
+          end
+          if type(rule) ~= "string" then check(2, rule, count, "string or function") end
+          return define(name, rule)
+        end)
+
+        keep("smart_evaluate", function(name)
+          local fn = functions[name]
+          if not fn then return false end
+          local ok, result = pcall(fn)
+          if not ok then return nil, tostring(result) end
+          if type(result) ~= "table" then
+            return nil, format("the function gave %s, not a list of tracks", type(result))
+          end
+          local ids = {}
+          for i = 1, #result do
+            local item = result[i]
+            local id = item
+            if type(item) == "table" then id = item.id end
+            if math_type(id) ~= "integer" then
+              return nil, format("item %d of the list the function gave is %s, not a track or a track id", i, type(item))
+            end
+            ids[i] = id
+          end
+          return ids
+        end)
+        """
+}
+
+/// Evaluates the smart playlists a running script defined by a function, in that script's own
+/// state. Bound (`ScriptPlaylists.running`) only while the state runs on this thread, and used
+/// only from inside one of its host functions: the call back in is an ordinary nested Lua call
+/// on the Lua thread (main or coroutine) that called the host function, and it shares the outer
+/// call's instruction budget. Another thread is answered by the store's evaluator instead.
+struct RunningScriptPlaylists: ScriptPlaylistEvaluator, @unchecked Sendable {
+    let runtime: LuaRuntime
+    private let thread = pthread_self()
+
+    init(runtime: LuaRuntime) { self.runtime = runtime }
+
+    func trackIDs(of playlist: ScriptPlaylist, in store: LibraryStore) throws(SongboxError) -> [Int64]? {
+        guard pthread_equal(thread, pthread_self()) != 0, playlist.script == runtime.scriptPath,
+              runtime.bridge.callingThread != nil else { return nil }
+        return try runtime.evaluateSmartFunction(playlist)
+    }
+}
+
+extension LuaRuntime {
+    /// Calls the function this state keeps for `playlist`, with writes refused: its track ids, or
+    /// nil when this state defined no such function.
+    func evaluateSmartFunction(_ playlist: ScriptPlaylist) throws(SongboxError) -> [Int64]? {
+        let outer = bridge.evaluating
+        bridge.evaluating = playlist.name
+        defer { bridge.evaluating = outer }
+        let results: [LuaValue]
+        do { results = try callHost("smart_evaluate", [.string(playlist.function)], on: bridge.callingThread) } catch {
+            throw SongboxError(.scriptFailed, "smart playlist '\(playlist.name)': \(error.message)", at: playlist.script)
+        }
+        switch results.first {
+        case .boolean(false)?: return nil
+        case .array(let items)?: return items.compactMap { $0.intValue.map(Int64.init) }
+        case .table(let fields)? where fields.isEmpty: return []
+        default:
+            let message = results.count > 1 ? results[1].stringValue ?? "" : "no result"
+            throw SongboxError(.scriptFailed, "smart playlist '\(playlist.name)': \(message)", at: playlist.script)
+        }
+    }
+}
+
+/// Evaluates a smart playlist defined by a function by running its script again in a fresh,
+/// read-only state (no event loop, no timers, writes refused, `print` to the debug log), then
+/// calling the function. What one-shot commands (`songbox ls playlist:NAME`) use.
+public struct ScriptPlaylistRunner: ScriptPlaylistEvaluator {
+    public var limits: LuaRuntime.Limits
+    /// `plugin.NAME.KEY` settings of the config file, by script name.
+    public var pluginOptions: [String: [String: String]]
+    public var logger: Logger
+
+    public init(limits: LuaRuntime.Limits = .init(), pluginOptions: [String: [String: String]] = [:], logger: Logger) {
+        self.limits = limits
+        self.pluginOptions = pluginOptions
+        self.logger = logger
+    }
+
+    public func trackIDs(of playlist: ScriptPlaylist, in store: LibraryStore) throws(SongboxError) -> [Int64]? {
+        guard FileManager.default.fileExists(atPath: playlist.script) else {
+            throw SongboxError(.scriptFailed, "smart playlist '\(playlist.name)' is defined by a function in a script that is gone",
+                               at: playlist.script,
+                               hint: "run the script from where it is now (songbox run FILE.lua), or delete the playlist "
+                                   + "with `songbox playlist rm \"\(playlist.name)\"`")
+        }
+        let logger = self.logger
+        let runtime: LuaRuntime
+        do {
+            runtime = try ScriptSetup.makeRuntime(
+                file: playlist.script, store: store, limits: limits, options: pluginOptions,
+                player: ScriptSetup.stillPlayer(store: store), logger: logger,
+                output: { text in logger.debug("\(playlist.script): \(text.trimmingCharacters(in: .newlines))") })
+            runtime.bridge.evaluating = playlist.name
+            try ScriptPlaylists.rerunningScript(of: playlist) { try runtime.run(file: playlist.script) }
+        } catch let error as SongboxError {
+            throw error
+        } catch let error as LuaScriptError {
+            throw SongboxError(.scriptFailed, "smart playlist '\(playlist.name)': \(error.message)", at: playlist.script)
+        } catch {
+            throw SongboxError(.scriptFailed, "smart playlist '\(playlist.name)' failed", at: playlist.script, cause: error)
+        }
+        guard let ids = try runtime.evaluateSmartFunction(playlist) else {
+            throw SongboxError(.scriptFailed, "smart playlist '\(playlist.name)': the script no longer defines it "
+                                   + "(it ran without calling songbox.smart(\"\(playlist.function)\", function))",
+                               at: playlist.script)
+        }
+        return ids
+    }
+}
+
+/// Sets up a runtime for a script file: the library, the player, `require` next to the file, the
+/// arguments and the file's `plugin.NAME.*` options. `songbox run` and the smart playlist runner
+/// share it.
+public enum ScriptSetup {
+    public static func makeRuntime(file: String, arguments: [String] = [], store: LibraryStore, limits: LuaRuntime.Limits,
+                                   dryRun: Bool = false, options: [String: [String: String]], player: PlayerHost,
+                                   logger: Logger, output: @escaping (String) -> Void) throws(LuaScriptError) -> LuaRuntime {
+        let runtime = try LuaRuntime(limits: limits, dryRun: dryRun, library: store, logger: logger, output: output)
+        try LibraryAPI.install(on: runtime)
+        try PlayerAPI.install(on: runtime, host: player)
+        let folder = (file as NSString).deletingLastPathComponent
+        try runtime.addModulePath(folder.isEmpty ? "." : folder)
+        try runtime.setArguments(arguments)
+        try runtime.setOptions(fromConfig: options[scriptName(file)] ?? [:])
+        return runtime
+    }
+
+    /// The name `plugin.NAME.KEY` settings use: the file name without `.lua`.
+    public static func scriptName(_ file: String) -> String {
+        ((file as NSString).lastPathComponent as NSString).deletingPathExtension
+    }
+
+    /// A player that never plays (a null output, stepped by nobody), restored from the saved
+    /// state: `songbox.player.status()` reads what is saved; commands are writes, refused where
+    /// this is used.
+    static func stillPlayer(store: LibraryStore) -> PlayerHost {
+        PlayerHost(store: store) {
+            let recorder = PlaybackRecorder(store: store, report: reportToStandardError)
+            let engine = PlayerEngine(output: NullOutput(), settings: PlayerSettings())
+            if let saved = recorder.savedSnapshot() { engine.restore(saved) }
+            return .stepped(SteppedPlayer(engine: engine), recorder)
+        }
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import Logging
+import SongboxLibrary
+import SongboxScript
+import SongboxTestSupport
+import Testing
+
+/// Smart playlists defined by a Lua function (`songbox.smart(name, function)`): evaluated when
+/// read, in the script's own state while it runs and by running the script again afterwards.
+@Suite struct SmartFunctionTests {
+    let folder: String
+    let store: LibraryStore
+
+    init() throws {
+        folder = try Fixtures.temporaryDirectory()
+        store = try LibraryStore(path: folder + "/library.db")
+        _ = try LibraryScanner(store: store, logger: Logger(label: "test.scan")).scan([TestLibrary.examples])
+        store.scriptEvaluator = ScriptPlaylistRunner(logger: Logger(label: "test.smart"))
+        try record(["Paper Boats": 3, "Old Roads": 2, "שיר לילה": 1])
+    }
+
+    func record(_ plays: [String: Int]) throws {
+        for (title, count) in plays {
+            let track = try #require(try store.tracks(matching: "title:=\"\(title)\"").first)
+            for _ in 0..<count { try store.recordPlay(trackID: track.id, kind: .play, reason: "finished", played: 5) }
+        }
+    }
+
+    func titles(_ playlist: String) throws -> [String] {
+        try store.playlist(named: playlist).tracks.compactMap(\.title)
+    }
+
+    /// A script file in the temporary folder.
+    func script(_ name: String, _ source: String) throws -> String {
+        let path = folder + "/" + name
+        try source.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func everyCaseFromLua() throws {
+        let test = try TestRuntime(library: store)
+        try test.run("smart_functions.lua")
+        #expect(test.printed.all == ["smart functions ok\n"])
+        #expect(test.runtime.stackImbalances == 0)
+    }
+
+    /// After the script has ended, reading the playlist runs the script again in a fresh state
+    /// (read-only, its `print` to the debug log) and calls the function: the playlist stays live
+    /// as plays are recorded.
+    @Test func readAfterTheScriptEndedAndLiveAsPlaysAreRecorded() throws {
+        let path = try script("most-played-per-artist.lua", """
+            local sb = require "songbox"
+            assert(sb.smart("Best of each", function()
+              local seen, picked = {}, {}
+              for _, t in ipairs(sb.library.query("plays>0 sort:-plays,title")) do
+                if not seen[t.artist] then seen[t.artist] = true; picked[#picked + 1] = t end
+              end
+              return picked
+            end))
+            -- Read at the top level too: when run again to evaluate, this reads it from the new state.
+            print(#sb.playlist.get("Best of each").tracks .. " tracks")
+            """)
+        do {
+            let test = try TestRuntime(library: store)
+            try test.runtime.run(file: path)
+            #expect(test.printed.all == ["3 tracks\n"])
+        }
+        #expect(try titles("Best of each") == ["Paper Boats", "Old Roads", "שיר לילה"])
+        #expect(try store.playlists().first { $0.name == "Best of each" }?.script == path)
+
+        try record(["Love in Spring": 4, "ערב על הכנרת": 2])
+        #expect(try titles("Best of each") == ["Love in Spring", "Old Roads", "ערב על הכנרת", "שיר לילה"])
+        #expect(try store.tracks(matching: "playlist:\"Best of each\" sort:-title").compactMap(\.title)
+                == ["שיר לילה", "ערב על הכנרת", "Old Roads", "Love in Spring"])
+        // Through a smart query that names it.
+        try store.saveSmartPlaylist(named: "Hebrew best", query: "playlist:\"Best of each\" -artist:lanterns -artist:mabel")
+        #expect(try titles("Hebrew best") == ["ערב על הכנרת", "שיר לילה"])
+        #expect(try store.playlists().first { $0.name == "Hebrew best" }?.trackCount == 2)
+    }
+
+    @Test func aScriptThatIsGoneOrBrokenIsAClearError() throws {
+        let path = try script("gone.lua", "require('songbox').smart('Gone', function() return {} end)")
+        try TestRuntime(library: store).runtime.run(file: path)
+        #expect(try titles("Gone") == [])
+
+        try "local x = nil\nx.y = 1\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let broken = #expect(throws: SongboxError.self) { try store.playlist(named: "Gone") }
+        // (Lua shortens a long path at its start: "...songbox-test-.../gone.lua".)
+        #expect(broken?.message.hasPrefix("smart playlist 'Gone': ") == true)
+        #expect(broken?.message.hasSuffix("/gone.lua:2: attempt to index a nil value (local 'x')") == true)
+        #expect(broken?.location == path)
+
+        try "print('nothing here')\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let undefined = #expect(throws: SongboxError.self) { try store.playlist(named: "Gone") }
+        #expect(undefined?.message.contains("the script no longer defines it") == true)
+
+        try FileManager.default.removeItem(atPath: path)
+        let gone = #expect(throws: SongboxError.self) { try store.tracks(matching: "playlist:Gone") }
+        #expect(gone?.message == "smart playlist 'Gone' is defined by a function in a script that is gone")
+        #expect(gone?.hint?.contains("songbox playlist rm \"Gone\"") == true)
+        // The listing shows the problem and goes on; nothing is lost.
+        let listed = try #require(try store.playlists().first { $0.name == "Gone" })
+        #expect(listed.problem == gone?.message && listed.trackCount == 0)
+        try store.deletePlaylist(named: "Gone")
+    }
+
+    /// Run again to evaluate, the script cannot read the playlist before it defines it (that would
+    /// run the script again, forever): the read fails instead. Writes at its top level are refused.
+    @Test func runningTheScriptAgainIsGuarded() throws {
+        let early = try script("early.lua", """
+            local sb = require "songbox"
+            local before, message = sb.playlist.get("Early")
+            if message and message:find("before the script defines it") then error(message) end
+            sb.smart("Early", function() return {} end)
+            """)
+        try TestRuntime(library: store).runtime.run(file: early)
+        let error = #expect(throws: SongboxError.self) { try store.playlist(named: "Early") }
+        #expect(error?.message.hasSuffix("smart playlist 'Early' is read by its script before the script defines it") == true)
+
+        let writer = try script("writer.lua", """
+            local sb = require "songbox"
+            sb.smart("Written", function() return {} end)
+            sb.playlist.save("Side effect", {})
+            """)
+        try TestRuntime(library: store).runtime.run(file: writer)
+        try store.deletePlaylist(named: "Side effect")
+        let refused = #expect(throws: SongboxError.self) { try store.playlist(named: "Written") }
+        #expect(refused?.message.contains("songbox.playlist.save refused: smart playlist 'Written' is being evaluated") == true)
+        #expect(try !store.playlistExists(named: "Side effect"))
+    }
+
+    /// A function called back from inside a host function is part of that entry call: it uses the
+    /// same instruction budget, so reading its own playlist cannot renew the budget.
+    @Test func aFunctionReadBackSharesTheCallersInstructionBudget() throws {
+        let path = try script("busy.lua", """
+            local sb = require "songbox"
+            sb.smart("Busy", function()
+              local n = 0
+              for i = 1, 300000 do n = n + i end
+              return {}
+            end)
+            for _ = 1, 20 do sb.playlist.get("Busy") end
+            """)
+        let test = try TestRuntime(limits: .init(instructions: 2_000_000), library: store)
+        let error = test.failure { try $0.run(file: path) }
+        #expect(error?.kind == .instructionLimit)
+    }
+
+    @Test func aFunctionNeedsAScriptFile() throws {
+        let test = try TestRuntime(library: store)
+        let results = try test.runtime.run(source: "return require('songbox').smart('X', function() return {} end)")
+        #expect(results.first == .nil)
+        #expect(results.dropFirst().first?.stringValue?.contains("must be defined in a script file") == true)
+    }
+}
