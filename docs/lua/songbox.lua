@@ -214,12 +214,14 @@ songbox.playlist = {}
 ---@field duration number
 ---@field created string
 ---@field modified string
----@field problem? string Why a smart playlist's query no longer works.
+---@field script? string The script whose function defines a smart playlist (absolute path).
+---@field problem? string Why a smart playlist cannot be evaluated now.
 
 ---@class songbox.playlist.playlist
 ---@field name string
 ---@field kind "saved"|"smart"
 ---@field query? string
+---@field script? string The script whose function defines a smart playlist (absolute path).
 ---@field duration number
 ---@field created string
 ---@field modified string
@@ -299,12 +301,14 @@ function songbox.playlist.export(name, path, options) end
 ---@return string? error
 function songbox.playlist.import(path, options) end
 
----(writes) Defines or updates a smart playlist: a query evaluated whenever it is read.
+---(writes) Defines or updates a smart playlist, evaluated whenever it is read: a query, or a
+---function returning the tracks (track tables or ids, in order). A function is run in this state
+---while the script runs, else by running the script again read-only (docs/lua-api.md).
 ---@param name string
----@param query string
+---@param rule string|fun(): (songbox.track|integer)[]
 ---@return true? ok
 ---@return string? error
-function songbox.smart(name, query) end
+function songbox.smart(name, rule) end
 
 ---A queued track: every library field, plus where it is in the queue.
 ---@class songbox.queue_item: songbox.track
