@@ -17,6 +17,8 @@ demo:
 	.build/debug/songbox --db $(SONGBOX_DB) stats
 	.build/debug/songbox --db $(SONGBOX_DB) play --output null --fast 'artist:"Mabel Grey"' sort:year
 	.build/debug/songbox --db $(SONGBOX_DB) run --output null --fast examples/lua/player-tour.lua
+	.build/debug/songbox --db $(SONGBOX_DB) run examples/lua/smart-rules.lua
+	.build/debug/songbox --db $(SONGBOX_DB) playlist show "Best of each artist"
 
 ## test: install what is missing, build, run every test.
 test:

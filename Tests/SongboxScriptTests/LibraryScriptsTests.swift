@@ -48,7 +48,7 @@ import Testing
         let rules = path("examples/lua/smart-rules.lua")
         let run = try songbox.run(["run", rules])
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(run.lines.last == "Best of each artist (a function)")
+        #expect(run.lines.last == "Best of each artist  (a function)")
         #expect(try titles(["ls", "playlist:\"Best of each artist\""]).isEmpty)
 
         try recordPlays(["Paper Boats": 3, "Love in Spring": 1, "Old Roads": 2])

@@ -18,7 +18,7 @@ for _, rule in ipairs(rules) do
   local name, query = rule[1], rule[2]
   local ok, message = sb.smart(name, query)
   if ok then
-    print(("%-16s %s"):format(name, query))
+    print(("%-20s %s"):format(name, query))
   else
     sb.log.warn(message)     -- a query that does not parse: the others still go in
   end
@@ -39,4 +39,4 @@ assert(sb.smart("Best of each artist", function()
   end
   return picked
 end))
-print(("%-16s %s"):format("Best of each artist", "(a function)"))
+print(("%-20s %s"):format("Best of each artist", "(a function)"))
