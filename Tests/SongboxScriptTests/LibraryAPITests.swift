@@ -8,16 +8,11 @@ import Testing
 /// The library API (`songbox.library`, `history`, `playlist`, `smart`) from Lua, against a real
 /// store filled by scanning examples/music.
 @Suite struct LibraryAPITests {
-    static let musicFolder = Fixtures.packageRoot + "/examples/music"
-
     let folder: String
     let store: LibraryStore
 
     init() throws {
-        folder = try Fixtures.temporaryDirectory()
-        store = try LibraryStore(path: folder + "/library.db")
-        let report = try LibraryScanner(store: store, logger: Logger(label: "test.scan")).scan([Self.musicFolder])
-        #expect(report.added == 16)
+        (folder, store) = try exampleStore()
     }
 
     func runtime(dryRun: Bool = false) throws -> (LuaRuntime, Captured<String>) {

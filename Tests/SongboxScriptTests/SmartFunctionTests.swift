@@ -12,9 +12,7 @@ import Testing
     let store: LibraryStore
 
     init() throws {
-        folder = try Fixtures.temporaryDirectory()
-        store = try LibraryStore(path: folder + "/library.db")
-        _ = try LibraryScanner(store: store, logger: Logger(label: "test.scan")).scan([TestLibrary.examples])
+        (folder, store) = try exampleStore()
         store.scriptEvaluator = ScriptPlaylistRunner(logger: Logger(label: "test.smart"))
         try record(["Paper Boats": 3, "Old Roads": 2, "שיר לילה": 1])
     }

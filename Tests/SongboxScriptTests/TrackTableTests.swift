@@ -14,9 +14,7 @@ import Testing
     let store: LibraryStore
 
     init() throws {
-        folder = try Fixtures.temporaryDirectory()
-        store = try LibraryStore(path: folder + "/library.db")
-        _ = try LibraryScanner(store: store, logger: Logger(label: "test.scan")).scan([TestLibrary.examples])
+        (folder, store) = try exampleStore()
     }
 
     func runtime(_ store: LibraryStore? = nil, cache: TrackTableCache = TrackTableCache(),
