@@ -1,5 +1,6 @@
 import Foundation
 import SongboxLibrary
+import SongboxScript
 
 /// The program's entry point.
 ///
@@ -12,7 +13,42 @@ import SongboxLibrary
 public enum Entry {
     public static func main(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) {
         if let listing = QuickListing(arguments), listing.run() { return }
+        if let script = QuickRun(arguments) { return script.run() }
         SongboxCommand.main()
+    }
+}
+
+/// `[--db PATH] run FILE [ARG...]` with no option anywhere (no argument starts with `-`): the
+/// plain way to run a script, without swift-argument-parser's start-up, which was half of the
+/// instructions of `songbox run hello.lua`. It runs what `Run` runs; errors are reported as
+/// swift-argument-parser reports them.
+struct QuickRun {
+    let database: String?
+    let file: String
+    let arguments: [String]
+
+    init?(_ arguments: [String]) {
+        var rest = arguments[...]
+        var database: String?
+        if rest.first == "--db", rest.count >= 2 {
+            database = rest[rest.index(after: rest.startIndex)]
+            rest = rest.dropFirst(2)
+        }
+        guard rest.first == "run", rest.count >= 2 else { return nil }
+        rest = rest.dropFirst()
+        guard !rest.contains(where: { $0.hasPrefix("-") }) else { return nil }
+        self.database = database
+        file = rest.removeFirst()
+        self.arguments = Array(rest)
+    }
+
+    func run() {
+        do {
+            try Run.run(file: file, arguments: arguments, database: database, limits: LuaRuntime.Limits(), dryRun: false,
+                        output: nil, fast: false)
+        } catch {
+            SongboxCommand.exit(withError: error)
+        }
     }
 }
 

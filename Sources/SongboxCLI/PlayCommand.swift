@@ -21,6 +21,10 @@ struct OutputOptions: ParsableArguments {
     }
 
     func resolve(config: SongboxConfig) throws -> (spec: OutputSpec, settings: PlayerSettings) {
+        try Self.resolve(output, config: config)
+    }
+
+    static func resolve(_ output: String?, config: SongboxConfig) throws -> (spec: OutputSpec, settings: PlayerSettings) {
         let text = output ?? ProcessInfo.processInfo.environment["SONGBOX_OUTPUT"] ?? config.output
             ?? OutputSpec.default.description
         do {

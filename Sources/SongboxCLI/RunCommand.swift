@@ -45,14 +45,21 @@ struct Run: ParsableCommand {
     }
 
     func run() throws {
-        let store = try library.openStore()
         var limits = LuaRuntime.Limits()
         if let instructionLimit { limits.instructions = instructionLimit }
         if let memoryLimit { limits.memory = memoryLimit << 20 }
+        try Self.run(file: file, arguments: arguments, database: library.db, limits: limits, dryRun: dryRun,
+                     output: outputOptions.output, fast: outputOptions.fast)
+    }
+
+    /// What `songbox run` does once its arguments are read (by swift-argument-parser, or by
+    /// `QuickRun` for the plain form).
+    static func run(file: String, arguments: [String], database: String?, limits: LuaRuntime.Limits, dryRun: Bool,
+                    output: String?, fast: Bool) throws {
+        let store = try LibraryOptions.openStore(database)
         let config = try SongboxConfig.load()
-        let (spec, settings) = try outputOptions.resolve(config: config)
-        let host = PlayerHost(store: store, make: Self.playerMaker(store: store, spec: spec, settings: settings,
-                                                                    fast: outputOptions.fast))
+        let (spec, settings) = try OutputOptions.resolve(output, config: config)
+        let host = PlayerHost(store: store, make: Self.playerMaker(store: store, spec: spec, settings: settings, fast: fast))
         // plugin.NAME.KEY lines of the config file, NAME being the script's file name.
         let runtime = try ScriptSetup.makeRuntime(file: file, arguments: arguments, store: store, limits: limits,
                                                   dryRun: dryRun, options: config.pluginOptions, player: host,

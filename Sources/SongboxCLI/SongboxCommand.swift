@@ -30,6 +30,10 @@ struct LibraryOptions: ParsableArguments {
     /// The library, able to read smart playlists defined by a script function (each read runs
     /// the script again, read-only; see `ScriptPlaylistRunner`).
     func openStore() throws -> LibraryStore {
+        try Self.openStore(db)
+    }
+
+    static func openStore(_ db: String?) throws -> LibraryStore {
         let store = try LibraryStore(path: db ?? defaultDatabasePath())
         // A config file with a mistake is reported by the commands that use it (play, run).
         let options = (try? SongboxConfig.load())?.pluginOptions ?? [:]

@@ -19,6 +19,27 @@ import Testing
         return path
     }
 
+    /// `songbox run FILE ARG...` with no option is read without swift-argument-parser (`QuickRun`):
+    /// it prints, fails and exits as the parsed command does (forced here by `--memory-limit 64`,
+    /// the default). A missing file, a syntax error, a runtime error, arguments, library writes.
+    @Test(arguments: [
+        ("hello.lua", "print('hello', ...)\n", ["a", "ב c"]),
+        ("broken.lua", "print(\n", []),
+        ("fails.lua", "local sb = require 'songbox'\nprint(#sb.library.query(''))\nerror('no ' .. ...)\n", ["luck"]),
+        ("writes.lua", "assert(songbox.playlist.save('Mine', {}, {replace = true}))\nprint(#songbox.playlist.list())\n", []),
+    ])
+    func thePlainFormRunsAsTheParsedCommand(name: String, source: String, arguments: [String]) throws {
+        let path = try script(name, source)
+        let quick = try songbox.run(["run", path] + arguments)
+        let parsed = try songbox.run(["run", "--memory-limit", "64", path] + arguments)
+        #expect(quick.stdout == parsed.stdout)
+        #expect(quick.stderr == parsed.stderr)
+        #expect(quick.status == parsed.status)
+        let missing = try songbox.run(["run", folder + "/nope.lua"])
+        let missingParsed = try songbox.run(["run", "--memory-limit", "64", folder + "/nope.lua"])
+        #expect(missing.status == 1 && missing.stderr == missingParsed.stderr && missing.status == missingParsed.status)
+    }
+
     @Test func optionsComeFromTheConfigFileByTheScriptsName() throws {
         let config = folder + "/config"
         try """
