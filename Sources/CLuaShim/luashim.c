@@ -113,7 +113,13 @@ static void sb_stop(lua_State *L, songbox_state *S, int reason, lua_Debug *ar) {
     if (reason == SONGBOX_STOP_MEMORY && S->stop_location[0] != 0) ar = NULL;  // the allocator recorded it
     if (reason == SONGBOX_STOP_INSTRUCTIONS) S->stop_location[0] = 0;
     lua_Debug local;
-    if (ar == NULL && reason != SONGBOX_STOP_MEMORY && lua_getstack(L, 1, &local)) ar = &local;
+    if (ar == NULL && reason != SONGBOX_STOP_MEMORY) {
+        // The nearest Lua function: a charged C function may be called through pcall, say.
+        int found = 1;
+        for (int level = 1; lua_getstack(L, level, &local); level++)
+            if (lua_getinfo(L, "Sl", &local) && local.currentline > 0) { found = level; break; }
+        if (lua_getstack(L, found, &local)) ar = &local;
+    }
     if (ar != NULL && lua_getinfo(L, "Sl", ar) && ar->currentline > 0)
         snprintf(S->stop_location, sizeof S->stop_location, "%s:%d", ar->short_src, ar->currentline);
     else if (ar != NULL)
@@ -404,26 +410,6 @@ static int sb_string_rep(lua_State *L) {
     lua_insert(L, 1);
     lua_call(L, lua_gettop(L) - 1, 1);
     return 1;
-}
-
-/// string.find, match, gmatch and gsub search in C, where the count hook cannot see them. Each
-/// call is charged up front for the search it may do: a plain search at most (n - m + 1) * m
-/// byte comparisons, a pattern one step per subject byte and pattern byte. A pattern that
-/// backtracks can cost more than that (docs/lua-api.md, "Limits").
-static int sb_string_search(lua_State *L) {
-    size_t subject = 0, pattern = 0;
-    luaL_checklstring(L, 1, &subject);
-    luaL_checklstring(L, 2, &pattern);
-    lua_Integer cost = (lua_Integer)subject + 1;
-    if (pattern > 0 && pattern <= subject) {
-        lua_Integer positions = (lua_Integer)(subject - pattern + 1);
-        cost = positions > LUA_MAXINTEGER / (lua_Integer)pattern ? -1 : positions * (lua_Integer)pattern;
-    }
-    sb_charge(L, cost);
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-    return lua_gettop(L);
 }
 
 /// table.move: charged one instruction per element (its loop runs no Lua instructions).
@@ -749,8 +735,8 @@ static int sb_setup_p(lua_State *L) {
         lua_pushnil(L);
         lua_setfield(L, 4, "dump");
         sb_wrap(L, 4, "rep", sb_string_rep);
-        static const char *const searches[] = {"find", "match", "gmatch", "gsub", NULL};
-        for (int i = 0; searches[i]; i++) sb_wrap(L, 4, searches[i], sb_string_search);
+        // find, match, gmatch, gsub: songbox's matcher, which charges its steps (luapattern.c).
+        songbox_install_patterns(L, 4);
         lua_pop(L, 1);
         // math: the 5.4 set only, whether or not this liblua was built with LUA_COMPAT_MATHLIB,
         // so that every build offers scripts the same names.

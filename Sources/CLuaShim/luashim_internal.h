@@ -6,4 +6,8 @@
 /// Charges `count` steps of a C loop to the instruction budget; raises the stop error when it is
 /// exhausted. Only from C functions called by Lua.
 void songbox_charge(lua_State *L, long count);
+
+/// Sets find, match, gmatch and gsub in the table at `table` (the sandbox's `string`) to the
+/// pattern functions of luapattern.c, which count their matching steps and charge them.
+void songbox_install_patterns(lua_State *L, int table);
 #endif

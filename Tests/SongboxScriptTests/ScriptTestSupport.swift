@@ -28,14 +28,16 @@ final class TestRuntime {
     let logs: Captured<LogRecord>
 
     /// With a `library`, the library API (`songbox.library`, `history`, `playlist`, `smart`) and
-    /// the player API (`songbox.queue`, `player`) are installed.
-    init(limits: LuaRuntime.Limits = LuaRuntime.Limits(), dryRun: Bool = false, library: LibraryStore? = nil) throws {
+    /// the player API (`songbox.queue`, `player`) are installed. `sandbox: false` keeps every
+    /// standard library as Lua ships it (to compare the sandbox's versions with).
+    init(limits: LuaRuntime.Limits = LuaRuntime.Limits(), sandbox: Bool = true, dryRun: Bool = false,
+         library: LibraryStore? = nil) throws {
         let printed = Captured<String>(), logs = Captured<LogRecord>()
         self.printed = printed
         self.logs = logs
         var logger = Logger(label: "test.script") { _ in CapturingLogHandler(records: logs) }
         logger.logLevel = .debug
-        runtime = try LuaRuntime(limits: limits, dryRun: dryRun, library: library, logger: logger) { printed.append($0) }
+        runtime = try LuaRuntime(limits: limits, sandbox: sandbox, dryRun: dryRun, library: library, logger: logger) { printed.append($0) }
         try LibraryAPI.install(on: runtime)
         if let library {
             // The player API too, on a null output stepped by hand (made only if a script plays).

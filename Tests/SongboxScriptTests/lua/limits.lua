@@ -84,5 +84,19 @@ local escapes = {
     while true do pcall(function() local t = {} for i = 1, 1e9 do t[i] = i end end) end
   end,
   recursion = function() local function f() return 1 + f() end return f() end,
+  pattern_gsub = function()
+    return (string.rep("a", 5000) .. "\n"):rep(4):gsub(string.rep("a-", 12) .. "b", "x")
+  end,
+  pattern_match = function()
+    while true do pcall(string.match, string.rep("a", 5000), string.rep("a*", 12) .. "b") end
+  end,
+  pattern_balance = function()
+    local s = string.rep("(", 100000)
+    while true do s:find("%b()") end
+  end,
+  pattern_backref = function()
+    local s = string.rep("a", 100000)
+    while true do s:find("(a+)%1b") end
+  end,
 }
 escapes[which]()
