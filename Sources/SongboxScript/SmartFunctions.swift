@@ -156,6 +156,8 @@ public struct ScriptPlaylistRunner: ScriptPlaylistEvaluator {
                 player: ScriptSetup.stillPlayer(store: store), logger: logger,
                 output: { text in logger.debug("\(playlist.script): \(text.trimmingCharacters(in: .newlines))") })
             runtime.bridge.evaluating = playlist.name
+            // Writes are refused as in a dry run: a script can guard them with `songbox.dry_run`.
+            try runtime.set("dry_run", to: .boolean(true))
             try ScriptPlaylists.rerunningScript(of: playlist) { try runtime.run(file: playlist.script) }
         } catch let error as SongboxError {
             throw error

@@ -125,6 +125,17 @@ import Testing
         let refused = #expect(throws: SongboxError.self) { try store.playlist(named: "Written") }
         #expect(refused?.message.contains("songbox.playlist.save refused: smart playlist 'Written' is being evaluated") == true)
         #expect(try !store.playlistExists(named: "Side effect"))
+
+        // Run again to evaluate, `songbox.dry_run` is true: writes guarded by it are skipped.
+        try """
+            local sb = require "songbox"
+            sb.smart("Written", function() return {} end)
+            if not sb.dry_run then sb.playlist.save("Side effect", {}, { replace = true }) end
+            """.write(toFile: writer, atomically: true, encoding: .utf8)
+        try TestRuntime(library: store).runtime.run(file: writer)
+        try store.deletePlaylist(named: "Side effect")
+        #expect(try titles("Written") == [])
+        #expect(try !store.playlistExists(named: "Side effect"))
     }
 
     /// A function called back from inside a host function is part of that entry call: it uses the
