@@ -56,7 +56,9 @@ import Testing
               return picked
             end))
             -- Read at the top level too: when run again to evaluate, this reads it from the new state.
-            print(#sb.playlist.get("Best of each").tracks .. " tracks")
+            -- (Once the playlist is renamed, there is no "Best of each" to read.)
+            local playlist = sb.playlist.get("Best of each")
+            if playlist then print(#playlist.tracks .. " tracks") end
             """)
         do {
             let test = try TestRuntime(library: store)
@@ -74,6 +76,9 @@ import Testing
         try store.saveSmartPlaylist(named: "Hebrew best", query: "playlist:\"Best of each\" -artist:lanterns -artist:mabel")
         #expect(try titles("Hebrew best") == ["ערב על הכנרת", "שיר לילה"])
         #expect(try store.playlists().first { $0.name == "Hebrew best" }?.trackCount == 2)
+        // Renamed, it still runs the function the script defined under the old name.
+        try store.renamePlaylist("Best of each", to: "Best")
+        #expect(try titles("Best") == ["Love in Spring", "Old Roads", "ערב על הכנרת", "שיר לילה"])
     }
 
     @Test func aScriptThatIsGoneOrBrokenIsAClearError() throws {
