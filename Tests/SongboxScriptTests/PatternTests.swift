@@ -27,6 +27,22 @@ import Testing
         #expect(differences == 0)
     }
 
+    /// Random patterns over random subjects (lua/patterns_random.lua), seeded: 5,000 cases a seed,
+    /// each through find, match, gsub twice and gmatch.
+    @Test(arguments: [1, 2, 3, 4])
+    func sameResultsOnRandomPatterns(seed: Int) throws {
+        func text(sandbox: Bool) throws -> [String] {
+            let lua = try TestRuntime(limits: .init(instructions: 10_000_000_000), sandbox: sandbox)
+            let results = try lua.run("patterns_random.lua", [.integer(seed), .integer(5_000)])
+            return try #require(results.first?.stringValue).components(separatedBy: "\n")
+        }
+        let ours = try text(sandbox: true), stock = try text(sandbox: false)
+        #expect(ours.count == 25_000 && stock.count == 25_000)
+        let differences = zip(ours, stock).filter { $0 != $1 }
+        for (mine, theirs) in differences.prefix(10) { Issue.record("sandbox: \(mine)\nstock:   \(theirs)") }
+        #expect(differences.isEmpty)
+    }
+
     @Test func theFunctionsAreTheSandboxesOwnAndReachableAsMethods() throws {
         let lua = try TestRuntime()
         let results = try lua.runtime.run(source: """
