@@ -1,3 +1,4 @@
+@preconcurrency import Glibc  // C's stdout, a global Swift 6 cannot check: written only by the script's thread
 import ArgumentParser
 import Foundation
 import Synchronization
@@ -63,7 +64,10 @@ struct Run: ParsableCommand {
         // plugin.NAME.KEY lines of the config file, NAME being the script's file name.
         let runtime = try ScriptSetup.makeRuntime(file: file, arguments: arguments, store: store, limits: limits,
                                                   dryRun: dryRun, options: config.pluginOptions, player: host,
-                                                  logger: scriptLogger) { text in print(text, terminator: "") }
+                                                  logger: scriptLogger) { bytes in
+            // Lua's bytes as they are (through stdio, as Swift's print, so the order holds).
+            _ = fwrite(bytes.baseAddress, 1, bytes.count, stdout)
+        }
         let loop = ScriptEventLoop(runtime: runtime, host: host) { message in
             FileHandle.standardError.write(Data("\(message)\n".utf8))
         }

@@ -63,10 +63,11 @@ public final class LuaRuntime {
     ///   - trackTables: where library results are kept between calls (one per store; runtimes
     ///     on the same store may share one).
     ///   - logger: receives `songbox.log.*`.
-    ///   - output: receives what `print` writes (one call per line, newline included).
+    ///   - output: receives what `print` writes (one call per line, newline included), as the
+    ///     bytes Lua has (a Lua string need not be UTF-8); valid only during the call.
     public init(limits: Limits = Limits(), sandbox: Bool = true, dryRun: Bool = false, library: LibraryStore? = nil,
                 trackTables: TrackTableCache = TrackTableCache(),
-                logger: Logger, output: @escaping (String) -> Void) throws(LuaScriptError) {
+                logger: Logger, output: @escaping (UnsafeRawBufferPointer) -> Void) throws(LuaScriptError) {
         self.limits = limits
         self.library = library
         self.trackTables = trackTables
@@ -281,7 +282,7 @@ public final class LuaRuntime {
 final class Bridge {
     var functions: [HostFunction] = []
     let logger: Logger
-    let output: (String) -> Void
+    let output: (UnsafeRawBufferPointer) -> Void
     let dryRun: Bool
     /// The smart playlist being evaluated: writes are refused meanwhile.
     var evaluating: String?
@@ -289,7 +290,7 @@ final class Bridge {
     private(set) var callingThread: OpaquePointer?
     private var bytes: [UInt8] = []
 
-    init(logger: Logger, output: @escaping (String) -> Void, dryRun: Bool) {
+    init(logger: Logger, output: @escaping (UnsafeRawBufferPointer) -> Void, dryRun: Bool) {
         self.logger = logger
         self.output = output
         self.dryRun = dryRun
@@ -373,6 +374,5 @@ private let dispatchCallback: songbox_dispatch_fn = { context, L, function in
 }
 
 private let outputCallback: songbox_output_fn = { context, bytes, length in
-    let text = String(decoding: UnsafeRawBufferPointer(start: bytes, count: length), as: UTF8.self)
-    Unmanaged<Bridge>.fromOpaque(context!).takeUnretainedValue().output(text)
+    Unmanaged<Bridge>.fromOpaque(context!).takeUnretainedValue().output(UnsafeRawBufferPointer(start: bytes, count: length))
 }

@@ -154,7 +154,10 @@ public struct ScriptPlaylistRunner: ScriptPlaylistEvaluator {
             runtime = try ScriptSetup.makeRuntime(
                 file: playlist.script, store: store, limits: limits, options: pluginOptions,
                 player: ScriptSetup.stillPlayer(store: store), logger: logger,
-                output: { text in logger.debug("\(playlist.script): \(text.trimmingCharacters(in: .newlines))") })
+                output: { bytes in
+                    let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .newlines)
+                    logger.debug("\(playlist.script): \(text)")
+                })
             runtime.bridge.evaluating = playlist.name
             // Writes are refused as in a dry run: a script can guard them with `songbox.dry_run`.
             try runtime.set("dry_run", to: .boolean(true))
@@ -181,7 +184,7 @@ public struct ScriptPlaylistRunner: ScriptPlaylistEvaluator {
 public enum ScriptSetup {
     public static func makeRuntime(file: String, arguments: [String] = [], store: LibraryStore, limits: LuaRuntime.Limits,
                                    dryRun: Bool = false, options: [String: [String: String]], player: PlayerHost,
-                                   logger: Logger, output: @escaping (String) -> Void) throws(LuaScriptError) -> LuaRuntime {
+                                   logger: Logger, output: @escaping (UnsafeRawBufferPointer) -> Void) throws(LuaScriptError) -> LuaRuntime {
         let runtime = try LuaRuntime(limits: limits, dryRun: dryRun, library: store, logger: logger, output: output)
         try LibraryAPI.install(on: runtime)
         try PlayerAPI.install(on: runtime, host: player)

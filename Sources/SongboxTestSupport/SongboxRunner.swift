@@ -4,7 +4,10 @@ import Foundation
 public struct SongboxRunner: Sendable {
     public struct Output: Sendable {
         public var status: Int32
-        public var stdout: String
+        /// Standard output as text (bytes that are not UTF-8 read as U+FFFD).
+        public var stdout: String { String(decoding: stdoutBytes, as: UTF8.self) }
+        /// Standard output exactly.
+        public var stdoutBytes: Data
         public var stderr: String
         public var lines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).filter { !$0.isEmpty } }
     }
@@ -55,7 +58,7 @@ public struct SongboxRunner: Sendable {
         try out.close()
         try err.close()
         return Output(status: process.terminationStatus,
-                      stdout: try String(contentsOfFile: outPath, encoding: .utf8),
-                      stderr: try String(contentsOfFile: errPath, encoding: .utf8))
+                      stdoutBytes: try Data(contentsOf: URL(fileURLWithPath: outPath)),
+                      stderr: String(decoding: try Data(contentsOf: URL(fileURLWithPath: errPath)), as: UTF8.self))
     }
 }

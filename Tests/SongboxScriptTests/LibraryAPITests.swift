@@ -19,7 +19,7 @@ import Testing
         let printed = Captured<String>()
         var logger = Logger(label: "test.script") { _ in CapturingLogHandler(records: Captured<LogRecord>()) }
         logger.logLevel = .debug
-        let runtime = try LuaRuntime(dryRun: dryRun, library: store, logger: logger) { printed.append($0) }
+        let runtime = try LuaRuntime(dryRun: dryRun, library: store, logger: logger) { printed.append(String(decoding: $0, as: UTF8.self)) }
         try LibraryAPI.install(on: runtime)
         return (runtime, printed)
     }

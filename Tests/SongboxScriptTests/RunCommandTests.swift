@@ -40,6 +40,15 @@ import Testing
         #expect(missing.status == 1 && missing.stderr == missingParsed.stderr && missing.status == missingParsed.status)
     }
 
+    /// A Lua string is bytes: `print` writes them as they are, also when they are not UTF-8 (half
+    /// a Hebrew letter, Latin-1, NUL).
+    @Test func printWritesLuasBytesAsTheyAre() throws {
+        let path = try script("bytes.lua", #"print(("א"):sub(1, 1), "caf\xE9", "a\0b")"#)
+        let output = try songbox.run(["run", path])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stdoutBytes == Data([0xD7, 0x09, 0x63, 0x61, 0x66, 0xE9, 0x09, 0x61, 0x00, 0x62, 0x0A]))
+    }
+
     @Test func optionsComeFromTheConfigFileByTheScriptsName() throws {
         let config = folder + "/config"
         try """

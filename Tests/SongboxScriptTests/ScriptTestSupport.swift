@@ -37,7 +37,7 @@ final class TestRuntime {
         self.logs = logs
         var logger = Logger(label: "test.script") { _ in CapturingLogHandler(records: logs) }
         logger.logLevel = .debug
-        runtime = try LuaRuntime(limits: limits, sandbox: sandbox, dryRun: dryRun, library: library, logger: logger) { printed.append($0) }
+        runtime = try LuaRuntime(limits: limits, sandbox: sandbox, dryRun: dryRun, library: library, logger: logger) { printed.append(String(decoding: $0, as: UTF8.self)) }
         try LibraryAPI.install(on: runtime)
         if let library {
             // The player API too, on a null output stepped by hand (made only if a script plays).
