@@ -70,4 +70,17 @@ extension LibraryStore {
     public func savedState(_ name: String) throws(SongboxError) -> Data? {
         try read { db in try Data.fetchOne(db, sql: "SELECT value FROM saved_state WHERE name = ?", arguments: [name]) }
     }
+
+    public func removeState(_ name: String) throws(SongboxError) {
+        try write { db in try db.execute(sql: "DELETE FROM saved_state WHERE name = ?", arguments: [name]) }
+    }
+
+    /// The names kept that start with `prefix`, in order.
+    public func savedStateNames(prefix: String) throws(SongboxError) -> [String] {
+        try read { db in
+            // substr, not LIKE: a prefix may hold % and _.
+            try String.fetchAll(db, sql: "SELECT name FROM saved_state WHERE substr(name, 1, ?) = ? ORDER BY name",
+                                arguments: [prefix.count, prefix])
+        }
+    }
 }

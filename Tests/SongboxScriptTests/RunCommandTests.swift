@@ -49,6 +49,23 @@ import Testing
         #expect(output.stdoutBytes == Data([0xD7, 0x09, 0x63, 0x61, 0x66, 0xE9, 0x09, 0x61, 0x00, 0x62, 0x0A]))
     }
 
+    /// songbox.state outlives the process: each run of the script counts one more.
+    @Test func stateIsKeptFromOneRunToTheNext() throws {
+        let path = try script("counter.lua", """
+            local n = (songbox.state.get("runs") or 0) + 1
+            assert(songbox.state.set("runs", n))
+            print(n)
+            """)
+        for expected in ["1\n", "2\n", "3\n"] {
+            let output = try songbox.run(["run", path])
+            #expect(output.status == 0, "\(output.stderr)")
+            #expect(output.stdout == expected)
+        }
+        let dry = try songbox.run(["run", "--dry-run", path])
+        #expect(dry.status == 1 && dry.stderr.contains("dry run: state.set refused"), "\(dry.stderr)")
+        #expect(try songbox.run(["run", path]).stdout == "4\n")
+    }
+
     @Test func optionsComeFromTheConfigFileByTheScriptsName() throws {
         let config = folder + "/config"
         try """

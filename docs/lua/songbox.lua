@@ -310,6 +310,26 @@ function songbox.playlist.import(path, options) end
 ---@return string? error
 function songbox.smart(name, rule) end
 
+---Values the script keeps across runs and restarts, under its file name (docs/lua-api.md).
+---@class songbox.state
+songbox.state = {}
+
+---The value kept under `key`, or nil.
+---@param key string
+---@return any
+function songbox.state.get(key) end
+
+---(writes) Keeps `value` (JSON-encodable, at most 1 MiB as JSON) under `key`; nil removes it.
+---@param key string
+---@param value any
+---@return true? ok
+---@return string? error
+function songbox.state.set(key, value) end
+
+---The script's keys, in order.
+---@return string[]
+function songbox.state.keys() end
+
 ---A queued track: every library field, plus where it is in the queue.
 ---@class songbox.queue_item: songbox.track
 ---@field queue_id integer Stable while the item is in the queue.
