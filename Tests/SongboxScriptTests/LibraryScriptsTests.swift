@@ -65,6 +65,14 @@ import Testing
         let best = try #require(playlists.first { $0["name"] as? String == "Best of each artist" })
         #expect(best["kind"] as? String == "smart" && best["script"] as? String == rules && best["tracks"] as? Int == 2)
         #expect(best["query"] is NSNull)
+        // Played like any query: the player records the plays, and the function sees them.
+        let play = try songbox.run(["play", "--output", "null", "--fast", "playlist:\"Best of each artist\"", "sort:title"])
+        #expect(play.status == 0, "\(play.stderr)")
+        #expect(play.lines.count == 2 && play.lines[0].contains("Old Roads") && play.lines[1].contains("Paper Boats"),
+                "\(play.stdout)")
+        #expect(try titles(["ls", "playlist:\"Best of each artist\"", "sort:-plays"]) == ["Paper Boats", "Old Roads"])
+        try recordPlays(["Old Roads": 3])  // now 6 against Paper Boats' 4
+        #expect(try titles(["ls", "playlist:\"Best of each artist\"", "sort:-plays"]) == ["Old Roads", "Paper Boats"])
         let table = try songbox.run(["playlist", "ls"])
         #expect(table.lines.contains { $0.hasPrefix("Best of each artist") && $0.contains("  function in /") },
                 "\(table.stdout)")
