@@ -17,8 +17,8 @@ enum SmartFunctions {
             let name = try args.string(1)
             guard let runtime else { return [] }
             if runtime.dryRun { throw LuaFunctionError.message("dry run: smart refused") }
-            // Run again to evaluate one of its playlists, a script defines them all again: they
-            // are stored already.
+            // While the script runs again to evaluate one of its playlists, its definitions store
+            // nothing: they are stored already.
             if runtime.bridge.evaluating != nil { return [.boolean(true)] }
             do {
                 if let text = try args.optionalString(2) {
