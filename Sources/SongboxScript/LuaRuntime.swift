@@ -241,13 +241,18 @@ public final class LuaRuntime {
                                   traceback: traceback)
         default:
             // A single refused allocation that Lua reported without retrying (a string buffer).
-            if message.hasSuffix("not enough memory") && songbox_refusals(state) > 0 {
-                return LuaScriptError(kind: .memoryLimit,
-                                      message: "\(location(chunkName, traceback)): memory limit of \(limits.memory >> 20) MB exceeded",
-                                      traceback: traceback)
+            if let limit = memoryLimitMessage(for: message) {
+                return LuaScriptError(kind: .memoryLimit, message: "\(location(chunkName, traceback)): \(limit)", traceback: traceback)
             }
             return LuaScriptError(kind: status == songbox_errmem() ? .memoryLimit : kind, message: message, traceback: traceback)
         }
+    }
+
+    /// "memory limit of N MB exceeded" when `message` is Lua's "not enough memory" for an
+    /// allocation the cap refused in the current entry call (a `pcall` may have caught it).
+    func memoryLimitMessage(for message: String) -> String? {
+        guard message.hasSuffix("not enough memory"), songbox_refusals(state) > 0 else { return nil }
+        return "memory limit of \(limits.memory >> 20) MB exceeded"
     }
 
     /// Where a limit was hit: as recorded by the shim, else the first Lua frame of the traceback,

@@ -121,7 +121,9 @@ extension LuaRuntime {
         case .table(let fields)? where fields.isEmpty: return []
         default:
             let message = results.count > 1 ? results[1].stringValue ?? "" : "no result"
-            throw SongboxError(.scriptFailed, "smart playlist '\(playlist.name)': \(message)", at: playlist.script)
+            // The function's pcall caught the memory cap's refusal: say which limit it was.
+            throw SongboxError(.scriptFailed, "smart playlist '\(playlist.name)': \(memoryLimitMessage(for: message) ?? message)",
+                               at: playlist.script)
         }
     }
 }

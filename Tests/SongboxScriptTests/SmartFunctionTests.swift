@@ -160,6 +160,27 @@ import Testing
         #expect(error?.kind == .instructionLimit)
     }
 
+    /// Run again to evaluate, a script is under the runner's limits: a function that never ends
+    /// or eats memory is stopped with the limit's message; the store and the other playlists go on.
+    @Test func aRunawayFunctionIsStoppedByTheLimits() throws {
+        let path = try script("runaway.lua", """
+            local sb = require "songbox"
+            sb.smart("Forever", function() while true do end end)
+            sb.smart("Hungry", function() local t = {} for i = 1, 1e9 do t[i] = ("x"):rep(100) .. i end end)
+            sb.smart("Fine", function() return sb.library.query("limit:2") end)
+            """)
+        try TestRuntime(library: store).runtime.run(file: path)
+        store.scriptEvaluator = ScriptPlaylistRunner(limits: .init(instructions: 1_000_000, memory: 8 << 20),
+                                                     logger: Logger(label: "test.smart"))
+        let forever = #expect(throws: SongboxError.self) { try store.playlist(named: "Forever") }
+        #expect(forever?.message.contains("instruction limit of 1000000 exceeded") == true, "\(String(describing: forever))")
+        let hungry = #expect(throws: SongboxError.self) { try store.playlist(named: "Hungry") }
+        #expect(hungry?.message.contains("memory limit of 8 MB exceeded") == true, "\(String(describing: hungry))")
+        #expect(try titles("Fine").count == 2)
+        let problems = Dictionary(uniqueKeysWithValues: try store.playlists().map { ($0.name, $0.problem) })
+        #expect(problems["Forever"]??.contains("instruction limit") == true && problems["Fine"]! == nil)
+    }
+
     @Test func aFunctionNeedsAScriptFile() throws {
         let test = try TestRuntime(library: store)
         let results = try test.runtime.run(source: "return require('songbox').smart('X', function() return {} end)")
