@@ -1,4 +1,11 @@
 import Foundation
+import SongboxLibrary
+
+/// A new, empty library database (`library.db`) in a new temporary folder, opened in-process.
+public func temporaryStore() throws -> (folder: String, store: LibraryStore) {
+    let folder = try Fixtures.temporaryDirectory()
+    return (folder, try LibraryStore(path: folder + "/library.db"))
+}
 
 /// A temporary folder holding a library database and a `music` folder, for tests that run the
 /// built `songbox`: on the bundled example library, or on generated tones.

@@ -12,8 +12,7 @@ import Testing
     let store: LibraryStore
 
     init() throws {
-        folder = try Fixtures.temporaryDirectory()
-        store = try LibraryStore(path: folder + "/library.db")
+        (folder, store) = try temporaryStore()
     }
 
     func insertTrack(_ path: String, title: String?, year: Int? = nil, peak: Double? = nil) throws -> Int64 {

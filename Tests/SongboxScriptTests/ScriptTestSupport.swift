@@ -14,8 +14,7 @@ let luaFolder = Fixtures.packageRoot + "/Tests/SongboxScriptTests/lua"
 /// The bundled example library (16 tracks) scanned in-process into a new database in a new
 /// temporary folder.
 func exampleStore() throws -> (folder: String, store: LibraryStore) {
-    let folder = try Fixtures.temporaryDirectory()
-    let store = try LibraryStore(path: folder + "/library.db")
+    let (folder, store) = try temporaryStore()
     let report = try LibraryScanner(store: store, logger: Logger(label: "test.scan")).scan([TestLibrary.examples])
     #expect(report.added == 16)
     return (folder, store)

@@ -11,8 +11,7 @@ import Testing
     let store: LibraryStore
 
     init() throws {
-        folder = try Fixtures.temporaryDirectory()
-        store = try LibraryStore(path: folder + "/library.db")
+        (folder, store) = try temporaryStore()
     }
 
     /// Copies lua/state.lua to `folder/name`, so that its keys belong to `name`.
