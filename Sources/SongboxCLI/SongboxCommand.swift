@@ -1,8 +1,6 @@
 import ArgumentParser
 import Foundation
-import Logging
 import SongboxLibrary
-import SongboxPlayback
 import SongboxScript
 
 /// `songbox`: the command-line entry point.
@@ -35,9 +33,7 @@ struct LibraryOptions: ParsableArguments {
 
     static func openStore(_ db: String?) throws -> LibraryStore {
         let store = try LibraryStore(path: db ?? defaultDatabasePath())
-        // A config file with a mistake is reported by the commands that use it (play, run).
-        let options = (try? SongboxConfig.load())?.pluginOptions ?? [:]
-        store.scriptEvaluator = ScriptPlaylistRunner(pluginOptions: options, logger: scriptLogger)
+        store.scriptEvaluator = ScriptPlaylistRunner(logger: scriptLogger)
         return store
     }
 }

@@ -133,11 +133,15 @@ extension LuaRuntime {
 /// calling the function. What one-shot commands (`songbox ls playlist:NAME`) use.
 public struct ScriptPlaylistRunner: ScriptPlaylistEvaluator {
     public var limits: LuaRuntime.Limits
-    /// `plugin.NAME.KEY` settings of the config file, by script name.
-    public var pluginOptions: [String: [String: String]]
+    /// `plugin.NAME.KEY` settings, by script name; asked only when a playlist is evaluated, so a
+    /// command that reads none does not read the config file. By default the config file's (one
+    /// with a mistake gives none here: the commands that use it report it).
+    public var pluginOptions: @Sendable () -> [String: [String: String]]
     public var logger: Logger
 
-    public init(limits: LuaRuntime.Limits = .init(), pluginOptions: [String: [String: String]] = [:], logger: Logger) {
+    public init(limits: LuaRuntime.Limits = .init(),
+                pluginOptions: @escaping @Sendable () -> [String: [String: String]] = { (try? SongboxConfig.load())?.pluginOptions ?? [:] },
+                logger: Logger) {
         self.limits = limits
         self.pluginOptions = pluginOptions
         self.logger = logger
@@ -154,7 +158,7 @@ public struct ScriptPlaylistRunner: ScriptPlaylistEvaluator {
         let runtime: LuaRuntime
         do {
             runtime = try ScriptSetup.makeRuntime(
-                file: playlist.script, store: store, limits: limits, options: pluginOptions,
+                file: playlist.script, store: store, limits: limits, options: pluginOptions(),
                 player: ScriptSetup.stillPlayer(store: store), logger: logger,
                 output: { bytes in
                     let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .newlines)
