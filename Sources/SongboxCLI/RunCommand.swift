@@ -97,12 +97,7 @@ struct Run: ParsableCommand {
             // ALSA keeps real time whatever --fast says: only the other outputs are stepped.
             var stepped = fast
             if case .alsa = spec { stepped = false }
-            if stepped {
-                let recorder = PlaybackRecorder(store: store, report: reportToStandardError)
-                let engine = PlayerEngine(output: spec.makeOutput(), settings: settings)
-                if let saved = recorder.savedSnapshot() { engine.restore(saved) }
-                return .stepped(SteppedPlayer(engine: engine), recorder)
-            }
+            if stepped { return .stepped(store: store, output: spec.makeOutput(), settings: settings) }
             let session = PlaybackSession(store: store, output: spec.makeOutput(), settings: settings, fast: fast)
             return .threaded(session, events: session.subscribe())
         }

@@ -10,6 +10,15 @@ public final class PlayerHost {
     public enum Driver {
         case threaded(PlaybackSession, events: Mailbox<PlayerEvent>)
         case stepped(SteppedPlayer, PlaybackRecorder)
+
+        /// A player on `output` stepped by the script's loop, from where the saved state left off,
+        /// recording into `store`.
+        public static func stepped(store: LibraryStore, output: any AudioOutput, settings: PlayerSettings) -> Driver {
+            let recorder = PlaybackRecorder(store: store, report: reportToStandardError)
+            let engine = PlayerEngine(output: output, settings: settings)
+            if let saved = recorder.savedSnapshot() { engine.restore(saved) }
+            return .stepped(SteppedPlayer(engine: engine), recorder)
+        }
     }
 
     public let store: LibraryStore

@@ -210,11 +210,6 @@ public enum ScriptSetup {
     /// state: `songbox.player.status()` reads what is saved; commands are writes, refused where
     /// this is used.
     static func stillPlayer(store: LibraryStore) -> PlayerHost {
-        PlayerHost(store: store) {
-            let recorder = PlaybackRecorder(store: store, report: reportToStandardError)
-            let engine = PlayerEngine(output: NullOutput(), settings: PlayerSettings())
-            if let saved = recorder.savedSnapshot() { engine.restore(saved) }
-            return .stepped(SteppedPlayer(engine: engine), recorder)
-        }
+        PlayerHost(store: store) { .stepped(store: store, output: NullOutput(), settings: PlayerSettings()) }
     }
 }
