@@ -16,6 +16,13 @@ public enum Entry {
         if let script = QuickRun(arguments) { return script.run() }
         SongboxCommand.main()
     }
+
+    /// `--db PATH` at the front of `rest`, taken off it; nil when it is not there.
+    static func takeDatabase(_ rest: inout ArraySlice<String>) -> String? {
+        guard rest.first == "--db", rest.count >= 2 else { return nil }
+        defer { rest = rest.dropFirst(2) }
+        return rest[rest.index(after: rest.startIndex)]
+    }
 }
 
 /// `[--db PATH] run FILE [ARG...]` with no option anywhere (no argument starts with `-`): the
@@ -29,11 +36,7 @@ struct QuickRun {
 
     init?(_ arguments: [String]) {
         var rest = arguments[...]
-        var database: String?
-        if rest.first == "--db", rest.count >= 2 {
-            database = rest[rest.index(after: rest.startIndex)]
-            rest = rest.dropFirst(2)
-        }
+        let database = Entry.takeDatabase(&rest)
         guard rest.first == "run", rest.count >= 2 else { return nil }
         rest = rest.dropFirst()
         guard !rest.contains(where: { $0.hasPrefix("-") }) else { return nil }
@@ -59,16 +62,10 @@ struct QuickListing {
 
     init?(_ arguments: [String]) {
         var rest = arguments[...]
-        var database: String?
-        func takeDatabase() {
-            guard rest.first == "--db", rest.count >= 2 else { return }
-            database = rest[rest.index(after: rest.startIndex)]
-            rest = rest.dropFirst(2)
-        }
-        takeDatabase()
+        var database = Entry.takeDatabase(&rest)
         guard rest.first == "ls" else { return nil }
         rest = rest.dropFirst()
-        takeDatabase()
+        database = Entry.takeDatabase(&rest) ?? database
         // Options (--json, --help, -h, a late --db) are swift-argument-parser's; a single dash
         // starts a negated query term (`-artist:x`).
         guard !rest.contains(where: { $0.hasPrefix("--") || $0 == "-h" }) else { return nil }
