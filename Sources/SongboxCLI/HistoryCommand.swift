@@ -57,7 +57,7 @@ struct HistoryCommand: ParsableCommand {
                     ("id", .integer(entry.id)), ("track_id", entry.trackID.map { .integer($0) } ?? .null),
                     ("path", .string(entry.path)), ("artist", JSONValue(entry.artist)), ("title", JSONValue(entry.title)),
                     ("kind", .string(entry.kind.rawValue)), ("reason", .string(entry.reason)),
-                    ("played", .number((entry.played * 1000).rounded() / 1000)), ("at", JSONValue(date: entry.at)),
+                    ("played", .number(FieldValue.duration(entry.played))), ("at", JSONValue(date: entry.at)),
                 ])
             }))
             return

@@ -31,7 +31,7 @@ extension PlaylistCommand {
                         ("name", .string(playlist.name)), ("kind", .string(playlist.kind.rawValue)),
                         ("query", JSONValue(playlist.query)), ("script", JSONValue(playlist.script)),
                         ("tracks", JSONValue(playlist.trackCount)),
-                        ("duration", .number((playlist.duration * 1000).rounded() / 1000)),
+                        ("duration", .number(FieldValue.duration(playlist.duration))),
                         ("created", JSONValue(date: playlist.created)), ("modified", JSONValue(date: playlist.modified)),
                         ("problem", JSONValue(playlist.problem)),
                     ])
@@ -64,7 +64,7 @@ extension PlaylistCommand {
                 printJSON(.object([
                     ("name", .string(playlist.name)), ("kind", .string(playlist.kind.rawValue)),
                     ("query", JSONValue(playlist.query)), ("script", JSONValue(playlist.script)),
-                    ("duration", .number((playlist.duration * 1000).rounded() / 1000)),
+                    ("duration", .number(FieldValue.duration(playlist.duration))),
                     ("modified", JSONValue(date: playlist.modified)),
                     ("tracks", .array(playlist.tracks.map { .object(TrackJSON.listing($0)) })),
                 ]))

@@ -121,7 +121,7 @@ extension LibraryStore {
         let file = PortablePlaylist(songbox_playlist: PortablePlaylist.version, name: playlist.name,
                                     tracks: playlist.tracks.map { track in
             PortableTrack(title: track.title, artist: track.artist, album: track.album, albumartist: track.albumArtist,
-                          duration: (track.duration * 1000).rounded() / 1000, isrc: track.isrc,
+                          duration: FieldValue.duration(track.duration), isrc: track.isrc,
                           mb_trackid: track.musicBrainzTrackID, mb_albumid: track.musicBrainzAlbumID,
                           mb_artistid: track.musicBrainzArtistID, path: track.path)
         })

@@ -61,7 +61,7 @@ public enum LibraryAPI {
     static func summary(_ playlist: PlaylistSummary) -> LuaValue {
         var t: [String: LuaValue] = [
             "name": .string(playlist.name), "kind": .string(playlist.kind.rawValue),
-            "tracks": .integer(playlist.trackCount), "duration": .number((playlist.duration * 1000).rounded() / 1000),
+            "tracks": .integer(playlist.trackCount), "duration": .number(FieldValue.duration(playlist.duration)),
             "created": .string(FieldValue.isoDate(playlist.created)), "modified": .string(FieldValue.isoDate(playlist.modified)),
         ]
         if let query = playlist.query { t["query"] = .string(query) }
@@ -73,7 +73,7 @@ public enum LibraryAPI {
     static func playlist(_ playlist: Playlist) -> LuaValue {
         var t: [String: LuaValue] = [
             "name": .string(playlist.name), "kind": .string(playlist.kind.rawValue),
-            "duration": .number((playlist.duration * 1000).rounded() / 1000),
+            "duration": .number(FieldValue.duration(playlist.duration)),
             "created": .string(FieldValue.isoDate(playlist.created)), "modified": .string(FieldValue.isoDate(playlist.modified)),
             "tracks": tracks(playlist.tracks),
         ]
@@ -95,7 +95,7 @@ public enum LibraryAPI {
     static func statistics(_ stats: LibraryStatistics) -> LuaValue {
         .table([
             "tracks": .integer(stats.tracks), "artists": .integer(stats.artists), "albums": .integer(stats.albums),
-            "genres": .integer(stats.genres), "duration": .number((stats.duration * 1000).rounded() / 1000),
+            "genres": .integer(stats.genres), "duration": .number(FieldValue.duration(stats.duration)),
             "size": .integer(Int(stats.size)), "plays": .integer(stats.plays), "skips": .integer(stats.skips),
             "playlists": .integer(stats.playlists), "unreadable": .integer(stats.unreadable),
             "excluded": .integer(stats.excluded), "folders": .array(stats.folders.map { .string($0) }),
