@@ -65,16 +65,9 @@ public struct RawReader {
     /// Calls `visit` with the rows of `SELECT columns FROM library WHERE id IN (ids)`, in no
     /// particular order; ids not in the library are left out.
     public func forEachRow(ids: [Int64], selecting columns: String, _ visit: (RawRow) throws -> Void) throws {
-        let chunk = 500  // well under SQLite's limit of bound values
-        var start = 0
-        while start < ids.count {
-            let part = ids[start..<min(start + chunk, ids.count)]
-            let placeholders = Array(repeating: "?", count: part.count).joined(separator: ",")
-            let prepared = try db.cachedStatement(sql: "SELECT \(columns) FROM library WHERE id IN (\(placeholders))")
-            try prepared.setArguments(StatementArguments(part))
-            try step(prepared, visit)
-            start += chunk
-        }
+        let prepared = try db.cachedStatement(sql: "SELECT \(columns) FROM library WHERE id IN (SELECT value FROM json_each(?))")
+        try prepared.setArguments([LibraryStore.jsonList(ids)])
+        try step(prepared, visit)
     }
 
     private func step(_ prepared: Statement, _ visit: (RawRow) throws -> Void) throws {

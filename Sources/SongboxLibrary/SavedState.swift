@@ -47,14 +47,10 @@ extension LibraryStore {
         guard !ids.isEmpty else { return [:] }
         return try read { db in
             var found: [Int64: Highlight] = [:]
-            // In slices, to stay under SQLite's limit of bound parameters.
-            for start in stride(from: 0, to: ids.count, by: 500) {
-                let slice = Array(ids[start..<min(ids.count, start + 500)])
-                let marks = Array(repeating: "?", count: slice.count).joined(separator: ",")
-                let rows = try Row.fetchAll(db, sql: "SELECT track_id, start, \"end\" FROM highlights WHERE track_id IN (\(marks))",
-                                            arguments: StatementArguments(slice))
-                for row in rows { found[row["track_id"]] = Highlight(start: row["start"], end: row["end"]) }
-            }
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT track_id, start, "end" FROM highlights WHERE track_id IN (SELECT value FROM json_each(?))
+                """, arguments: [Self.jsonList(ids)])
+            for row in rows { found[row["track_id"]] = Highlight(start: row["start"], end: row["end"]) }
             return found
         }
     }
