@@ -56,21 +56,22 @@ extension LibraryStore {
     /// Every playlist, by name (case- and point-insensitive order), with its size now.
     public func playlists(now: Date = Date()) throws(SongboxError) -> [PlaylistSummary] {
         // Script functions run outside the transaction (they read the library themselves).
+        let records = try read { db in try PlaylistRecord.fetchAll(db) }
         var results: [String: Result<[Int64], SongboxError>] = [:]
-        for record in try read({ db in try PlaylistRecord.fetchAll(db) }) {
+        for record in records {
             if let script = record.scriptPlaylist {
                 results[record.name] = Result { () throws(SongboxError) in try evaluate(script) }
             }
         }
         let evaluated = results
         return try read { db in
-            try PlaylistRecord.fetchAll(db).map { record in
+            try records.map { record in
                 var summary = PlaylistSummary(name: record.name, kind: record.kind, query: record.query,
                                               script: record.script, trackCount: 0, duration: 0,
                                               created: record.created, modified: record.modified)
                 let row: Row?
-                if record.scriptPlaylist != nil {
-                    switch evaluated[record.name] {
+                if let result = evaluated[record.name] {
+                    switch result {
                     case .success(let ids):
                         row = try Row.fetchOne(db, sql: """
                             SELECT count(*), coalesce(sum(tracks.duration), 0) FROM json_each(?)
@@ -79,8 +80,6 @@ extension LibraryStore {
                     case .failure(let error):
                         summary.problem = error.message
                         row = nil
-                    case nil:
-                        row = nil  // defined while this listing was being made
                     }
                 } else if let text = record.query {
                     do {
@@ -117,7 +116,6 @@ extension LibraryStore {
         let scripted = try record.scriptPlaylist.map { script throws(SongboxError) in try evaluate(script) }
         let evaluated = try query.map { query throws(SongboxError) in try evaluateScriptPlaylists(reachedBy: query) } ?? [:]
         return try read { db in
-            let record = try PlaylistRecord.require(name, in: db)
             let tracks: [Track]
             if let scripted {
                 // In the function's order; a track it gives twice is there twice.
