@@ -301,6 +301,15 @@ final class Bridge {
         self.dryRun = dryRun
     }
 
+    /// Why a write by the function `name` is refused now (a dry run, a smart playlist being
+    /// evaluated); nil when writes are allowed. The one rule, for functions registered as writing
+    /// and for those that write only with some arguments (`player.volume(n)`).
+    func writeRefusal(_ name: String) -> LuaFunctionError? {
+        if dryRun { return .message("dry run: \(name) refused") }
+        if let evaluating { return .message("songbox.\(name) refused: smart playlist '\(evaluating)' is being evaluated, which only reads") }
+        return nil
+    }
+
     func fillBuffer(_ state: OpaquePointer, _ values: [LuaValue]) throws(LuaConversionError) {
         songbox_buffer_reset(state)
         bytes.removeAll(keepingCapacity: true)
@@ -332,10 +341,7 @@ final class Bridge {
         defer { assert(songbox_gettop(L) == top, "a bridge function left the Lua stack unbalanced") }
         let state = songbox_owner(L)!
         let function = functions[index]
-        if function.writes && dryRun { return fail(state, .message("dry run: \(function.name) refused")) }
-        if function.writes, let evaluating {
-            return fail(state, .message("songbox.\(function.name) refused: smart playlist '\(evaluating)' is being evaluated, which only reads"))
-        }
+        if function.writes, let refusal = writeRefusal(function.name) { return fail(state, refusal) }
         let outerThread = callingThread
         callingThread = L
         defer { callingThread = outerThread }

@@ -97,10 +97,10 @@ public enum PlayerAPI {
             ("player.previous", true, { _ in host.control.perform { $0.previous() }; return [.boolean(true)] }),
             ("player.seek", true, { args in try seek(args, host) }),
             ("player.status", false, { _ in [status(host)] }),
-            // Reading the volume is not a write: only setting it is refused in a dry run.
-            ("player.volume", false, { [dryRun = runtime.dryRun] args in
+            // Reading the volume is not a write: only setting it is refused (in a dry run, ...).
+            ("player.volume", false, { [weak runtime] args in
                 if let volume = args.isNil(1) ? nil : try args.number(1) {
-                    if dryRun { throw LuaFunctionError.message("dry run: player.volume refused") }
+                    if let refusal = runtime?.bridge.writeRefusal("player.volume") { throw refusal }
                     host.control.perform { $0.setVolume(volume) }
                 }
                 return [.number(host.control.perform { $0.currentVolume })]

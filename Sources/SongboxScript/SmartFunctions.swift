@@ -16,10 +16,10 @@ enum SmartFunctions {
         try runtime.register("smart") { [weak runtime] args in
             let name = try args.string(1)
             guard let runtime else { return [] }
-            if runtime.dryRun { throw LuaFunctionError.message("dry run: smart refused") }
             // While the script runs again to evaluate one of its playlists, its definitions store
-            // nothing: they are stored already.
+            // nothing: they are stored already. Otherwise a definition is a write.
             if runtime.bridge.evaluating != nil { return [.boolean(true)] }
+            if let refusal = runtime.bridge.writeRefusal("smart") { throw refusal }
             do {
                 if let text = try args.optionalString(2) {
                     try store.saveSmartPlaylist(named: name, query: text)
