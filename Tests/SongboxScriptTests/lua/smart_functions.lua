@@ -75,6 +75,9 @@ assert(problems["Broken"]:find("no mood today", 1, true) and problems["Best of e
 assert(sb.smart("Writer", function() sb.playlist.save("Sneaky", {}) return {} end))
 soft("songbox.playlist.save refused: smart playlist 'Writer' is being evaluated, which only reads", sb.playlist.get("Writer"))
 soft("no playlist named 'Sneaky'", sb.playlist.get("Sneaky"))
+-- Also what writes only with an argument: reading the volume works, setting it is refused.
+assert(sb.smart("Loud", function() assert(sb.player.volume()) sb.player.volume(100) return {} end))
+soft("songbox.player.volume refused: smart playlist 'Loud' is being evaluated, which only reads", sb.playlist.get("Loud"))
 
 -- A playlist that reads itself, directly or through another, is a cycle, not a hang.
 assert(sb.smart("Ouroboros", function() return assert(sb.playlist.get("Ouroboros")).tracks end))
