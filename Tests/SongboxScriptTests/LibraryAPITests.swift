@@ -16,12 +16,8 @@ import Testing
     }
 
     func runtime(dryRun: Bool = false) throws -> (LuaRuntime, Captured<String>) {
-        let printed = Captured<String>()
-        var logger = Logger(label: "test.script") { _ in CapturingLogHandler(records: Captured<LogRecord>()) }
-        logger.logLevel = .debug
-        let runtime = try LuaRuntime(dryRun: dryRun, library: store, logger: logger) { printed.append(String(decoding: $0, as: UTF8.self)) }
-        try LibraryAPI.install(on: runtime)
-        return (runtime, printed)
+        let test = try TestRuntime(dryRun: dryRun, library: store)
+        return (test.runtime, test.printed)
     }
 
     func track(titled title: String) throws -> Track {

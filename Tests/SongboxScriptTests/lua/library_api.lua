@@ -16,11 +16,7 @@ local function soft(expected, value, message)
   assert(value == nil, "expected nil, got " .. tostring(value))
   assert(message == expected, "message was: " .. tostring(message))
 end
-local function titles(tracks)
-  local t = {}
-  for i, track in ipairs(tracks) do t[i] = track.title end
-  return table.concat(t, "|")
-end
+local titles = require("tracklists").titles
 
 -- library.query
 local all = sb.library.query("")

@@ -12,11 +12,7 @@ local function errors(expected, f, ...)
   local ok, err = pcall(f, ...)
   assert(not ok and tostring(err):find(expected, 1, true), "error was: " .. tostring(err))
 end
-local function titles(tracks)
-  local t = {}
-  for i, track in ipairs(tracks) do t[i] = track.title end
-  return table.concat(t, "|")
-end
+local titles = require("tracklists").titles
 
 -- The most played track of each artist that has been played, most played first: not a query.
 assert(sb.smart("Best of each", function()
@@ -58,7 +54,7 @@ assert(#sb.playlist.get("Nothing").tracks == 1)
 
 -- A function that fails, or gives something else than tracks: a clear message, nothing else.
 assert(sb.smart("Broken", function() error("no mood today") end))
-soft("smart_functions.lua:60: no mood today", sb.playlist.get("Broken"))
+soft("smart_functions.lua:56: no mood today", sb.playlist.get("Broken"))
 soft("smart playlist 'Broken'", sb.library.query('playlist:"Broken"'))
 assert(sb.smart("Text", function() return "plays>0" end))
 soft("the function gave string, not a list of tracks", sb.playlist.get("Text"))
