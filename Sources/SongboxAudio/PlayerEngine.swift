@@ -81,6 +81,9 @@ public final class PlayerEngine {
 
     /// Events since the last call, oldest first.
     public func takeEvents() -> [PlayerEvent] {
+        // Called for every chunk: with nothing pending, allocate nothing (emptying a buffer the
+        // returned copy still shares would allocate a new one).
+        guard !events.isEmpty else { return [] }
         defer { events.removeAll(keepingCapacity: true) }
         return events
     }
