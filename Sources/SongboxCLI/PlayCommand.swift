@@ -75,7 +75,7 @@ struct Play: ParsableCommand {
         }
         let session = PlaybackSession(store: store, output: spec.makeOutput(), settings: settings, fast: outputOptions.fast)
         let events = session.subscribe()
-        let playable = try session.playable(tracks)
+        let playable = try store.playable(tracks)
         let highlightsOn = highlights
         let shuffled = shuffle
         let newVolume = volume

@@ -11,8 +11,6 @@ import SongboxLibrary
 public final class PlaybackSession: @unchecked Sendable {
     public let player: Player
     public let store: LibraryStore
-    /// Where problems that stop nothing are told (a play that could not be recorded, ...).
-    private let report: @Sendable (String) -> Void
     private let incoming: Mailbox<PlayerEvent>
     // Guarded by `condition`.
     private let condition = NSCondition()
@@ -27,7 +25,6 @@ public final class PlaybackSession: @unchecked Sendable {
                 fast: Bool = false, restore: Bool = true,
                 report: @escaping @Sendable (String) -> Void = reportToStandardError) {
         self.store = store
-        self.report = report
         let incoming = Mailbox<PlayerEvent>()
         self.incoming = incoming
         let recorder = PlaybackRecorder(store: store, report: report)
@@ -52,11 +49,6 @@ public final class PlaybackSession: @unchecked Sendable {
         let mailbox = Mailbox<PlayerEvent>()
         condition.withLock { subscribers.append(mailbox) }
         return mailbox
-    }
-
-    /// Library tracks as the player takes them, with their highlights.
-    public func playable(_ tracks: [Track]) throws(SongboxError) -> [PlayableTrack] {
-        try store.playable(tracks)
     }
 
     /// Waits until every event of the commands sent so far has been recorded and passed on.

@@ -22,7 +22,7 @@ import Testing
         let (store, folder, tracks) = try library()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let session = PlaybackSession(store: store, output: WAVOutput(path: folder + "/out.wav"), fast: true)
-        let playable = try session.playable([tracks["thirty.mp3"]!, tracks["three.mp3"]!, tracks["two-mono.mp3"]!])
+        let playable = try store.playable([tracks["thirty.mp3"]!, tracks["three.mp3"]!, tracks["two-mono.mp3"]!])
         let events = session.subscribe()
         session.player.perform { engine in
             engine.settings.transitionFade = 0
@@ -58,7 +58,7 @@ import Testing
         let (store, folder, tracks) = try library()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let first = PlaybackSession(store: store, output: NullOutput(), fast: true)
-        let playable = try first.playable([tracks["thirty.mp3"]!])
+        let playable = try store.playable([tracks["thirty.mp3"]!])
         first.player.perform { engine in
             engine.add(playable)
             engine.setVolume(70)
