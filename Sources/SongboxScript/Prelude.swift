@@ -39,18 +39,18 @@ enum Prelude {
           return active
         end
 
-        local function check(fn, _, n, value, expected)
+        local function check(fn, n, value, expected)
           if type(value) ~= expected then
             error(format("bad argument #%d to '%s' (%s expected, got %s)", n, fn, expected, type(value)), 3)
           end
         end
 
         install("on", function(event, fn)
-          check("songbox.on", "event", 1, event, "string")
+          check("songbox.on", 1, event, "string")
           if not known[event] then
             error(format("bad argument #1 to 'songbox.on' (unknown event '%s')", event), 2)
           end
-          check("songbox.on", "handler", 2, fn, "function")
+          check("songbox.on", 2, fn, "function")
           last_id = last_id + 1
           local list = handlers[event] or {}
           handlers[event] = list
@@ -59,13 +59,13 @@ enum Prelude {
         end)
 
         local function timer(name, seconds, fn, every)
-          check(name, "seconds", 1, seconds, "number")
+          check(name, 1, seconds, "number")
           if seconds < 0 or seconds ~= seconds or (every and seconds < 0.01) then
             -- Level 2: songbox.after/every tail-call this function, so the caller is next.
             error(format("bad argument #1 to '%s' (%s)", name,
               every and "the interval must be at least 0.01 seconds" or "seconds must be 0 or more"), 2)
           end
-          check(name, "callback", 2, fn, "function")
+          check(name, 2, fn, "function")
           last_id = last_id + 1
           timers[last_id] = { at = now + seconds, every = every and seconds or nil, fn = fn }
           return setmetatable({ id = last_id }, Handle)
@@ -117,11 +117,6 @@ enum Prelude {
           local once = false
           for _, t in pairs(timers) do if not t.every then once = true; break end end
           return errors, next and next.at or nil, once
-        end)
-
-        keep("has_handlers", function()
-          for _, list in pairs(handlers) do if #list > 0 then return true end end
-          return false
         end)
         """
 }
