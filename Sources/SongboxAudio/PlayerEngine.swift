@@ -268,7 +268,6 @@ public final class PlayerEngine {
             start(successor, reason: .next)
         } else if state != .stopped {
             stopPlayback()
-            currentID = successor
         }
     }
 

@@ -17,11 +17,7 @@ struct OutputOptions: ParsableArguments {
     /// The output (--output, else $SONGBOX_OUTPUT, else the config file's, else alsa:default)
     /// and the player's settings from the config file.
     func resolve() throws -> (spec: OutputSpec, settings: PlayerSettings) {
-        try resolve(config: SongboxConfig.load())
-    }
-
-    func resolve(config: SongboxConfig) throws -> (spec: OutputSpec, settings: PlayerSettings) {
-        try Self.resolve(output, config: config)
+        try Self.resolve(output, config: SongboxConfig.load())
     }
 
     static func resolve(_ output: String?, config: SongboxConfig) throws -> (spec: OutputSpec, settings: PlayerSettings) {
@@ -95,7 +91,7 @@ struct Play: ParsableCommand {
             throw SongboxError(.notFound, "the queue is empty", hint: "give a query, e.g. `songbox play artist:\"Naomi Shemer\"`")
         }
 
-        if heard == 0, queued > 0, volume == nil {
+        if heard == 0, volume == nil {
             reportToStandardError("the volume is 0 (saved from before): set it with --volume 100")
         }
         // Ctrl-C ends the wait; the shutdown stops playback, records it and keeps the place.
