@@ -99,11 +99,13 @@ public enum PlayerAPI {
             ("player.status", false, { _ in [status(host)] }),
             // Reading the volume is not a write: only setting it is refused (in a dry run, ...).
             ("player.volume", false, { [weak runtime] args in
-                if let volume = args.isNil(1) ? nil : try args.number(1) {
-                    if let refusal = runtime?.bridge.writeRefusal("player.volume") { throw refusal }
-                    host.control.perform { $0.setVolume(volume) }
-                }
-                return [.number(host.control.perform { $0.currentVolume })]
+                let volume = args.isNil(1) ? nil : try args.number(1)
+                if volume != nil, let refusal = runtime?.bridge.writeRefusal("player.volume") { throw refusal }
+                // One round trip to the player (on ALSA it can wait for a chunk).
+                return [.number(host.control.perform { engine in
+                    if let volume { engine.setVolume(volume) }
+                    return engine.currentVolume
+                })]
             }),
             ("player.fade", true, { args in try fade(args, host) }),
             ("player.set", true, { args in try setModes(args, host) }),
@@ -168,12 +170,10 @@ public enum PlayerAPI {
             guard let sign = text.first, sign == "+" || sign == "-", let delta = Double(text) else {
                 throw LuaFunctionError.argument(1, "expected seconds, or \"+N\" / \"-N\" to move from here, got '\(text)'")
             }
-            host.control.perform { $0.seek(by: delta) }
-        } else {
-            let seconds = try args.number(1)
-            host.control.perform { $0.seek(to: seconds) }
+            return [.number(host.control.perform { engine in engine.seek(by: delta); return engine.elapsed })]
         }
-        return [.number(host.control.perform { $0.elapsed })]
+        let seconds = try args.number(1)
+        return [.number(host.control.perform { engine in engine.seek(to: seconds); return engine.elapsed })]
     }
 
     private static func fade(_ args: LuaArguments, _ host: PlayerHost) throws -> [LuaValue] {
