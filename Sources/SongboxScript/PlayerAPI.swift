@@ -141,22 +141,20 @@ public enum PlayerAPI {
         case .string("autoplay"): lane = .autoplay
         case let value: throw LuaFunctionError.argument(2, "'lane' must be \"user\" or \"autoplay\", got \(value.stringValue ?? value.typeName)")
         }
-        var tracks: [Track] = []
-        for id in ids {
-            guard let track = try host.store.track(id: id) else {
-                return [.nil, .string("songbox.queue.add: no track with id \(id)")]
-            }
-            tracks.append(track)
+        let found = try host.store.tracks(ids: ids)
+        if let missing = ids.first(where: { found[$0] == nil }) {
+            return [.nil, .string("songbox.queue.add: no track with id \(missing)")]
         }
-        let playable = try host.store.playable(tracks)
+        let playable = try host.store.playable(ids.compactMap { found[$0] })
         let added = host.control.perform { $0.add(playable, placement: placement, lane: lane) }
         return [.array(added.map { .integer($0) })]
     }
 
     private static func list(_ host: PlayerHost) -> LuaValue {
         let items = host.control.perform { $0.queue.items }
+        let tracks = (try? host.store.tracks(ids: items.map(\.track.trackID))) ?? [:]
         return .array(items.enumerated().map { position, item in
-            var table = trackTable(item, host.store)
+            var table = trackTable(item, tracks[item.track.trackID])
             table["position"] = .integer(position + 1)
             table["lane"] = .string(item.lane.rawValue)
             return .table(table)
@@ -320,9 +318,15 @@ public enum PlayerAPI {
 
     /// A queue item as a track table (every library field) with its `queue_id`.
     static func trackTable(_ item: QueueItem, _ store: LibraryStore) -> [String: LuaValue] {
+        trackTable(item, try? store.track(id: item.track.trackID))
+    }
+
+    /// The queue item's track as a table (its library fields, or what the queue knows when the
+    /// track has left the library), with its `queue_id`.
+    static func trackTable(_ item: QueueItem, _ track: Track?) -> [String: LuaValue] {
         var table: [String: LuaValue] = ["id": .integer(Int(item.track.trackID)), "path": .string(item.track.path),
                                          "duration": .number(item.track.duration)]
-        if let track = try? store.track(id: item.track.trackID), case .table(let fields) = LibraryAPI.table(track) {
+        if let track, case .table(let fields) = LibraryAPI.table(track) {
             table = fields
         }
         table["queue_id"] = .integer(item.id)
