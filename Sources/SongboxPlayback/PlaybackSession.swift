@@ -15,7 +15,6 @@ public final class PlaybackSession: @unchecked Sendable {
     // Guarded by `condition`.
     private let condition = NSCondition()
     private var subscribers: [Mailbox<PlayerEvent>] = []
-    private var handled = 0
     private var workerDone = false
 
     /// Seconds between saves of the position while playing.
@@ -30,18 +29,12 @@ public final class PlaybackSession: @unchecked Sendable {
         let recorder = PlaybackRecorder(store: store, report: report)
         self.recorder = recorder
         let saved = restore ? recorder.savedSnapshot() : nil
-        let counter = Counter()
-        player = Player(output: output, settings: settings, fast: fast, restoring: saved) { event in
-            counter.increment()
-            incoming.put(event)
-        }
-        self.counter = counter
+        player = Player(output: output, settings: settings, fast: fast, restoring: saved) { event in incoming.put(event) }
         let worker = Thread { [self] in work() }
         worker.name = "songbox playback"
         worker.start()
     }
 
-    private let counter: Counter
     private let recorder: PlaybackRecorder
 
     /// A mailbox that gets every event from now on, after it has been recorded.
@@ -49,15 +42,6 @@ public final class PlaybackSession: @unchecked Sendable {
         let mailbox = Mailbox<PlayerEvent>()
         condition.withLock { subscribers.append(mailbox) }
         return mailbox
-    }
-
-    /// Waits until every event of the commands sent so far has been recorded and passed on.
-    public func waitUntilIdle() {
-        player.perform { _ in }
-        let target = counter.value
-        condition.withLock {
-            while handled < target, !workerDone { condition.wait() }
-        }
     }
 
     /// Stops playback, records what was heard, saves the state and ends the worker. The state
@@ -92,10 +76,6 @@ public final class PlaybackSession: @unchecked Sendable {
             }
             let listeners = condition.withLock { subscribers }
             for listener in listeners { listener.put(event) }
-            condition.withLock {
-                handled += 1
-                condition.broadcast()
-            }
         }
         condition.withLock {
             workerDone = true
@@ -106,13 +86,4 @@ public final class PlaybackSession: @unchecked Sendable {
     private func saveState() {
         recorder.save(player.status.snapshot)
     }
-}
-
-/// Events handed to the worker, counted from the audio thread.
-private final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
-
-    func increment() { lock.withLock { count += 1 } }
-    var value: Int { lock.withLock { count } }
 }

@@ -33,9 +33,12 @@ import Testing
         while session.player.status.clock < 12 { Thread.sleep(forTimeInterval: 0.001) }
         session.player.perform { $0.next() }
         session.player.waitUntilStopped()
-        session.waitUntilIdle()
+        // A subscriber gets each event after it has been recorded: up to `stopped`, all are.
         var seen: [String] = []
-        while let event = events.take(timeout: 0) { seen.append(event.name) }
+        while let event = events.take(timeout: 10) {
+            seen.append(event.name)
+            if event.name == "stopped" { break }
+        }
         #expect(seen.filter { $0 == "track_ended" }.count == 3)
         #expect(seen.last == "stopped")
 
