@@ -42,6 +42,11 @@ public final class Mailbox<Element: Sendable>: @unchecked Sendable {
         }
     }
 
+    /// True when nothing is waiting to be taken now.
+    public var isEmpty: Bool {
+        condition.withLock { head == items.count }
+    }
+
     /// True once closed with nothing left to take.
     public var isClosedAndEmpty: Bool {
         condition.withLock { closed && head == items.count }

@@ -61,6 +61,7 @@ public final class PlaybackSession: @unchecked Sendable {
 
     private func work() {
         var lastSave = 0.0
+        var unsaved = false
         while true {
             guard let event = incoming.take(timeout: Self.saveInterval) else {
                 if incoming.isClosedAndEmpty { break }
@@ -70,9 +71,13 @@ public final class PlaybackSession: @unchecked Sendable {
             }
             recorder.record(event)
             let clock = player.status.clock
-            if PlaybackRecorder.changesState(event) || clock - lastSave >= Self.saveInterval {
+            if PlaybackRecorder.changesState(event) { unsaved = true }
+            // A burst of changes (a new queue: cleared, filled, started) is saved once, when the
+            // last of it is handled: each save is a synced write of the whole queue.
+            if (unsaved && incoming.isEmpty) || clock - lastSave >= Self.saveInterval {
                 saveState()
                 lastSave = clock
+                unsaved = false
             }
             let listeners = condition.withLock { subscribers }
             for listener in listeners { listener.put(event) }
