@@ -48,17 +48,22 @@ public final class ScriptEventLoop {
         // The script's clock: audio rendered, plus the jumps made while nothing played.
         var now = 0.0
         var saved = engine.snapshot
+        // The timers as Lua last told them; nil: ask. Only Lua code changes them, and Lua runs
+        // only in `dispatch` and `advance`, so between those the answer stands until it is due.
+        var timers: (deadline: Double?, once: Bool)?
         while true {
             for event in engine.takeEvents() {
                 recorder.record(event)
                 try dispatch(event, at: now)
+                timers = nil
             }
             // The host's shutdown stops playback and keeps the place.
             if interrupted() { return }
-            let (deadline, once) = try advanceTimers(to: now)
+            if timers == nil || timers?.deadline.map({ now >= $0 }) == true { timers = try advanceTimers(to: now) }
+            let (deadline, once) = timers ?? (nil, false)
             // What the timers did comes first.
             if engine.hasPendingEvents { continue }
-            if engine.snapshot != saved, engine.state != .playing {
+            if engine.state != .playing, engine.snapshot != saved {
                 saved = engine.snapshot
                 recorder.save(saved)
             }
