@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import SongboxLibrary
+import SongboxPlayback
 
 public let songboxVersion = "0.1.0"
 
@@ -11,26 +12,34 @@ struct Scan: ParsableCommand {
         abstract: "Index folders of MP3 files into the library.",
         discussion: """
             Without PATH, scans the folders scanned before, else ~/Music. Unchanged files are not
-            re-read; removed files leave the library, unless their whole folder is unavailable
-            (an unmounted drive): then nothing under it is removed. Exit status 0 when the scan
-            completed, even with unreadable files; 1 when a folder given was unavailable.
+            re-read. A track whose file is gone is marked missing: hidden, kept with its history,
+            and back as it was when the file returns; it is deleted after missing_days (config,
+            30 by default). Nothing is marked when a folder is unavailable, empty, on another
+            filesystem than before, or lost all or more than a fifth of its tracks at once (an
+            unmounted drive): the folder is held, unless --prune says the files were deleted.
+            Exit status 0 when the scan completed, even with unreadable files; 1 when a folder
+            given was unavailable or a folder was held.
             """)
 
     @OptionGroup var library: LibraryOptions
+
+    @Flag(help: "The files that are gone were deleted: remove their tracks now, even from held folders.")
+    var prune = false
 
     @Argument(help: ArgumentHelp("Folders or files to scan.", valueName: "path"))
     var paths: [String] = []
 
     func run() throws {
         let store = try library.openStore()
-        let scanner = LibraryScanner(store: store, logger: Logger(label: "songbox.scan"))
+        var scanner = LibraryScanner(store: store, logger: Logger(label: "songbox.scan"))
+        scanner.missingGrace = try SongboxConfig.load().missingDays * 86_400
         var roots = paths
         if roots.isEmpty { roots = try scanner.rememberedFolders() }
         let usingDefault = roots.isEmpty
         if usingDefault { roots = [(ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()) + "/Music"] }
 
         let display = ProgressDisplay()
-        let report = try scanner.scan(roots, progress: display.update)
+        let report = try scanner.scan(roots, prune: prune, progress: display.update)
         display.finish()
 
         for (path, reason) in report.unreadable { print("unreadable: \(path): \(reason)") }
@@ -39,16 +48,20 @@ struct Scan: ParsableCommand {
         for folder in report.unavailable {
             print("unavailable: \(folder.path): \(folder.reason) (nothing under it was removed)")
         }
+        for folder in report.held {
+            print("held: \(folder.path): \(folder.reason); its \(folder.tracks) track\(folder.tracks == 1 ? "" : "s") "
+                + "not found stay as they were (if the files were deleted: songbox scan --prune '\(folder.path)')")
+        }
         let seconds = Double(report.elapsed.components.seconds) + Double(report.elapsed.components.attoseconds) / 1e18
         let total = report.added + report.updated + report.moved + report.unchanged + report.unreadable.count
         print("Scanned \(total) files in \(String(format: "%.2f", seconds)) s: \(report.added) added, "
-            + "\(report.updated) updated, \(report.moved) moved, \(report.removed) removed, "
+            + "\(report.updated) updated, \(report.moved) moved, \(report.missing) missing, \(report.removed) removed, "
             + "\(report.unchanged) unchanged, \(report.unreadable.count) unreadable"
+            + (report.restored > 0 ? ", \(report.restored) restored" : "")
             + (report.excluded > 0 ? ", \(report.excluded) excluded" : ""))
-        if report.unavailable.contains(where: { report.roots.contains($0.path) }) {
-            if usingDefault { print("hint: no music folder scanned yet: run `songbox scan /path/to/music`") }
-            throw ExitCode(1)
-        }
+        let rootUnavailable = report.unavailable.contains { report.roots.contains($0.path) }
+        if rootUnavailable, usingDefault { print("hint: no music folder scanned yet: run `songbox scan /path/to/music`") }
+        if rootUnavailable || !report.held.isEmpty { throw ExitCode(1) }
     }
 }
 
@@ -202,7 +215,7 @@ struct Stats: ParsableCommand {
                 ("duration", JSONValue(stats.duration)), ("size", .integer(stats.size)),
                 ("plays", JSONValue(stats.plays)), ("skips", JSONValue(stats.skips)),
                 ("playlists", JSONValue(stats.playlists)), ("unreadable", JSONValue(stats.unreadable)),
-                ("excluded", JSONValue(stats.excluded)), ("folders", .array(stats.folders.map { .string($0) })),
+                ("missing", JSONValue(stats.missing)), ("excluded", JSONValue(stats.excluded)), ("folders", .array(stats.folders.map { .string($0) })),
                 ("database", .string(store.path)), ("database_size", .integer(stats.databaseSize)),
             ]))
             return
@@ -212,7 +225,7 @@ struct Stats: ParsableCommand {
             ("genres", String(stats.genres)), ("duration", TerminalText.duration(stats.duration)),
             ("music size", byteCount(stats.size)), ("plays", String(stats.plays)), ("skips", String(stats.skips)),
             ("playlists", String(stats.playlists)), ("unreadable", String(stats.unreadable)),
-            ("excluded", String(stats.excluded)), ("database", "\(store.path) (\(byteCount(stats.databaseSize)))"),
+            ("missing", String(stats.missing)), ("excluded", String(stats.excluded)), ("database", "\(store.path) (\(byteCount(stats.databaseSize)))"),
         ] + stats.folders.map { ("folder", $0) }
         for (name, value) in lines { print(TerminalText.pad(name, to: 10) + "  " + value) }
     }

@@ -28,6 +28,11 @@ enum FilePaths {
         return String(cString: resolved)
     }
 
+    /// Whether `path` is `folder` itself or lies under it.
+    static func isInside(_ path: String, _ folder: String) -> Bool {
+        path == folder || path.hasPrefix(folder == "/" ? "/" : folder + "/")
+    }
+
     /// Absolute and symlink-free when it exists, as library paths are; else only absolute.
     static func resolved(_ path: String) -> String {
         let absolute = absolute(path)

@@ -23,6 +23,10 @@ struct FolderWalker {
     private(set) var unavailable: [UnavailableFolder] = []
     /// Folders reached a second time through a symlink, and skipped.
     private(set) var loops: [String] = []
+    /// Folders with nothing in them at all: what an unmounted drive's mount point looks like.
+    private(set) var emptyFolders: [String] = []
+    /// The filesystem (device) each root is on.
+    private(set) var rootDevices: [String: UInt64] = [:]
     private var visitedFolders = Set<FileID>()
     private var visitedFiles = Set<FileID>()
 
@@ -34,6 +38,7 @@ struct FolderWalker {
             unavailable.append(UnavailableFolder(path: root, reason: String(cString: strerror(errno))))
             return false
         }
+        rootDevices[root] = UInt64(info.st_dev)
         if info.st_mode & S_IFMT == S_IFREG {
             if Self.isMP3(root) { record(root, info) }
             return true
@@ -60,6 +65,7 @@ struct FolderWalker {
             entries.append((name, entry.pointee.d_type))
         }
         closedir(folder)
+        if entries.isEmpty { emptyFolders.append(path) }
         // Sorted, so scans add files in a stable order.
         for entry in entries.sorted(by: { $0.name < $1.name }) {
             let child = path == "/" ? "/" + entry.name : path + "/" + entry.name

@@ -130,6 +130,8 @@ public struct LibraryStatistics: Sendable, Codable, Equatable {
     public var skips: Int
     public var playlists: Int
     public var unreadable: Int
+    /// Tracks whose files the last scans did not find, kept with their history for a while.
+    public var missing: Int
     public var excluded: Int
     public var folders: [String]
     /// Bytes of the database and its WAL.
@@ -150,6 +152,7 @@ extension LibraryStore {
                 skips: try Int.fetchOne(db, sql: "SELECT count(*) FROM history WHERE kind = 'skip'") ?? 0,
                 playlists: try Int.fetchOne(db, sql: "SELECT count(*) FROM playlists") ?? 0,
                 unreadable: try Int.fetchOne(db, sql: "SELECT count(*) FROM unreadable") ?? 0,
+                missing: try Int.fetchOne(db, sql: "SELECT count(*) FROM tracks WHERE missing_since IS NOT NULL") ?? 0,
                 excluded: try Int.fetchOne(db, sql: "SELECT count(*) FROM excluded") ?? 0,
                 folders: try String.fetchAll(db, sql: "SELECT path FROM folders ORDER BY path"),
                 databaseSize: 0)

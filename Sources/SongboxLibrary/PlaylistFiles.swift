@@ -228,12 +228,12 @@ extension LibraryStore {
     static func match(_ entry: ImportEntry, in db: Database) throws -> Result<Int64, MatchFailure> {
         var tried: [String] = []
         if let path = entry.path {
-            if let id = try Int64.fetchOne(db, sql: "SELECT id FROM tracks WHERE path = ?", arguments: [path]) {
+            if let id = try Int64.fetchOne(db, sql: "SELECT id FROM library WHERE path = ?", arguments: [path]) {
                 return .success(id)
             }
             // The library keeps real paths (symlinks resolved), as the scanner found them.
             if let real = FilePaths.real(path), real != path,
-               let id = try Int64.fetchOne(db, sql: "SELECT id FROM tracks WHERE path = ?", arguments: [real]) {
+               let id = try Int64.fetchOne(db, sql: "SELECT id FROM library WHERE path = ?", arguments: [real]) {
                 return .success(id)
             }
             tried.append(FileManager.default.fileExists(atPath: path)

@@ -74,8 +74,8 @@ extension LibraryStore {
                     switch result {
                     case .success(let ids):
                         row = try Row.fetchOne(db, sql: """
-                            SELECT count(*), coalesce(sum(tracks.duration), 0) FROM json_each(?)
-                            JOIN tracks ON tracks.id = json_each.value
+                            SELECT count(*), coalesce(sum(library.duration), 0) FROM json_each(?)
+                            JOIN library ON library.id = json_each.value
                             """, arguments: [Self.jsonList(ids)])
                     case .failure(let error):
                         summary.problem = error.message
@@ -94,8 +94,8 @@ extension LibraryStore {
                     }
                 } else {
                     row = try Row.fetchOne(db, sql: """
-                        SELECT count(*), coalesce(sum(tracks.duration), 0) FROM playlist_items
-                        JOIN tracks ON tracks.id = playlist_items.track_id WHERE playlist_id = ?
+                        SELECT count(*), coalesce(sum(library.duration), 0) FROM playlist_items
+                        JOIN library ON library.id = playlist_items.track_id WHERE playlist_id = ?
                         """, arguments: [record.id])
                 }
                 if let row {
@@ -170,14 +170,14 @@ extension LibraryStore {
         try write { db in
             let record = try PlaylistRecord.requireSaved(name, changing: "add tracks to", in: db)
             try Self.requireTracks(trackIDs, in: db)
-            var items = try Self.items(of: record.id, in: db)
-            let at = position ?? items.count
-            guard (0...items.count).contains(at) else {
+            var items = try PlaylistItems(of: record.id, in: db)
+            let at = position ?? items.shown.count
+            guard (0...items.shown.count).contains(at) else {
                 throw SongboxError(.invalidArgument, "position \(at) is outside playlist '\(name)'",
-                                   hint: "positions start at 0; '\(name)' has \(items.count) tracks, so use 0 to \(items.count)")
+                                   hint: "positions start at 0; '\(name)' has \(items.shown.count) tracks, so use 0 to \(items.shown.count)")
             }
-            items.insert(contentsOf: trackIDs, at: at)
-            try Self.setItems(items, of: record.id, now: now, in: db)
+            items.shown.insert(contentsOf: trackIDs, at: at)
+            try Self.setItems(items.all, of: record.id, now: now, in: db)
         }
     }
 
@@ -186,12 +186,12 @@ extension LibraryStore {
     public func removeFromPlaylist(named name: String, positions: [Int], now: Date = Date()) throws(SongboxError) {
         try write { db in
             let record = try PlaylistRecord.requireSaved(name, changing: "remove tracks from", in: db)
-            var items = try Self.items(of: record.id, in: db)
-            if let bad = positions.first(where: { !items.indices.contains($0) }) {
-                throw Self.outside(bad, name, count: items.count)
+            var items = try PlaylistItems(of: record.id, in: db)
+            if let bad = positions.first(where: { !items.shown.indices.contains($0) }) {
+                throw Self.outside(bad, name, count: items.shown.count)
             }
-            for position in Set(positions).sorted(by: >) { items.remove(at: position) }
-            try Self.setItems(items, of: record.id, now: now, in: db)
+            for position in Set(positions).sorted(by: >) { items.shown.remove(at: position) }
+            try Self.setItems(items.all, of: record.id, now: now, in: db)
         }
     }
 
@@ -199,12 +199,12 @@ extension LibraryStore {
     public func movePlaylistItem(named name: String, from: Int, to: Int, now: Date = Date()) throws(SongboxError) {
         try write { db in
             let record = try PlaylistRecord.requireSaved(name, changing: "move tracks in", in: db)
-            var items = try Self.items(of: record.id, in: db)
-            for position in [from, to] where !items.indices.contains(position) {
-                throw Self.outside(position, name, count: items.count)
+            var items = try PlaylistItems(of: record.id, in: db)
+            for position in [from, to] where !items.shown.indices.contains(position) {
+                throw Self.outside(position, name, count: items.shown.count)
             }
-            items.insert(items.remove(at: from), at: to)
-            try Self.setItems(items, of: record.id, now: now, in: db)
+            items.shown.insert(items.shown.remove(at: from), at: to)
+            try Self.setItems(items.all, of: record.id, now: now, in: db)
         }
     }
 
@@ -301,6 +301,32 @@ extension LibraryStore {
         }
     }
 
+    /// A saved playlist's items as positions count them: the tracks in the library (`shown`),
+    /// and apart the missing ones with the place each had, kept so that a track whose file comes
+    /// back is where it was. Edits change `shown`; `all` puts the missing ones back.
+    struct PlaylistItems {
+        var shown: [Int64] = []
+        var hidden: [(index: Int, id: Int64)] = []
+
+        init(of playlist: Int64, in db: Database) throws {
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT i.track_id, t.missing_since IS NOT NULL FROM playlist_items i JOIN tracks t ON t.id = i.track_id
+                WHERE i.playlist_id = ? ORDER BY i.position
+                """, arguments: [playlist])
+            var index = 0
+            while let row = try rows.next() {
+                if row[1] { hidden.append((index, row[0])) } else { shown.append(row[0]) }
+                index += 1
+            }
+        }
+
+        var all: [Int64] {
+            var items = shown
+            for (index, id) in hidden { items.insert(id, at: min(index, items.count)) }
+            return items
+        }
+    }
+
     static func items(of playlist: Int64, in db: Database) throws -> [Int64] {
         try Int64.fetchAll(db, sql: "SELECT track_id FROM playlist_items WHERE playlist_id = ? ORDER BY position",
                            arguments: [playlist])
@@ -331,7 +357,7 @@ extension LibraryStore {
 
     /// Throws `notFound` naming the ids that are not in the library.
     static func requireTracks(_ ids: [Int64], in db: Database) throws {
-        let lookup = try db.cachedStatement(sql: "SELECT 1 FROM tracks WHERE id = ?")
+        let lookup = try db.cachedStatement(sql: "SELECT 1 FROM library WHERE id = ?")
         var missing: [Int64] = []
         for id in Set(ids).sorted() {
             if try Int.fetchOne(lookup, arguments: [id]) == nil { missing.append(id) }

@@ -30,7 +30,7 @@ extension LibraryStore {
                                hint: "for example highlight=1:05..1:35")
         }
         try write { db in
-            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM tracks WHERE id = ?", arguments: [trackID]) != nil else {
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM library WHERE id = ?", arguments: [trackID]) != nil else {
                 throw SongboxError(.notFound, "no track with id \(trackID)", hint: "find ids with `songbox ls`")
             }
             if let highlight {

@@ -10,6 +10,11 @@ public struct ScanReport: Sendable {
     /// Files found at a new path with the same audio and tags as a vanished one: the track keeps
     /// its id, statistics, overrides and playlist places.
     public var moved = 0
+    /// Tracks whose files this scan did not find: marked missing, kept with their history.
+    public var missing = 0
+    /// Missing tracks whose files are back: the same id, history, overrides and playlist places.
+    public var restored = 0
+    /// Tracks deleted for good: missing for longer than the grace period, or pruned.
     public var removed = 0
     public var unchanged = 0
     /// Files left out because the user removed them with `songbox rm`.
@@ -19,10 +24,21 @@ public struct ScanReport: Sendable {
     /// Indexed files with something worth knowing (an oversized tag that was skipped ...).
     public var warnings: [(path: String, message: String)] = []
     public var unavailable: [UnavailableFolder] = []
+    /// Folders whose files vanished in a way that looks like a drive that is not there rather
+    /// than files that were deleted: nothing under them was marked missing.
+    public var held: [HeldFolder] = []
     /// The folders and files scanned, absolute and with symlinks resolved.
     public var roots: [String] = []
     public var symlinkLoops: [String] = []
     public var elapsed: Duration = .zero
+}
+
+/// A folder whose vanished tracks a scan kept as they were, and why.
+public struct HeldFolder: Sendable, Equatable {
+    public var path: String
+    public var reason: String
+    /// Tracks under it that the scan did not find and left alone.
+    public var tracks: Int
 }
 
 /// Where a scan is, for a progress display.
@@ -32,6 +48,11 @@ public enum ScanProgress: Sendable {
 }
 
 /// Indexes folders of MP3 files into the library.
+///
+/// Unseen is not gone: a track whose file is not found is marked missing (hidden, history
+/// kept) and deleted only after `missingGrace`; and when the files vanished as a drive that is
+/// not mounted makes them vanish (an empty folder, another filesystem, all or most of a folder
+/// at once), nothing is marked unless the scan is told to `prune`.
 public struct LibraryScanner: Sendable {
     public let store: LibraryStore
     public let logger: Logger
@@ -39,14 +60,17 @@ public struct LibraryScanner: Sendable {
     public var workers = ProcessInfo.processInfo.activeProcessorCount
     /// Files per write transaction.
     public var batchSize = 500
+    /// How long a missing track is kept before a scan deletes it.
+    public var missingGrace: TimeInterval = 30 * 86_400
 
     public init(store: LibraryStore, logger: Logger) {
         self.store = store
         self.logger = logger
     }
 
-    /// Scans `roots` (folders or files). With no roots, scans the folders scanned before.
-    public func scan(_ roots: [String], now: Date = Date(),
+    /// Scans `roots` (folders or files). With `prune`, vanished files are taken as deleted
+    /// whatever the folder looks like, and their tracks are removed at once.
+    public func scan(_ roots: [String], now: Date = Date(), prune: Bool = false,
                      progress: @escaping @Sendable (ScanProgress) -> Void = { _ in }) throws(SongboxError) -> ScanReport {
         let clock = ContinuousClock()
         let start = clock.now
@@ -65,12 +89,14 @@ public struct LibraryScanner: Sendable {
         let known = try store.read { db in try KnownFiles(db, roots: scannedRoots) }
         var toRead: [FoundFile] = []
         var seen = Set<String>()
+        var backUnchanged: [Int64] = []
         for file in walker.files {
             seen.insert(file.path)
             if known.excluded.contains(file.path) {
                 report.excluded += 1
             } else if let track = known.tracks[file.path], track.size == file.size, track.mtime == file.mtime {
                 report.unchanged += 1
+                if track.missingSince != nil { backUnchanged.append(track.id) }
             } else if let failure = known.unreadable[file.path], failure.size == file.size, failure.mtime == file.mtime {
                 report.unreadable.append((file.path, failure.reason))
             } else {
@@ -78,12 +104,13 @@ public struct LibraryScanner: Sendable {
             }
         }
 
-        // Tracks whose files are gone, unless their folder is unavailable as a whole.
-        let blockedPrefixes = walker.unavailable.map { $0.path + "/" }
-        let vanished = known.tracks.values.filter { track in
-            !seen.contains(track.path) && !blockedPrefixes.contains { track.path.hasPrefix($0) }
+        // Tracks whose files were not found, unless their folder is unavailable as a whole or
+        // looks like a drive that is not there.
+        let unseen = known.tracks.values.filter { track in
+            !seen.contains(track.path) && !walker.unavailable.contains { FilePaths.isInside(track.path, $0.path) }
         }
-        let moves = MoveCandidates(vanished)
+        // A file found at a new path claims its vanished track first: a moved track is not lost.
+        let moves = MoveCandidates(unseen)
         let added = Int(now.timeIntervalSince1970)
 
         let outcome = try readAndStore(toRead, known: known, moves: moves, added: added, progress: progress)
@@ -93,19 +120,47 @@ public struct LibraryScanner: Sendable {
         report.unreadable += outcome.unreadable
         report.warnings = outcome.warnings
 
-        let gone = moves.remaining()
+        let unclaimed = Set(moves.remaining())
+        let lost = unseen.filter { unclaimed.contains($0.id) }
+        report.held = prune ? [] : VanishGuard(roots: scannedRoots, known: known, lost: lost, walker: walker).holds()
+        let held = report.held
+        let goneTracks = lost.filter { track in !held.contains { FilePaths.isInside(track.path, $0.path) } }
+        let expiry = Int64(added) - Int64(missingGrace.rounded(.down))
+        let newlyMissing = goneTracks.filter { $0.missingSince == nil && !prune }.map(\.id)
+        let deleted = goneTracks.filter { track in prune || track.missingSince.map { $0 <= expiry } ?? false }.map(\.id)
+        let wasMissing = known.tracks.values.filter { $0.missingSince != nil }.map(\.id)
+        let blocked = walker.unavailable.map(\.path) + held.map(\.path)
         let vanishedUnreadable = known.unreadable.keys.filter { path in
-            !seen.contains(path) && !blockedPrefixes.contains { path.hasPrefix($0) }
+            !seen.contains(path) && !blocked.contains { FilePaths.isInside(path, $0) }
         }
-        try store.write { db in
-            for id in gone { try db.execute(sql: "DELETE FROM tracks WHERE id = ?", arguments: [id]) }
-            if !gone.isEmpty { try LibraryStore.closePlaylistGaps(in: db) }
+        let restoredInPlace = backUnchanged
+        let devices = walker.rootDevices.filter { root, _ in !held.contains { $0.path == root } }
+        let restored = try store.write { db in
+            for id in newlyMissing {
+                try db.execute(sql: "UPDATE tracks SET missing_since = ? WHERE id = ?", arguments: [added, id])
+            }
+            for id in restoredInPlace { try db.execute(sql: "UPDATE tracks SET missing_since = NULL WHERE id = ?", arguments: [id]) }
+            // The search index holds what the library view shows: out go the missing, back the restored.
+            let flipped = newlyMissing + restoredInPlace
+            if !flipped.isEmpty {
+                try db.execute(sql: SearchIndex.refreshSQL(flipped.map(String.init).joined(separator: ","), many: true))
+            }
+            for id in deleted { try db.execute(sql: "DELETE FROM tracks WHERE id = ?", arguments: [id]) }
+            if !deleted.isEmpty { try LibraryStore.closePlaylistGaps(in: db) }
             for path in vanishedUnreadable { try db.execute(sql: "DELETE FROM unreadable WHERE path = ?", arguments: [path]) }
             for root in scannedRoots {
-                try db.execute(sql: "INSERT OR IGNORE INTO folders (path, added) VALUES (?, ?)", arguments: [root, added])
+                try db.execute(sql: """
+                    INSERT INTO folders (path, added, device) VALUES (?, ?, ?)
+                    ON CONFLICT(path) DO UPDATE SET device = coalesce(excluded.device, device)
+                    """, arguments: [root, added, devices[root].map { Int64(bitPattern: $0) }])
             }
+            return try Int.fetchOne(db, sql: """
+                SELECT count(*) FROM tracks WHERE missing_since IS NULL AND id IN (SELECT value FROM json_each(?))
+                """, arguments: [LibraryStore.jsonList(wasMissing)]) ?? 0
         }
-        report.removed = gone.count
+        report.missing = newlyMissing.count
+        report.removed = deleted.count
+        report.restored = restored
         report.unreadable.sort { $0.path < $1.path }
         report.elapsed = clock.now - start
         return report
@@ -201,8 +256,14 @@ public struct LibraryScanner: Sendable {
 
 /// What the database knows about files under the scanned roots.
 struct KnownFiles: Sendable {
-    struct Entry: Sendable { let id: Int64; let path: String; let size: Int64; let mtime: Int64 }
+    struct Entry: Sendable {
+        let id: Int64, path: String, size: Int64, mtime: Int64
+        /// When a scan last found its file gone (unix seconds); nil while it is there.
+        let missingSince: Int64?
+    }
     var tracks: [String: Entry] = [:]
+    /// The filesystem each root was on when it was last scanned.
+    var devices: [String: UInt64] = [:]
     var unreadable: [String: (size: Int64, mtime: Int64, reason: String)] = [:]
     var excluded = Set<String>()
 
@@ -212,15 +273,19 @@ struct KnownFiles: Sendable {
             // SQLite can answer from the unique index on path.
             let arguments: StatementArguments = [root, root + "/", root + "0"]
             let condition = "path = ? OR (path >= ? AND path < ?)"
-            let rows = try Row.fetchCursor(db, sql: "SELECT id, path, size, mtime FROM tracks WHERE \(condition)", arguments: arguments)
+            let rows = try Row.fetchCursor(db, sql: "SELECT id, path, size, mtime, missing_since FROM tracks WHERE \(condition)",
+                                           arguments: arguments)
             while let row = try rows.next() {
-                let entry = Entry(id: row[0], path: row[1], size: row[2], mtime: row[3])
+                let entry = Entry(id: row[0], path: row[1], size: row[2], mtime: row[3], missingSince: row[4])
                 tracks[entry.path] = entry
             }
             for row in try Row.fetchAll(db, sql: "SELECT path, size, mtime, reason FROM unreadable WHERE \(condition)", arguments: arguments) {
                 unreadable[row[0]] = (row[1], row[2], row[3])
             }
             excluded.formUnion(try String.fetchAll(db, sql: "SELECT path FROM excluded WHERE \(condition)", arguments: arguments))
+            if let device = try Int64.fetchOne(db, sql: "SELECT device FROM folders WHERE path = ?", arguments: [root]) {
+                devices[root] = UInt64(bitPattern: device)
+            }
         }
     }
 }
@@ -243,4 +308,49 @@ final class MoveCandidates: Sendable {
 
     /// Vanished tracks nobody claimed: to be removed.
     func remaining() -> [Int64] { bySize.withLock { $0.values.flatMap { $0 } } }
+}
+
+/// Tells files that were deleted from files that cannot be seen. When the tracks a scan did not
+/// find look like a drive that is not there, their folder is held: nothing under it changes.
+struct VanishGuard {
+    let roots: [String]
+    let known: KnownFiles
+    /// Tracks not found (nor found moved), outside unavailable folders.
+    let lost: [KnownFiles.Entry]
+    let walker: FolderWalker
+
+    /// More than this share of a folder's tracks gone at once holds it.
+    static let heldShare = 0.2
+
+    func holds() -> [HeldFolder] {
+        // Only tracks that were there last time: a missing one vanishing again says nothing.
+        let lost = self.lost.filter { $0.missingSince == nil }
+        var holds: [HeldFolder] = []
+        // An empty folder under a root: a mount point inside the music folder.
+        for folder in walker.emptyFolders where !roots.contains(folder) {
+            let count = lost.count { FilePaths.isInside($0.path, folder) }
+            if count > 0 { holds.append(HeldFolder(path: folder, reason: "the folder is empty (a drive not mounted?)", tracks: count)) }
+        }
+        for root in roots {
+            let gone = lost.filter { track in
+                FilePaths.isInside(track.path, root) && !holds.contains { FilePaths.isInside(track.path, $0.path) }
+            }
+            guard !gone.isEmpty else { continue }
+            let present = known.tracks.values.count { $0.missingSince == nil && FilePaths.isInside($0.path, root) }
+            let reason: String
+            if walker.emptyFolders.contains(root) {
+                reason = "the folder is empty (a drive not mounted?)"
+            } else if let before = known.devices[root], let now = walker.rootDevices[root], before != now {
+                reason = "it is on another filesystem than when it was scanned (a drive not mounted?)"
+            } else if gone.count == present {
+                reason = "none of its \(present) tracks were found"
+            } else if Double(gone.count) > Double(present) * Self.heldShare {
+                reason = "\(gone.count) of its \(present) tracks were not found (more than a fifth at once)"
+            } else {
+                continue
+            }
+            holds.append(HeldFolder(path: root, reason: reason, tracks: gone.count))
+        }
+        return holds.sorted { $0.path < $1.path }
+    }
 }

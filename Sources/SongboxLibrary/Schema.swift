@@ -15,7 +15,7 @@ enum Schema {
         try writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA user_version = \(migrationCount)") }
     }
 
-    static let migrationCount = 4
+    static let migrationCount = 5
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -179,6 +179,23 @@ enum Schema {
                 ALTER TABLE playlists ADD COLUMN script TEXT;
                 ALTER TABLE playlists ADD COLUMN script_function TEXT;
                 """)
+        }
+        migrator.registerMigration("v5: missing tracks, folder devices") { db in
+            // A track whose file a scan did not find is marked missing instead of deleted: it
+            // leaves every listing but keeps its id, history, overrides and playlist places, and
+            // comes back as it was when its file reappears. `folders.device` is the filesystem a
+            // folder was on when it was scanned, so an unmounted drive is told from deleted files.
+            try db.execute(sql: """
+                ALTER TABLE tracks ADD COLUMN missing_since INTEGER;  -- unix seconds
+                ALTER TABLE folders ADD COLUMN device INTEGER;
+                """)
+            // The view as v1 made it, restricted to tracks that are not missing.
+            let definition = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'view' AND name = 'library'")
+            guard let definition, definition.hasSuffix("FROM tracks t LEFT JOIN overrides o ON o.track_id = t.id") else {
+                throw SongboxError(.databaseFailed, "the library view is not the one this migration expects")
+            }
+            try db.execute(sql: "DROP VIEW library")
+            try db.execute(sql: definition + " WHERE t.missing_since IS NULL")
         }
         return migrator
     }

@@ -93,7 +93,7 @@ extension LibraryStore {
             throw SongboxError(.scriptFailed, "smart playlist '\(playlist.name)' failed", at: playlist.script, cause: error)
         }
         let missing = try read { db in
-            try Set(ids).subtracting(Int64.fetchSet(db, sql: "SELECT id FROM tracks WHERE id IN (SELECT value FROM json_each(?))",
+            try Set(ids).subtracting(Int64.fetchSet(db, sql: "SELECT id FROM library WHERE id IN (SELECT value FROM json_each(?))",
                                                     arguments: [Self.jsonList(ids)]))
         }
         if let bad = missing.min() {

@@ -13,12 +13,15 @@ import SongboxLibrary
 /// skip_after = 10         # moving on after this many seconds is a skip
 /// fade = 0.1              # seconds of fade on pause, stop and skip
 /// sleep_fade = 10         # seconds of fade before the sleep timer stops
+/// missing_days = 30       # days a scan keeps a track whose file is gone
 /// plugin.top10.limit = 20 # songbox.options.limit for plugins/top10.lua
 /// ```
 public struct SongboxConfig: Sendable, Equatable {
     /// The output spec, when the file sets one.
     public var output: String?
     public var settings = PlayerSettings()
+    /// Days a scan keeps a track whose file is gone (marked missing) before deleting it.
+    public var missingDays: Double = 30
     /// Options by plugin name, as written (typed when they reach Lua).
     public var pluginOptions: [String: [String: String]] = [:]
 
@@ -58,7 +61,7 @@ public struct SongboxConfig: Sendable, Equatable {
         return config
     }
 
-    static let keys = ["output", "play_fraction", "play_seconds", "skip_after", "fade", "sleep_fade"]
+    static let keys = ["output", "play_fraction", "play_seconds", "skip_after", "fade", "sleep_fade", "missing_days"]
 
     private mutating func set(_ key: String, _ value: String, at place: String) throws(SongboxError) {
         if key.hasPrefix("plugin.") {
@@ -85,6 +88,9 @@ public struct SongboxConfig: Sendable, Equatable {
         case "skip_after": settings.countRules.skipAfterSeconds = number
         case "fade": settings.transitionFade = number
         case "sleep_fade": settings.sleepFade = number
+        case "missing_days":
+            guard number <= 36_500 else { throw SongboxError(.invalidArgument, "missing_days is at most 36500, got \(value)", at: place) }
+            missingDays = number
         default:
             throw SongboxError(.invalidArgument, "unknown setting '\(key)'", at: place,
                                hint: "keys: " + Self.keys.joined(separator: ", ") + ", plugin.NAME.KEY")

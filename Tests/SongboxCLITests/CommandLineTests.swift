@@ -38,9 +38,9 @@ import Testing
     @Test func scanPrintsASummaryAndListsTheLibrary() throws {
         let scan = try songbox.run(["scan", examples])
         #expect(scan.status == 0)
-        #expect(scan.stdout.contains("16 added, 0 updated, 0 moved, 0 removed, 0 unchanged, 0 unreadable"))
+        #expect(scan.stdout.contains("16 added, 0 updated, 0 moved, 0 missing, 0 removed, 0 unchanged, 0 unreadable"))
         let again = try songbox.run(["scan"])  // no path: the folders scanned before
-        #expect(again.stdout.contains("0 added, 0 updated, 0 moved, 0 removed, 16 unchanged"))
+        #expect(again.stdout.contains("0 added, 0 updated, 0 moved, 0 missing, 0 removed, 16 unchanged"))
 
         let listing = try songbox.run(["ls"])
         #expect(listing.lines.count == 17)
