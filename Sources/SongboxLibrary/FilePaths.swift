@@ -28,6 +28,15 @@ enum FilePaths {
         return String(cString: resolved)
     }
 
+    /// The folder part of `path` ("" for a bare file name), without Foundation's path parsing,
+    /// which traps on some inputs (".", "./").
+    static func parent(_ path: String) -> String {
+        var path = Substring(path)
+        while path.count > 1, path.hasSuffix("/") { path.removeLast() }
+        guard let slash = path.lastIndex(of: "/") else { return "" }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
     /// Whether `path` is `folder` itself or lies under it.
     static func isInside(_ path: String, _ folder: String) -> Bool {
         path == folder || path.hasPrefix(folder == "/" ? "/" : folder + "/")

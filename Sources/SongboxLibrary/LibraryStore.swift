@@ -31,16 +31,18 @@ public final class LibraryStore: Sendable {
     }
 
     /// Opens (creating when missing) the database at `path` and migrates it to the current schema.
-    public init(path: String, access: Access = .single) throws(SongboxError) {
+    /// `busyTimeout`: how long to wait for a lock another process holds.
+    public init(path: String, access: Access = .single, busyTimeout: TimeInterval = 10) throws(SongboxError) {
         self.path = path
-        let directory = (path as NSString).deletingLastPathComponent
+        try Self.checkPath(path)
+        let directory = FilePaths.parent(path)
         do {
             if !directory.isEmpty {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             }
             var configuration = Configuration()
             configuration.foreignKeysEnabled = true
-            configuration.busyMode = .timeout(10)
+            configuration.busyMode = .timeout(busyTimeout)
             configuration.prepareDatabase { db in
                 // WAL is a property of the file: after the first open this changes nothing and,
                 // unlike GRDB's `journalMode = .wal`, never writes, so a read-only command
@@ -57,7 +59,9 @@ public final class LibraryStore: Sendable {
             case .single: database = try DatabaseQueue(path: path, configuration: configuration)
             case .shared: database = try DatabasePool(path: path, configuration: configuration)
             }
-            try Schema.migrate(database)
+            try Self.retryingWhileBusy { try Schema.migrate(database) }
+        } catch let error as SongboxError {
+            throw error
         } catch {
             throw SongboxError(.databaseUnavailable, "cannot open the library database", at: path,
                                hint: "check that the folder exists and is writable, or pass --db PATH",
@@ -67,12 +71,46 @@ public final class LibraryStore: Sendable {
 
     /// Runs `body` in a read transaction.
     public func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) throws(SongboxError) -> T {
-        do { return try database.read(body) } catch { throw SongboxError.database(error, at: path) }
+        do { return try Self.retryingWhileBusy { try database.read(body) } } catch { throw SongboxError.database(error, at: path) }
     }
 
     /// Runs `body` in a write transaction: all of it is committed, or none.
     public func write<T: Sendable>(_ body: @Sendable (Database) throws -> T) throws(SongboxError) -> T {
-        do { return try database.write(body) } catch { throw SongboxError.database(error, at: path) }
+        do { return try Self.retryingWhileBusy { try database.write(body) } } catch { throw SongboxError.database(error, at: path) }
+    }
+
+    /// Whether SQLite gave up on a lock another connection held.
+    static func isBusy(_ error: DatabaseError) -> Bool {
+        error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
+    }
+
+    /// Runs `body` again when SQLite reports a lock it would not wait for (the busy timeout
+    /// covers most waits, not all: a lock met while opening, or a snapshot that went stale),
+    /// a few times with growing pauses; a transaction that failed was rolled back, so running
+    /// it again is safe.
+    static func retryingWhileBusy<T>(_ body: () throws -> T) throws -> T {
+        var pause: UInt32 = 20_000
+        for _ in 0..<6 {
+            do { return try body() } catch let error as DatabaseError where isBusy(error) {
+                usleep(pause + UInt32.random(in: 0..<pause))
+                pause *= 2
+            }
+        }
+        return try body()
+    }
+
+    /// An empty path, or a folder, is a mistake (GRDB would open a throw-away database for
+    /// an empty one).
+    private static func checkPath(_ path: String) throws(SongboxError) {
+        guard !path.isEmpty else {
+            throw SongboxError(.invalidArgument, "the database path is empty",
+                               hint: "give a file with --db PATH (or SONGBOX_DB), or leave both out for the default")
+        }
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
+            throw SongboxError(.invalidArgument, "the database path is a folder", at: path,
+                               hint: "give a file in it, for example --db \(path.hasSuffix("/") ? path : path + "/")library.db")
+        }
     }
 }
 

@@ -10,9 +10,31 @@ enum Schema {
     static func migrate(_ writer: any DatabaseWriter) throws {
         let migrator = Self.migrator
         let current = try writer.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 }
-        guard current != migrationCount else { return }
-        try migrator.migrate(writer)
-        try writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA user_version = \(migrationCount)") }
+        let superseded = try writer.read { db in try migrator.hasBeenSuperseded(db) }
+        if current > migrationCount || superseded {
+            throw SongboxError(.databaseUnavailable, "the library was written by a newer songbox (schema \(current); this one knows "
+                               + "\(migrationCount)): it is left as it is", hint: "run the songbox that wrote it, or a newer one")
+        }
+        if current != migrationCount {
+            try migrator.migrate(writer)
+            try writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA user_version = \(migrationCount)") }
+        }
+        try writer.read { db in try checkObjects(db) }
+    }
+
+    /// Every table and view the schema makes: one that was dropped (by hand, or a broken copy)
+    /// is reported at open instead of failing some later command with a bare SQLite error.
+    static let objects = ["tracks", "overrides", "history", "playlists", "playlist_items", "folders", "excluded",
+                          "unreadable", "search_index_state", "track_search", "highlights", "saved_state", "library"]
+
+    static func checkObjects(_ db: Database) throws {
+        let present = try Set(String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')"))
+        let missing = objects.filter { !present.contains($0) }
+        guard missing.isEmpty else {
+            throw SongboxError(.databaseUnavailable, "the library database is damaged: no \(missing.joined(separator: ", ")) "
+                               + "\(missing.count == 1 ? "table" : "tables")",
+                               hint: "restore it from a backup, or move it away and scan again (play history would be lost)")
+        }
     }
 
     static let migrationCount = 5

@@ -1,3 +1,5 @@
+import GRDB
+
 /// An error a user can act on: a stable code, what went wrong, where, and how to fix it.
 public struct SongboxError: Error, CustomStringConvertible, Sendable {
     public enum Code: String, Sendable {
@@ -36,8 +38,17 @@ public struct SongboxError: Error, CustomStringConvertible, Sendable {
         return text
     }
 
+    /// A failed database operation, named by its SQLite cause (a script's `pcall` sees the
+    /// message, not only the description).
     static func database(_ error: any Error, at path: String) -> SongboxError {
         if let error = error as? SongboxError { return error }
-        return SongboxError(.databaseFailed, "database operation failed", at: path, cause: error)
+        guard let sqlite = error as? DatabaseError else {
+            return SongboxError(.databaseFailed, "database operation failed", at: path, cause: error)
+        }
+        if LibraryStore.isBusy(sqlite) {
+            return SongboxError(.databaseFailed, "the library database stayed locked by another process: \(sqlite.message ?? "database is locked")",
+                                at: path, hint: "another songbox (or sqlite3) is writing to it; try again when it is done")
+        }
+        return SongboxError(.databaseFailed, "database operation failed: \(sqlite.message ?? sqlite.resultCode.description)", at: path)
     }
 }
