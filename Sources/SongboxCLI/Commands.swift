@@ -45,6 +45,7 @@ struct Scan: ParsableCommand {
         for (path, reason) in report.unreadable { print("unreadable: \(path): \(reason)") }
         for (path, message) in report.warnings { print("warning: \(path): \(message)") }
         for loop in report.symlinkLoops { print("skipped: \(loop): folder already scanned (symlink loop)") }
+        for (path, reason) in report.skipped { print("skipped: \(path): \(reason)") }
         for folder in report.unavailable {
             print("unavailable: \(folder.path): \(folder.reason) (nothing under it was removed)")
         }

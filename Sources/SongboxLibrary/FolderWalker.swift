@@ -23,6 +23,9 @@ struct FolderWalker {
     private(set) var unavailable: [UnavailableFolder] = []
     /// Folders reached a second time through a symlink, and skipped.
     private(set) var loops: [String] = []
+    /// Entries named like MP3s that are not files it can read, with the reason: a dangling
+    /// symlink, a FIFO, a folder named `*.mp3` (walked as a folder, and said so).
+    private(set) var skipped: [(path: String, reason: String)] = []
     /// Folders with nothing in them at all: what an unmounted drive's mount point looks like.
     private(set) var emptyFolders: [String] = []
     /// The filesystem (device) each root is on.
@@ -43,10 +46,10 @@ struct FolderWalker {
             if Self.isMP3(root) { record(root, info) }
             return true
         }
-        return visitFolder(root, info)
+        return visitFolder(root, info, root: root)
     }
 
-    private mutating func visitFolder(_ path: String, _ info: stat) -> Bool {
+    private mutating func visitFolder(_ path: String, _ info: stat, root: String) -> Bool {
         let id = FileID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
         guard visitedFolders.insert(id).inserted else {
             loops.append(path)
@@ -72,11 +75,24 @@ struct FolderWalker {
             let type = Int32(entry.type)
             // Regular files that are not MP3s need no stat at all.
             if type == DT_REG, !Self.isMP3(entry.name) { continue }
+            let namedMP3 = Self.isMP3(entry.name)
             var childInfo = stat()
-            guard stat(child, &childInfo) == 0 else { continue } // dangling symlink
+            guard stat(child, &childInfo) == 0 else {
+                if namedMP3 { skipped.append((child, "cannot be read: \(String(cString: strerror(errno)))" + (type == DT_LNK ? " (a dangling symlink)" : ""))) }
+                continue
+            }
             switch childInfo.st_mode & S_IFMT {
-            case S_IFDIR: _ = visitFolder(child, childInfo)
-            case S_IFREG where Self.isMP3(entry.name): record(child, childInfo)
+            case S_IFDIR:
+                if namedMP3 { skipped.append((child, "a folder named like an MP3 file (its contents are scanned)")) }
+                _ = visitFolder(child, childInfo, root: root)
+            case S_IFREG where namedMP3:
+                // A file reached through a symlink is indexed under its real path when that
+                // is under the same root, so reaching it directly too gives one track.
+                let real = type == DT_LNK ? FilePaths.real(child).flatMap { FilePaths.isInside($0, root) ? $0 : nil } : nil
+                record(real ?? child, childInfo)
+            case S_IFIFO where namedMP3: skipped.append((child, "a FIFO, not a file"))
+            case S_IFSOCK where namedMP3, S_IFCHR where namedMP3, S_IFBLK where namedMP3:
+                skipped.append((child, "a socket or device, not a file"))
             default: break
             }
         }

@@ -30,6 +30,8 @@ public struct ScanReport: Sendable {
     /// The folders and files scanned, absolute and with symlinks resolved.
     public var roots: [String] = []
     public var symlinkLoops: [String] = []
+    /// Entries named like MP3s that are not files (dangling symlinks, FIFOs, folders), and why.
+    public var skipped: [(path: String, reason: String)] = []
     public var elapsed: Duration = .zero
 }
 
@@ -84,6 +86,7 @@ public struct LibraryScanner: Sendable {
         let scannedRoots = availableRoots
         report.unavailable = walker.unavailable
         report.symlinkLoops = walker.loops
+        report.skipped = walker.skipped
         progress(.walked(files: walker.files.count))
 
         let known = try store.read { db in try KnownFiles(db, roots: scannedRoots) }

@@ -132,6 +132,21 @@ import Testing
         #expect(try titles() == ["Linked", "One"])
     }
 
+    @Test func entriesThatAreNotFilesAreReportedAndALinkedFileIsIndexedOnceUnderItsRealPath() throws {
+        let real = try addSong("song.mp3", title: "Real")
+        try FileManager.default.createSymbolicLink(atPath: music + "/0-link.mp3", withDestinationPath: real)
+        try FileManager.default.createSymbolicLink(atPath: music + "/dangling.mp3", withDestinationPath: root + "/nowhere.mp3")
+        #expect(mkfifo(music + "/pipe.mp3", 0o644) == 0)
+        try addSong("album.mp3/inside.mp3", title: "Inside")
+        let report = try scanner.scan([music])
+        #expect(report.added == 2)
+        #expect(try store.track(path: real)?.title == "Real")
+        #expect(report.skipped.map(\.path) == [music + "/album.mp3", music + "/dangling.mp3", music + "/pipe.mp3"])
+        #expect(report.skipped.map(\.reason) == ["a folder named like an MP3 file (its contents are scanned)",
+                                                 "cannot be read: No such file or directory (a dangling symlink)",
+                                                 "a FIFO, not a file"])
+    }
+
     @Test func everyFileIsAccountedForAndBadOnesAreListedWithTheReason() throws {
         try addSong("good.mp3", title: "Good")
         try Data().write(to: URL(fileURLWithPath: music + "/empty.mp3"))
