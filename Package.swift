@@ -29,10 +29,13 @@ let package = Package(
         .systemLibrary(name: "CLua", pkgConfig: "lua5.4", providers: [.apt(["liblua5.4-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
 
+        // File names as bytes: paths that are not UTF-8 kept exactly, opened and shown.
+        .target(name: "SongboxFiles"),
         .target(
             name: "SongboxLibrary",
             dependencies: [
                 "CMPG123",
+                "SongboxFiles",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C API, for the one read that bypasses GRDB (LibraryStore.quickSummaries).
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -40,7 +43,7 @@ let package = Package(
             ]
         ),
         // Decoding, outputs and the player engine. Knows nothing of SQLite or Lua.
-        .target(name: "SongboxAudio", dependencies: ["CMPG123", "CALSA"]),
+        .target(name: "SongboxAudio", dependencies: ["CMPG123", "CALSA", "SongboxFiles"]),
         // The player wired to the library: history, saved state, tracks to play.
         .target(name: "SongboxPlayback", dependencies: ["SongboxAudio", "SongboxLibrary"]),
         // The C half of the Lua bridge: allocator, hooks, sandbox wrappers, trampolines.
@@ -63,6 +66,7 @@ let package = Package(
         .target(
             name: "SongboxCLI",
             dependencies: [
+                "SongboxFiles",
                 "SongboxLibrary",
                 "SongboxScript",
                 "SongboxAudio",
@@ -78,7 +82,7 @@ let package = Package(
 
         .testTarget(
             name: "SongboxLibraryTests",
-            dependencies: ["SongboxLibrary", "SongboxTestSupport"]
+            dependencies: ["SongboxLibrary", "SongboxFiles", "SongboxAudio", "SongboxTestSupport"]
         ),
         .testTarget(
             name: "SongboxAudioTests",
@@ -92,7 +96,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SongboxCLITests",
-            dependencies: ["SongboxCLI", "SongboxLibrary", "SongboxTestSupport"]
+            dependencies: ["SongboxCLI", "SongboxFiles", "SongboxLibrary", "SongboxTestSupport"]
         ),
     ]
 )

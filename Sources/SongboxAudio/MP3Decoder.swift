@@ -1,5 +1,6 @@
 import CMPG123
 import Foundation
+import SongboxFiles
 
 /// Why a file could not be decoded, and which file.
 public struct DecodeError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -178,7 +179,7 @@ public final class MP3Decoder {
 
     /// Opens `path` for reading; the errors libmpg123 would report vaguely, said plainly.
     private static func openFile(_ path: String) throws(DecodeError) -> Int32 {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = FileName.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             let reason = errno == ENOENT ? "no such file" : String(cString: strerror(errno)).lowercased()
             throw DecodeError(path: path, message: reason)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import SongboxLibrary
+import SongboxFiles
 import SongboxPlayback
 
 public let songboxVersion = "0.1.0"
@@ -42,10 +43,10 @@ struct Scan: ParsableCommand {
         let report = try scanner.scan(roots, prune: prune, progress: display.update)
         display.finish()
 
-        for (path, reason) in report.unreadable { print("unreadable: \(path): \(reason)") }
-        for (path, message) in report.warnings { print("warning: \(path): \(message)") }
+        for (path, reason) in report.unreadable { print("unreadable: \(FileName.display(path)): \(reason)") }
+        for (path, message) in report.warnings { print("warning: \(FileName.display(path)): \(message)") }
         for loop in report.symlinkLoops { print("skipped: \(loop): folder already scanned (symlink loop)") }
-        for (path, reason) in report.skipped { print("skipped: \(path): \(reason)") }
+        for (path, reason) in report.skipped { print("skipped: \(FileName.display(path)): \(reason)") }
         for folder in report.unavailable {
             print("unavailable: \(folder.path): \(folder.reason) (nothing under it was removed)")
         }
@@ -241,7 +242,8 @@ struct Version: ParsableCommand {
     }
 }
 
-func fileName(_ path: String) -> String { (path as NSString).lastPathComponent }
+/// The last part of a path, as a person reads it.
+func fileName(_ path: String) -> String { FileName.display(String(path.split(separator: "/").last ?? "")) }
 
 func byteCount(_ bytes: Int64) -> String {
     let units = ["B", "KB", "MB", "GB", "TB"]

@@ -1,4 +1,5 @@
 import Foundation
+import SongboxFiles
 
 /// Paths as the library keeps them: absolute, and with symlinks resolved where the file exists.
 /// Shared by the scanner (its roots) and playlist files (their entries).
@@ -22,11 +23,7 @@ enum FilePaths {
     }
 
     /// `path` with every symlink resolved; nil when it does not exist.
-    static func real(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
-    }
+    static func real(_ path: String) -> String? { FileName.realPath(path) }
 
     /// The folder part of `path` ("" for a bare file name), without Foundation's path parsing,
     /// which traps on some inputs (".", "./").

@@ -1,4 +1,5 @@
 import Foundation
+import SongboxFiles
 
 /// A file a walk found, with what tells whether it changed since the last scan.
 public struct FoundFile: Sendable, Equatable {
@@ -37,7 +38,7 @@ struct FolderWalker {
     @discardableResult
     mutating func walk(root: String) -> Bool {
         var info = stat()
-        guard stat(root, &info) == 0 else {
+        guard FileName.status(root, &info) == 0 else {
             unavailable.append(UnavailableFolder(path: root, reason: String(cString: strerror(errno))))
             return false
         }
@@ -55,14 +56,15 @@ struct FolderWalker {
             loops.append(path)
             return true
         }
-        guard let folder = opendir(path) else {
+        guard let folder = FileName.withSystemPath(path, { opendir($0) }) else {
             unavailable.append(UnavailableFolder(path: path, reason: String(cString: strerror(errno))))
             return false
         }
         var entries: [(name: String, type: UInt8)] = []
         while let entry = readdir(folder) {
+            // Names are bytes: one that is not UTF-8 is kept exactly (see `FileName`).
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+                FileName.string(fromBytes: raw.prefix { $0 != 0 })
             }
             if name == "." || name == ".." { continue }
             entries.append((name, entry.pointee.d_type))
@@ -77,7 +79,7 @@ struct FolderWalker {
             if type == DT_REG, !Self.isMP3(entry.name) { continue }
             let namedMP3 = Self.isMP3(entry.name)
             var childInfo = stat()
-            guard stat(child, &childInfo) == 0 else {
+            guard FileName.status(child, &childInfo) == 0 else {
                 if namedMP3 { skipped.append((child, "cannot be read: \(String(cString: strerror(errno)))" + (type == DT_LNK ? " (a dangling symlink)" : ""))) }
                 continue
             }

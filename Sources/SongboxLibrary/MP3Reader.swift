@@ -1,5 +1,6 @@
 import CMPG123
 import Foundation
+import SongboxFiles
 
 /// What reading one file gives: tags and audio facts, or why it could not be read.
 public struct ProbedFile: Sendable {
@@ -52,7 +53,7 @@ final class MP3Reader {
     /// Reads the file at `path`. Never throws for bad content: a file that has no MPEG audio
     /// is an `.unreadableFile` error with the reason.
     func read(path: String) throws(SongboxError) -> ProbedFile {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = FileName.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             throw SongboxError(.unreadableFile, String(cString: strerror(errno)), at: path)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import SongboxFiles
 import SongboxLibrary
 import SongboxTestSupport
 import Testing
@@ -116,5 +117,38 @@ import Testing
         #expect(pruned.status == 0)
         #expect(pruned.stdout.contains("0 missing, 3 removed"))
         #expect(try listing().count == 3)
+    }
+}
+
+/// File names are bytes: a name that is not UTF-8 is indexed, listed and played like any other.
+@Suite struct ByteFileNameTests: TestLibrarySuite {
+    let library: TestLibrary
+
+    init() throws {
+        library = try TestLibrary()
+    }
+
+    @Test func namesThatAreNotUTF8AreIndexedListedAndPlayed() throws {
+        try library.add([("plain", 1), ("latin", 1), ("stray", 1)])
+        // Renamed to bytes an old FAT copy leaves: Latin-1 "café", and a lone continuation byte.
+        let names: [(from: String, to: [UInt8])] = [
+            ("latin.mp3", Array("caf".utf8) + [0xE9] + Array(".mp3".utf8)),
+            ("stray.mp3", [0x80] + Array("x.mp3".utf8)),
+        ]
+        for (from, to) in names {
+            let target = FileName.string(fromBytes: Array((music + "/").utf8) + to)
+            let status = FileName.withSystemPath(target) { rename(music + "/" + from, $0) }
+            try #require(status == 0)
+        }
+        let scan = try songbox.run(["scan", music, "--prune"])
+        #expect(scan.status == 0, "\(scan.stdout)")
+        #expect(scan.stdout.contains("2 moved"), "\(scan.stdout)")  // the same audio under new names
+        #expect(scan.stdout.contains("0 unreadable"))
+        let listing = try songbox.run(["ls"])
+        #expect(listing.stdout.contains("caf\u{FFFD}.mp3") && listing.stdout.contains("\u{FFFD}x.mp3"), "\(listing.stdout)")
+        let play = try songbox.run(["play", "--output", "null", "--fast", "sort:id"])
+        #expect(play.status == 0, "\(play.stderr)")
+        #expect(play.lines.count == 3 && play.stdout.contains("caf\u{FFFD}.mp3"), "\(play.stdout)")
+        #expect(play.stderr.contains("Played 3 tracks: 3 plays"), "\(play.stderr)")
     }
 }
