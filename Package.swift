@@ -22,6 +22,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // C libraries, found with pkg-config. Each exposes a shim header only.
@@ -63,9 +65,26 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The wiring: the daemon that runs the library, the player and the plugins as services,
+        // and the local control socket its clients (the CLI) speak to.
+        .target(
+            name: "SongboxDaemon",
+            dependencies: [
+                "SongboxLibrary",
+                "SongboxScript",
+                "SongboxAudio",
+                "SongboxPlayback",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]
+        ),
         .target(
             name: "SongboxCLI",
             dependencies: [
+                "SongboxDaemon",
                 "SongboxFiles",
                 "SongboxLibrary",
                 "SongboxScript",
@@ -96,7 +115,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SongboxCLITests",
-            dependencies: ["SongboxCLI", "SongboxFiles", "SongboxLibrary", "SongboxTestSupport"]
+            dependencies: ["SongboxCLI", "SongboxDaemon", "SongboxFiles", "SongboxLibrary", "SongboxTestSupport"]
         ),
     ]
 )

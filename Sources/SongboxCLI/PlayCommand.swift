@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SongboxAudio
+import SongboxDaemon
 import SongboxLibrary
 import SongboxPlayback
 
@@ -63,6 +64,8 @@ struct Play: ParsableCommand {
     }
 
     func run() throws {
+        // A running daemon owns the output and the queue: play there.
+        if let daemon = try? ControlClient() { return try playThrough(daemon) }
         let store = try library.openStore()
         let (spec, settings) = try outputOptions.resolve()
         let tracks = query.isEmpty ? [] : try store.tracks(matching: QueryArguments.join(query))
@@ -108,6 +111,26 @@ struct Play: ParsableCommand {
         while let event = events.take(timeout: 0) { tally.note(event, store: store) }
         FileHandle.standardError.write(Data((tally.summary + "\n").utf8))
         if tally.started == 0 { throw ExitCode(1) }
+    }
+}
+
+extension Play {
+    /// Queues the query on the running daemon and starts it (without a query: resumes its
+    /// queue). The daemon plays to its own output: asking for another one is refused.
+    func playThrough(_ daemon: ControlClient) throws {
+        guard outputOptions.output == nil, !highlights else {
+            throw ValidationError("a songbox daemon runs and owns the output (\(defaultControlSocketPath())): `songbox play` "
+                                  + "queues there, to the daemon's output and without --highlights; stop the daemon to play elsewhere")
+        }
+        if let volume { _ = try daemon.send("setvol", [String(Int(volume.rounded()))]) }
+        if query.isEmpty {
+            _ = try daemon.send("play")
+            print("Playing the songbox daemon's queue.")
+            return
+        }
+        let added = try daemon.send("queryplay", [QueryArguments.join(query)]).first { $0.0 == "added" }?.1 ?? "0"
+        if shuffle { _ = try daemon.send("shuffle") }
+        print("Playing \(added) track\(added == "1" ? "" : "s") through the songbox daemon.")
     }
 }
 

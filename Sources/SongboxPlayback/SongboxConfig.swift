@@ -14,6 +14,10 @@ import SongboxLibrary
 /// fade = 0.1              # seconds of fade on pause, stop and skip
 /// sleep_fade = 10         # seconds of fade before the sleep timer stops
 /// missing_days = 30       # days a scan keeps a track whose file is gone
+/// music = /mnt/music      # a folder the daemon rescans (the key may be given again)
+/// plugins = ~/songbox-plugins   # the user's plugin folder (default ~/.config/songbox/plugins)
+/// rescan_minutes = 60     # the daemon rescans the music folders this often (0: only on request)
+/// socket = /run/songbox/control.sock  # the daemon's control socket
 /// plugin.top10.limit = 20 # songbox.options.limit for plugins/top10.lua
 /// ```
 public struct SongboxConfig: Sendable, Equatable {
@@ -22,6 +26,14 @@ public struct SongboxConfig: Sendable, Equatable {
     public var settings = PlayerSettings()
     /// Days a scan keeps a track whose file is gone (marked missing) before deleting it.
     public var missingDays: Double = 30
+    /// Folders the daemon rescans (none: the folders scanned before).
+    public var musicFolders: [String] = []
+    /// The user's plugin folder, when the file names one.
+    public var pluginFolder: String?
+    /// Minutes between the daemon's rescans; 0: only when asked.
+    public var rescanMinutes: Double = 0
+    /// The daemon's control socket, when the file names one.
+    public var socket: String?
     /// Options by plugin name, as written (typed when they reach Lua).
     public var pluginOptions: [String: [String: String]] = [:]
 
@@ -61,7 +73,14 @@ public struct SongboxConfig: Sendable, Equatable {
         return config
     }
 
-    static let keys = ["output", "play_fraction", "play_seconds", "skip_after", "fade", "sleep_fade", "missing_days"]
+    static let keys = ["output", "play_fraction", "play_seconds", "skip_after", "fade", "sleep_fade", "missing_days", "music", "plugins",
+                             "rescan_minutes", "socket"]
+
+    /// `~/x` as `$HOME/x`, as a shell would.
+    static func expandingHome(_ path: String) -> String {
+        guard path == "~" || path.hasPrefix("~/") else { return path }
+        return (ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()) + path.dropFirst()
+    }
 
     private mutating func set(_ key: String, _ value: String, at place: String) throws(SongboxError) {
         if key.hasPrefix("plugin.") {
@@ -71,6 +90,14 @@ public struct SongboxConfig: Sendable, Equatable {
             }
             pluginOptions[String(parts[1]), default: [:]][String(parts[2])] = value
             return
+        }
+        switch key {
+        case "music", "plugins", "socket":
+            guard !value.isEmpty else { throw SongboxError(.invalidArgument, "\(key) needs a path", at: place) }
+            let path = Self.expandingHome(value)
+            if key == "music" { musicFolders.append(path) } else if key == "plugins" { pluginFolder = path } else { socket = path }
+            return
+        default: break
         }
         if key == "output" {
             do { _ = try OutputSpec(parsing: value) } catch { throw SongboxError(.invalidArgument, error.description, at: place) }
@@ -88,6 +115,7 @@ public struct SongboxConfig: Sendable, Equatable {
         case "skip_after": settings.countRules.skipAfterSeconds = number
         case "fade": settings.transitionFade = number
         case "sleep_fade": settings.sleepFade = number
+        case "rescan_minutes": rescanMinutes = min(number, 525_600)
         case "missing_days":
             guard number <= 36_500 else { throw SongboxError(.invalidArgument, "missing_days is at most 36500, got \(value)", at: place) }
             missingDays = number

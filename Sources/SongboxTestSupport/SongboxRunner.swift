@@ -41,7 +41,9 @@ public struct SongboxRunner: Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        // No daemon unless a test starts one: a daemon the developer runs is never reached.
+        let isolated = ["SONGBOX_SOCKET": Fixtures.packageRoot + "/.build/no-daemon-in-tests.sock"]
+        process.environment = ProcessInfo.processInfo.environment.merging(isolated) { $1 }.merging(environment) { $1 }
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // Files, not pipes: a full pipe would block the child while we wait for it.

@@ -1,0 +1,133 @@
+import ArgumentParser
+import Foundation
+import Logging
+import SongboxDaemon
+import SongboxLibrary
+import SongboxPlayback
+import Synchronization
+
+/// `songbox daemon`: the library, the player and the plugins, running until stopped.
+struct DaemonCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "daemon",
+        abstract: "Run songbox as a service: the player, the plugins and the control socket.",
+        discussion: """
+            Runs in the foreground (for systemd, or a terminal): plays to the configured output, \
+            loads the bundled plugins and ~/.config/songbox/plugins, and answers `songbox play`, \
+            `songbox plugin` and MPD-style requests on its control socket ($XDG_RUNTIME_DIR/songbox/control.sock). \
+            SIGTERM or Ctrl-C stops it cleanly; SIGHUP reloads the config file and the plugins \
+            without stopping the music. Every config key is in docs/config.md.
+            """)
+
+    @OptionGroup var library: LibraryOptions
+
+    @Option(name: .long, help: ArgumentHelp("The config file (default: ~/.config/songbox/config).", valueName: "file"))
+    var config: String?
+
+    @Option(name: .long, help: ArgumentHelp("A music folder to rescan (may be given again; default: the config's `music`).", valueName: "dir"))
+    var music: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("alsa:DEVICE, wav:PATH, fifo:PATH or null (default: the config's `output`).", valueName: "spec"))
+    var output: String?
+
+    @Option(name: .long, help: ArgumentHelp("A plugin folder, instead of the bundled and user folders (may be given again).", valueName: "dir"))
+    var plugins: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("The control socket (default: $XDG_RUNTIME_DIR/songbox/control.sock).", valueName: "path"))
+    var socket: String?
+
+    @Flag(help: "Play wav, fifo and null outputs as fast as the machine allows (tests and demos).")
+    var fast = false
+
+    func run() throws {
+        var options = DaemonOptions(database: library.db ?? defaultDatabasePath(), configPath: config ?? SongboxConfig.defaultPath())
+        options.musicFolders = music.isEmpty ? nil : music.map(Self.absolute)
+        options.output = output
+        options.pluginFolders = plugins.isEmpty ? nil : plugins.map(Self.absolute)
+        options.socketPath = socket
+        options.fast = fast
+        let logger = Logger(label: "songbox.daemon") { _ in DaemonLogHandler() }
+        let daemon = try Daemon(options: options, logger: logger)
+        let failure = Mutex<(any Error)?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do { try await daemon.run() } catch { failure.withLock { $0 = error } }
+            done.signal()
+        }
+        done.wait()
+        if let error = failure.withLock({ $0 }) { throw error }
+    }
+
+    static func absolute(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.path }
+}
+
+/// `songbox plugin ls|reload|enable|disable`: the running daemon's plugins.
+struct PluginCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "plugin",
+        abstract: "List, reload, enable or disable the running daemon's plugins.",
+        subcommands: [ListPlugins.self, Reload.self, Enable.self, Disable.self])
+
+    struct ListPlugins: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "ls", abstract: "The plugins, their state, last error, CPU and memory.")
+
+        func run() throws {
+            let fields = try ControlClient().send("plugins")
+            var rows: [[String]] = []
+            var errors: [(String, String)] = []
+            var row: [String: String] = [:]
+            func flush() {
+                guard let name = row["plugin"] else { return }
+                rows.append([name, row["status"] ?? "", row["errors"] ?? "", row["restarts"] ?? "",
+                             (row["cpu"] ?? "") + " s", byteCount(Int64(row["memory"] ?? "") ?? 0), row["file"] ?? ""])
+                if let error = row["error"] { errors.append((name, error)) }
+                row = [:]
+            }
+            for (key, value) in fields {
+                if key == "plugin" { flush() }
+                row[key] = value
+            }
+            flush()
+            guard !rows.isEmpty else {
+                print("The daemon runs no plugins.")
+                return
+            }
+            print(TerminalText.table(header: ["NAME", "STATUS", "ERRORS", "RESTARTS", "CPU", "MEMORY", "FILE"], rows: rows,
+                                     rightAligned: [2, 3, 4, 5], maxWidth: 80))
+            for (name, error) in errors { print("\(name): last error: \(error)") }
+        }
+    }
+
+    struct Reload: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "reload", abstract: "Load a plugin (default: every plugin and the config) afresh.")
+        @Argument(help: "The plugin's name (its file name without .lua).") var name: String?
+        func run() throws { _ = try ControlClient().send("pluginreload", name.map { [$0] } ?? []) }
+    }
+
+    struct Enable: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "enable", abstract: "Start a disabled plugin again.")
+        @Argument(help: "The plugin's name.") var name: String
+        func run() throws { _ = try ControlClient().send("pluginenable", [name]) }
+    }
+
+    struct Disable: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "disable", abstract: "Stop a plugin (it gets `shutdown`) until enabled or reloaded.")
+        @Argument(help: "The plugin's name.") var name: String
+        func run() throws { _ = try ControlClient().send("plugindisable", [name]) }
+    }
+}
+
+/// The daemon's log: one line a message on standard error, with its level.
+struct DaemonLogHandler: LogHandler {
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = ProcessInfo.processInfo.environment["SONGBOX_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        FileHandle.standardError.write(Data("\(event.level): \(event.message)\n".utf8))
+    }
+}

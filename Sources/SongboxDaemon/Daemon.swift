@@ -1,0 +1,294 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import SongboxAudio
+import SongboxLibrary
+import SongboxPlayback
+import SongboxScript
+import Synchronization
+import UnixSignals
+
+/// What `songbox daemon` is started with; each overrides the config file.
+public struct DaemonOptions: Sendable {
+    public var database: String
+    public var configPath: String
+    /// Folders to rescan; nil: the config file's `music`, else the folders scanned before.
+    public var musicFolders: [String]?
+    /// The output spec; nil: `$SONGBOX_OUTPUT`, the config file's, else ALSA's default.
+    public var output: String?
+    /// Plugin folders, loaded in order (a later folder's plugin replaces one of the same name);
+    /// nil: the bundled plugins, then the user's folder.
+    public var pluginFolders: [String]?
+    public var socketPath: String?
+    /// Play wav, fifo and null outputs as fast as possible (tests, demos).
+    public var fast = false
+
+    public init(database: String, configPath: String) {
+        self.database = database
+        self.configPath = configPath
+    }
+}
+
+/// The daemon: one library, one player on the configured output, the plugins with a live state
+/// each, and the control socket; run as services under swift-service-lifecycle. SIGTERM and
+/// SIGINT stop it cleanly (plays recorded, the place saved, plugins get `shutdown`); SIGHUP
+/// reads the config again and reloads the plugins without stopping the music.
+public final class Daemon: ControlCommands, Sendable {
+    public let options: DaemonOptions
+    let store: LibraryStore
+    let session: PlaybackSession
+    let plugins: PluginSet
+    let logger: Logger
+    private let config: Mutex<SongboxConfig>
+    private let scanning = Mutex(false)
+
+    /// Opens the library and the output and loads the plugins; nothing is served yet.
+    public init(options: DaemonOptions, logger: Logger) throws {
+        self.options = options
+        self.logger = logger
+        let config = try SongboxConfig.load(from: options.configPath)
+        self.config = Mutex(config)
+        let store = try LibraryStore(path: options.database, access: .shared)
+        self.store = store
+        let outputText = options.output ?? ProcessInfo.processInfo.environment["SONGBOX_OUTPUT"] ?? config.output
+            ?? OutputSpec.default.description
+        let spec: OutputSpec
+        do { spec = try OutputSpec(parsing: outputText) } catch { throw DaemonError(error.description) }
+        session = PlaybackSession(store: store, output: spec.makeOutput(), settings: config.settings, fast: options.fast,
+                                  report: { message in logger.warning("\(message)") })
+        let session = self.session
+        let start = ContinuousClock.now
+        var environment = Plugin.Environment(
+            // Each plugin's own handle on the one player (made on the plugin's thread).
+            store: store, player: { PlayerHost(store: store) { .threaded(session, events: Mailbox()) } },
+            limits: Daemon.pluginLimits,
+            options: { [config] in config.pluginOptions }, logger: logger,
+            output: { name, text in
+                // A plugin's print, one line each, named.
+                FileHandle.standardOutput.write(Data("[\(name)] \(text)".utf8))
+            },
+            now: {
+                let elapsed = ContinuousClock.now - start
+                return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            })
+        environment.policy = Plugin.Policy()
+        plugins = PluginSet(environment: environment, logger: logger)
+        store.scriptEvaluator = ChainedEvaluator(first: LivePluginPlaylists { [plugins] in plugins.current },
+                                                 then: ScriptPlaylistRunner(logger: logger))
+    }
+
+    /// Limits of a plugin's state: each event or timer callback gets this many instructions.
+    static let pluginLimits = LuaRuntime.Limits(instructions: 50_000_000, memory: 64 << 20)
+
+    /// Serves until SIGTERM or SIGINT, then stops cleanly.
+    public func run() async throws {
+        let socketPath = options.socketPath ?? config.withLock { $0.socket } ?? defaultControlSocketPath()
+        let server = try ControlServer(path: socketPath, commands: self)
+        logger.info("songbox daemon: listening on \(socketPath), playing to the configured output")
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: [
+                .init(service: CoreService(daemon: self)),
+                .init(service: ControlService(server: server)),
+                .init(service: ReloadService(daemon: self)),
+                .init(service: RescanService(daemon: self), successTerminationBehavior: .ignore),
+            ],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger))
+        try await group.run()
+    }
+
+    /// Starts the plugins and the flow of events to them.
+    func start() {
+        plugins.load(folders: pluginFolders())
+        let events = session.subscribe()
+        let thread = Thread { [self] in
+            // One conversion per event (the track as the library has it), handed to every plugin.
+            while let event = events.take() {
+                let value = PlayerAPI.event(event, store: store)
+                for plugin in plugins.current { plugin.deliver(value) }
+            }
+        }
+        thread.name = "songbox events"
+        thread.start()
+    }
+
+    /// Stops the player (what was heard is recorded, the place saved), then the plugins.
+    func stop() {
+        session.shutdown()
+        plugins.stopAll()
+        logger.info("songbox daemon: stopped")
+    }
+
+    /// SIGHUP: the config file again (plugin options, music folders), and every plugin loaded
+    /// afresh. The output and the socket stay as they are until a restart.
+    func reload() {
+        do {
+            let fresh = try SongboxConfig.load(from: options.configPath)
+            config.withLock { $0 = fresh }
+        } catch {
+            logger.error("the config file was not reloaded: \(error)")
+        }
+        plugins.load(folders: pluginFolders())
+        logger.info("songbox daemon: reloaded the config and \(plugins.current.count) plugins")
+    }
+
+    func pluginFolders() -> [String] {
+        if let folders = options.pluginFolders { return folders }
+        let user = config.withLock { $0.pluginFolder } ?? SongboxConfig.defaultPath()
+            .replacingOccurrences(of: "/config", with: "/plugins", options: .backwards)
+        return [Self.bundledPluginFolder, user].compactMap { $0 }
+    }
+
+    /// The plugins that come with songbox: `share/songbox/plugins` beside the binary's `bin`.
+    static let bundledPluginFolder: String? = {
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        let folder = binary.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("share/songbox/plugins").path
+        return FileManager.default.fileExists(atPath: folder) ? folder : nil
+    }()
+
+    /// Rescans the music folders; false when a scan is already running.
+    @discardableResult
+    func rescan() -> Bool {
+        guard scanning.withLock({ running in
+            defer { running = true }
+            return !running
+        }) else { return false }
+        defer { scanning.withLock { $0 = false } }
+        var scanner = LibraryScanner(store: store, logger: logger)
+        let settings = config.withLock { $0 }
+        scanner.missingGrace = settings.missingDays * 86_400
+        do {
+            var folders = options.musicFolders ?? settings.musicFolders
+            if folders.isEmpty { folders = try scanner.rememberedFolders() }
+            let report = try scanner.scan(folders)
+            logger.info("rescan: \(report.added) added, \(report.updated) updated, \(report.moved) moved, \(report.missing) missing, \(report.removed) removed")
+            for folder in report.held { logger.warning("rescan held \(folder.path): \(folder.reason)") }
+            let event = LuaValue.table(["type": .string("library_updated"), "added": .integer(report.added),
+                                        "changed": .integer(report.updated + report.moved), "removed": .integer(report.missing + report.removed)])
+            for plugin in plugins.current { plugin.deliver(event) }
+        } catch {
+            logger.error("rescan failed: \(error)")
+        }
+        return true
+    }
+
+    var rescanInterval: Double { config.withLock { $0.rescanMinutes } * 60 }
+
+    // MARK: Control commands
+
+    public func handle(_ command: String, _ arguments: [String]) -> Result<[(String, String)], ControlProtocol.Failure> {
+        Result { () throws(ControlProtocol.Failure) in try answer(command, arguments) }
+    }
+}
+
+/// Runs the evaluators in order: the first that holds the function answers.
+struct ChainedEvaluator: ScriptPlaylistEvaluator {
+    let first: any ScriptPlaylistEvaluator
+    let then: any ScriptPlaylistEvaluator
+
+    func trackIDs(of playlist: ScriptPlaylist, in store: LibraryStore) throws(SongboxError) -> [Int64]? {
+        if let ids = try first.trackIDs(of: playlist, in: store) { return ids }
+        return try then.trackIDs(of: playlist, in: store)
+    }
+}
+
+/// The daemon's plugins, by name; loading a folder list again reloads what stayed, starts what
+/// is new and stops what is gone.
+final class PluginSet: Sendable {
+    private let environment: Plugin.Environment
+    private let logger: Logger
+    private let plugins = Mutex<[Plugin]>([])
+
+    init(environment: Plugin.Environment, logger: Logger) {
+        self.environment = environment
+        self.logger = logger
+    }
+
+    var current: [Plugin] { plugins.withLock { $0 } }
+
+    func named(_ name: String) -> Plugin? { current.first { $0.name == name } }
+
+    /// The `*.lua` files of `folders`; a later folder's file replaces an earlier one of the same name.
+    static func files(in folders: [String]) -> [String] {
+        var byName: [String: String] = [:]
+        for folder in folders {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+            for name in names where name.hasSuffix(".lua") { byName[String(name.dropLast(4))] = folder + "/" + name }
+        }
+        return byName.keys.sorted().map { byName[$0]! }
+    }
+
+    func load(folders: [String]) {
+        let files = Self.files(in: folders)
+        let (kept, gone) = plugins.withLock { list in
+            (list.filter { files.contains($0.file) }, list.filter { !files.contains($0.file) })
+        }
+        for plugin in gone { plugin.stop() }
+        for plugin in kept { plugin.reload() }
+        let added = files.filter { file in !kept.contains { $0.file == file } }.map { Plugin(file: $0, environment: environment) }
+        for plugin in added { plugin.start() }
+        plugins.withLock { $0 = (kept + added).sorted { $0.name < $1.name } }
+        for plugin in added { logger.info("plugin \(plugin.name): loaded from \(plugin.file)") }
+    }
+
+    func stopAll() {
+        let all = plugins.withLock { list in
+            defer { list = [] }
+            return list
+        }
+        for plugin in all { plugin.stop() }
+    }
+}
+
+// MARK: Services
+
+/// The player and the plugins: started first, stopped last.
+struct CoreService: Service {
+    let daemon: Daemon
+
+    func run() async throws {
+        daemon.start()
+        try? await gracefulShutdown()
+        daemon.stop()
+    }
+}
+
+/// The control socket, closed first on the way out.
+struct ControlService: Service {
+    let server: ControlServer
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        server.close()
+    }
+}
+
+/// SIGHUP reloads the config and the plugins.
+struct ReloadService: Service {
+    let daemon: Daemon
+
+    func run() async throws {
+        let signals = await UnixSignalsSequence(trapping: .sighup)
+        for await _ in signals.cancelOnGracefulShutdown() {
+            daemon.reload()
+        }
+    }
+}
+
+/// Rescans the music folders every `rescan_minutes`, when set.
+struct RescanService: Service {
+    let daemon: Daemon
+
+    func run() async throws {
+        while !Task.isCancelled {
+            let interval = daemon.rescanInterval
+            guard interval > 0 else {
+                try? await gracefulShutdown()
+                return
+            }
+            let slept: Void?? = try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(interval)) }
+            guard slept != nil, !Task.isShuttingDownGracefully else { return }
+            _ = await Task.detached { daemon.rescan() }.value
+        }
+    }
+}

@@ -1,0 +1,315 @@
+import Foundation
+import Logging
+import SongboxAudio
+import SongboxLibrary
+import Synchronization
+
+/// One plugin of the daemon: a Lua file with its own state for as long as the daemon runs,
+/// touched only by the plugin's own thread (its serial executor). Events, timers, reloads and
+/// smart playlist reads reach the state as jobs in one inbox, in order.
+///
+/// A callback that fails is reported (file:line) and the plugin goes on. A plugin that cannot
+/// load, or whose state a limit stopped (a runaway loop, a memory bomb), is restarted after a
+/// pause that doubles each time; after `Policy.failuresBeforeDisabling` such failures within
+/// `Policy.failureWindow` it is disabled, and the daemon and the other plugins go on.
+public final class Plugin: Sendable {
+    public enum Status: String, Sendable {
+        case starting, running, restarting, disabled, stopped
+    }
+
+    /// What `songbox plugin ls` shows.
+    public struct Info: Sendable {
+        public var name: String
+        public var file: String
+        public var status: Status = .starting
+        /// The last error, with file:line where Lua gave one.
+        public var lastError: String?
+        public var errors = 0
+        public var restarts = 0
+        /// CPU seconds the plugin's thread used.
+        public var cpuSeconds = 0.0
+        /// Bytes its Lua state holds.
+        public var memory = 0
+    }
+
+    /// When a failing plugin is restarted, and when it is given up.
+    public struct Policy: Sendable {
+        public var firstPause = 1.0
+        public var longestPause = 60.0
+        public var failuresBeforeDisabling = 5
+        public var failureWindow = 600.0
+
+        public init() {}
+    }
+
+    /// What every plugin is made with.
+    public struct Environment: Sendable {
+        public var store: LibraryStore
+        /// The player the plugin controls (the daemon's, shared).
+        public var player: @Sendable () -> PlayerHost
+        public var limits: LuaRuntime.Limits
+        public var options: @Sendable () -> [String: [String: String]]
+        public var logger: Logger
+        /// Where `print` goes: the plugin's name and the line.
+        public var output: @Sendable (String, String) -> Void
+        /// Seconds on the daemon's clock (monotonic); timers count on it.
+        public var now: @Sendable () -> Double
+        public var policy = Policy()
+
+        public init(store: LibraryStore, player: @escaping @Sendable () -> PlayerHost, limits: LuaRuntime.Limits,
+                    options: @escaping @Sendable () -> [String: [String: String]], logger: Logger,
+                    output: @escaping @Sendable (String, String) -> Void, now: @escaping @Sendable () -> Double) {
+            self.store = store
+            self.player = player
+            self.limits = limits
+            self.options = options
+            self.logger = logger
+            self.output = output
+            self.now = now
+        }
+    }
+
+    private enum Job: Sendable {
+        case event(LuaValue)
+        case reload, disable, enable
+        case evaluate(ScriptPlaylist, Reply<Result<[Int64]?, SongboxError>>)
+        case stop
+    }
+
+    public let name: String
+    public let file: String
+    private let environment: Environment
+    private let inbox = Mailbox<Job>()
+    private let info: Mutex<Info>
+    private let finished = Reply<Void>()
+
+    public init(file: String, environment: Environment) {
+        self.file = file
+        self.name = ScriptSetup.scriptName(file)
+        self.environment = environment
+        info = Mutex(Info(name: name, file: file))
+    }
+
+    public var snapshot: Info { info.withLock { $0 } }
+
+    /// Starts the plugin's thread: it loads the file and gets `startup`.
+    public func start() {
+        let thread = Thread { [self] in
+            var worker = Worker(plugin: self)
+            worker.run()
+        }
+        thread.name = "songbox plugin \(name)"
+        thread.start()
+    }
+
+    /// Hands an event (a table with a `type`) to the plugin's handlers.
+    public func deliver(_ event: LuaValue) { inbox.put(.event(event)) }
+    /// Loads the file afresh (after `shutdown` to the old state); a disabled plugin is enabled.
+    public func reload() { inbox.put(.reload) }
+    public func disable() { inbox.put(.disable) }
+    public func enable() { inbox.put(.enable) }
+
+    /// Gives the plugin `shutdown`, closes its state and waits for its thread to end.
+    public func stop() {
+        inbox.put(.stop)
+        inbox.close()
+        finished.wait()
+    }
+
+    /// The track ids of a smart playlist this plugin defined by a function, from its live state;
+    /// nil when it holds no such function. Waits for the plugin's turn, at most `timeout` seconds.
+    public func evaluate(_ playlist: ScriptPlaylist, timeout: Double = 10) throws(SongboxError) -> [Int64]? {
+        let reply = Reply<Result<[Int64]?, SongboxError>>()
+        inbox.put(.evaluate(playlist, reply))
+        guard let result = reply.wait(timeout: timeout) else {
+            throw SongboxError(.scriptFailed, "smart playlist '\(playlist.name)': plugin \(name) did not answer within \(Int(timeout)) s",
+                               at: file)
+        }
+        return try result.get()
+    }
+
+    /// The plugin's thread: the only code that touches its Lua state.
+    private struct Worker {
+        let plugin: Plugin
+        var runtime: LuaRuntime?
+        /// The next timer of the state, on the daemon's clock.
+        var deadline: Double?
+        var restartAt: Double?
+        var failures: [Double] = []
+        var pause: Double
+
+        init(plugin: Plugin) {
+            self.plugin = plugin
+            pause = plugin.environment.policy.firstPause
+        }
+
+        var environment: Environment { plugin.environment }
+
+        mutating func run() {
+            load()
+            noteUsage()
+            while true {
+                let wake = [deadline, restartAt].compactMap { $0 }.min()
+                let job = plugin.inbox.take(timeout: wake.map { max(0, $0 - environment.now()) })
+                switch job {
+                case nil:
+                    if plugin.inbox.isClosedAndEmpty { break }
+                    if let restartAt, environment.now() >= restartAt {
+                        self.restartAt = nil
+                        load()
+                    } else {
+                        advanceTimers()
+                    }
+                    noteUsage()
+                    continue
+                case .event(let event)?:
+                    call("dispatch", [event, .number(environment.now())])
+                case .reload?:
+                    unload(status: .starting)
+                    failures = []
+                    pause = environment.policy.firstPause
+                    restartAt = nil
+                    load()
+                case .disable?:
+                    unload(status: .disabled)
+                    restartAt = nil
+                case .enable?:
+                    if runtime == nil, plugin.snapshot.status == .disabled { load() }
+                case .evaluate(let playlist, let reply)?:
+                    reply.put(evaluate(playlist))
+                case .stop?:
+                    unload(status: .stopped)
+                    plugin.finished.put(())
+                    return
+                }
+                // Timers first: the next deadline after what the job did.
+                if runtime != nil { advanceTimers() }
+                noteUsage()
+            }
+            unload(status: .stopped)
+            plugin.finished.put(())
+        }
+
+        /// Makes the state, runs the file and gives it `startup`.
+        mutating func load() {
+            plugin.info.withLock { $0.status = .starting }
+            let name = plugin.name
+            let output = environment.output
+            do {
+                let made = try ScriptSetup.makeRuntime(
+                    file: plugin.file, store: environment.store, limits: environment.limits,
+                    options: environment.options(), player: environment.player(), logger: environment.logger,
+                    output: { bytes in output(name, String(decoding: bytes, as: UTF8.self)) })
+                try made.run(file: plugin.file)
+                runtime = made
+                plugin.info.withLock { $0.status = .running }
+                call("dispatch", [.table(["type": .string("startup")]), .number(environment.now())])
+            } catch {
+                runtime = nil
+                failed("\(error)")
+            }
+        }
+
+        /// Gives the state `shutdown` and drops it.
+        mutating func unload(status: Status) {
+            if runtime != nil { call("dispatch", [.table(["type": .string("shutdown")]), .number(environment.now())]) }
+            runtime = nil
+            deadline = nil
+            plugin.info.withLock { $0.status = status }
+        }
+
+        mutating func advanceTimers() {
+            guard runtime != nil else { return }
+            let results = call("advance", [.number(environment.now())])
+            deadline = results.count > 1 ? results[1].doubleValue : nil
+        }
+
+        /// Calls a prelude function; reports the callbacks that failed. A limit that stopped the
+        /// state is a failure of the plugin.
+        @discardableResult
+        mutating func call(_ function: String, _ arguments: [LuaValue]) -> [LuaValue] {
+            guard let runtime else { return [] }
+            do {
+                let results = try runtime.callHost(function, arguments)
+                for error in results.first?.arrayValue ?? [] { report(error.stringValue ?? "a callback failed") }
+                return results
+            } catch {
+                self.runtime = nil
+                deadline = nil
+                failed("\(error)")
+                return []
+            }
+        }
+
+        mutating func evaluate(_ playlist: ScriptPlaylist) -> Result<[Int64]?, SongboxError> {
+            guard let runtime, playlist.script == runtime.scriptPath else { return .success(nil) }
+            return ScriptPlaylists.$running.withValue(RunningScriptPlaylists(runtime: runtime)) {
+                Result { () throws(SongboxError) in try runtime.evaluateSmartFunction(playlist) }
+            }
+        }
+
+        func report(_ message: String) {
+            plugin.info.withLock {
+                $0.lastError = message
+                $0.errors += 1
+            }
+            environment.logger.error("plugin \(plugin.name): \(message)")
+        }
+
+        /// The state is gone: restart it after a pause, or give up.
+        mutating func failed(_ message: String) {
+            report(message)
+            let now = environment.now()
+            let policy = environment.policy
+            failures = failures.filter { now - $0 < policy.failureWindow } + [now]
+            if failures.count >= policy.failuresBeforeDisabling {
+                plugin.info.withLock { $0.status = .disabled }
+                environment.logger.error("plugin \(plugin.name): disabled after \(failures.count) failures; `songbox plugin enable \(plugin.name)` tries again")
+                restartAt = nil
+                return
+            }
+            plugin.info.withLock {
+                $0.status = .restarting
+                $0.restarts += 1
+            }
+            restartAt = now + pause
+            pause = min(pause * 2, policy.longestPause)
+        }
+
+        func noteUsage() {
+            var time = timespec()
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+            let seconds = Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+            let memory = runtime?.memoryUsed ?? 0
+            plugin.info.withLock {
+                $0.cpuSeconds = seconds
+                $0.memory = memory
+            }
+        }
+    }
+}
+
+/// A value one thread hands another, once; the other waits for it.
+final class Reply<Value: Sendable>: Sendable {
+    private let box = Mailbox<Value>()
+
+    func put(_ value: Value) { box.put(value) }
+
+    /// The value; nil when `timeout` seconds passed first.
+    func wait(timeout: Double? = nil) -> Value? { box.take(timeout: timeout) }
+}
+
+/// Asks the daemon's live plugins for the smart playlists their functions define, so a read is
+/// answered by the state that holds the function (warm) instead of running the script again.
+public struct LivePluginPlaylists: ScriptPlaylistEvaluator {
+    private let plugins: @Sendable () -> [Plugin]
+
+    public init(plugins: @escaping @Sendable () -> [Plugin]) { self.plugins = plugins }
+
+    public func trackIDs(of playlist: ScriptPlaylist, in store: LibraryStore) throws(SongboxError) -> [Int64]? {
+        guard let plugin = plugins().first(where: { $0.file == playlist.script }),
+              plugin.snapshot.status == .running,
+              Thread.current.name != "songbox plugin \(plugin.name)" else { return nil }
+        return try plugin.evaluate(playlist)
+    }
+}
