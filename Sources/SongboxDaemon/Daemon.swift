@@ -71,7 +71,9 @@ public final class Daemon: ControlCommands, Sendable {
                 let elapsed = ContinuousClock.now - start
                 return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             })
-        environment.policy = Plugin.Policy()
+        environment.policy.firstPause = config.pluginRestartPause
+        environment.policy.longestPause = max(60, config.pluginRestartPause)
+        environment.policy.failuresBeforeDisabling = config.pluginFailures
         plugins = PluginSet(environment: environment, logger: logger)
         store.scriptEvaluator = ChainedEvaluator(first: LivePluginPlaylists { [plugins] in plugins.current },
                                                  then: ScriptPlaylistRunner(logger: logger))

@@ -18,6 +18,8 @@ import SongboxLibrary
 /// plugins = ~/songbox-plugins   # the user's plugin folder (default ~/.config/songbox/plugins)
 /// rescan_minutes = 60     # the daemon rescans the music folders this often (0: only on request)
 /// socket = /run/songbox/control.sock  # the daemon's control socket
+/// plugin_restart_pause = 1  # seconds before a failed plugin is restarted (doubling each time)
+/// plugin_failures = 5     # failures within 10 minutes before a plugin is disabled
 /// plugin.top10.limit = 20 # songbox.options.limit for plugins/top10.lua
 /// ```
 public struct SongboxConfig: Sendable, Equatable {
@@ -34,6 +36,10 @@ public struct SongboxConfig: Sendable, Equatable {
     public var rescanMinutes: Double = 0
     /// The daemon's control socket, when the file names one.
     public var socket: String?
+    /// Seconds before a failed plugin is restarted; the pause doubles with each failure.
+    public var pluginRestartPause = 1.0
+    /// Failures within ten minutes after which a plugin is disabled.
+    public var pluginFailures = 5
     /// Options by plugin name, as written (typed when they reach Lua).
     public var pluginOptions: [String: [String: String]] = [:]
 
@@ -74,7 +80,7 @@ public struct SongboxConfig: Sendable, Equatable {
     }
 
     static let keys = ["output", "play_fraction", "play_seconds", "skip_after", "fade", "sleep_fade", "missing_days", "music", "plugins",
-                             "rescan_minutes", "socket"]
+                             "rescan_minutes", "socket", "plugin_restart_pause", "plugin_failures"]
 
     /// `~/x` as `$HOME/x`, as a shell would.
     static func expandingHome(_ path: String) -> String {
@@ -116,6 +122,12 @@ public struct SongboxConfig: Sendable, Equatable {
         case "fade": settings.transitionFade = number
         case "sleep_fade": settings.sleepFade = number
         case "rescan_minutes": rescanMinutes = min(number, 525_600)
+        case "plugin_restart_pause": pluginRestartPause = min(number, 3600)
+        case "plugin_failures":
+            guard number >= 1, number <= 1000, number == number.rounded() else {
+                throw SongboxError(.invalidArgument, "plugin_failures is a whole number from 1 to 1000, got \(value)", at: place)
+            }
+            pluginFailures = Int(number)
         case "missing_days":
             guard number <= 36_500 else { throw SongboxError(.invalidArgument, "missing_days is at most 36500, got \(value)", at: place) }
             missingDays = number

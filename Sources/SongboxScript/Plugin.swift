@@ -204,6 +204,7 @@ public final class Plugin: Sendable {
                 runtime = made
                 plugin.info.withLock { $0.status = .running }
                 call("dispatch", [.table(["type": .string("startup")]), .number(environment.now())])
+                advanceTimers()
             } catch {
                 runtime = nil
                 failed("\(error)")

@@ -1,0 +1,205 @@
+import Foundation
+import GRDB
+import SongboxDaemon
+import SongboxLibrary
+import SongboxTestSupport
+import Testing
+
+/// Real `songbox daemon` processes: plugins that get events and timers, contained failures,
+/// signals, restarts, and one player per output.
+@Suite(.serialized) struct DaemonTests: TestLibrarySuite {
+    let library: TestLibrary
+
+    init() throws {
+        library = try TestLibrary()
+    }
+
+    /// Prints every event it gets, keeps a count of its shutdowns in `songbox.state`.
+    static let watcher = """
+        local sb = require "songbox"
+        local function name(e) return e.track.path:match("[^/]+$") end
+        sb.on("startup", function() print("startup") end)
+        sb.on("track_started", function(e) print("started " .. name(e)) end)
+        sb.on("track_ended", function(e) print("ended " .. name(e) .. " " .. e.reason .. " " .. tostring(e.counted)) end)
+        sb.on("stopped", function() print("stopped") end)
+        sb.on("shutdown", function()
+          print("shutdown")
+          sb.state.set("shutdowns", (sb.state.get("shutdowns") or 0) + 1)
+        end)
+        sb.after(0.05, function() print("timer") end)
+        """
+
+    /// A folder of plugins with these names and sources.
+    func pluginFolder(_ files: [String: String]) throws -> String {
+        let plugins = folder + "/plugins"
+        try FileManager.default.createDirectory(atPath: plugins, withIntermediateDirectories: true)
+        for (name, source) in files { try source.write(toFile: plugins + "/" + name + ".lua", atomically: true, encoding: .utf8) }
+        return plugins
+    }
+
+    func startDaemon(plugins: String, output: String, fast: Bool = true, config: String = "") throws -> DaemonProcess {
+        try config.write(toFile: folder + "/config", atomically: true, encoding: .utf8)
+        return try DaemonProcess(database: songbox.database, folder: folder,
+                                 arguments: ["--plugins", plugins, "--output", output, "--config", folder + "/config"]
+                                     + (fast ? ["--fast"] : []))
+    }
+
+    func fields(_ daemon: DaemonProcess, _ command: String, _ arguments: [String] = []) throws -> [String: String] {
+        Dictionary(try ControlClient(path: daemon.socket).send(command, arguments)) { first, _ in first }
+    }
+
+    /// The plugins as `songbox plugin ls` gets them: one dictionary each.
+    func plugins(_ daemon: DaemonProcess) throws -> [String: [String: String]] {
+        var result: [String: [String: String]] = [:]
+        var current: String?
+        for (key, value) in try ControlClient(path: daemon.socket).send("plugins") {
+            if key == "plugin" { current = value }
+            if let current { result[current, default: [:]][key] = value }
+        }
+        return result
+    }
+
+    func plays() throws -> Int {
+        try DatabaseQueue(path: songbox.database).read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM history WHERE kind = 'play'") ?? 0
+        }
+    }
+
+    /// The samples of a WAV file (everything after its 44-byte header).
+    func samples(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)).dropFirst(44) }
+
+    @Test func pluginsGetEventsAndTimersAndACleanStopRecordsEverything() throws {
+        try library.add([("a", 1), ("b", 1), ("c", 1)])
+        let daemon = try startDaemon(plugins: try pluginFolder(["watch": Self.watcher]), output: "wav:\(folder)/out.wav")
+        try daemon.waitForOutput("timer")
+        let play = try songbox.run(["play", "sort:path"], environment: daemon.clientEnvironment)
+        #expect(play.status == 0, "\(play.stderr)")
+        #expect(play.stdout == "Playing 3 tracks through the songbox daemon.\n")
+        try daemon.waitForOutput("stopped")
+        daemon.signal(SIGTERM)
+        #expect(try daemon.waitForExit() == 0)
+        let lines = daemon.output.split(separator: "\n").map(String.init)
+        #expect(lines == ["[watch] startup", "[watch] timer",
+                          "[watch] started a.mp3", "[watch] ended a.mp3 finished play",
+                          "[watch] started b.mp3", "[watch] ended b.mp3 finished play",
+                          "[watch] started c.mp3", "[watch] ended c.mp3 finished play",
+                          "[watch] stopped", "[watch] shutdown"], "\(daemon.errors)")
+        #expect(try plays() == 3)
+        let shutdowns = try DatabaseQueue(path: songbox.database).read { db in
+            try String.fetchOne(db, sql: "SELECT value FROM saved_state WHERE name LIKE '%watch%'")
+        }
+        #expect(shutdowns == "{\"shutdowns\":1}" || shutdowns?.contains("1") == true, "\(shutdowns ?? "none")")
+        // Three gapless seconds: nothing lost, nothing added.
+        #expect(try samples(folder + "/out.wav").count == 3 * 44_100 * 4)
+        #expect(!FileManager.default.fileExists(atPath: daemon.socket))
+    }
+
+    @Test func aFailingPluginIsContainedRestartedThenDisabledAndTheOthersGoOn() throws {
+        try library.add([("a", 1), ("b", 1)])
+        let plugins = try pluginFolder([
+            "watch": Self.watcher,
+            "runaway": "while true do end\n",
+            "grumpy": "local sb = require \"songbox\"\nsb.on(\"track_started\", function() error(\"boom\") end)\n",
+        ])
+        let daemon = try startDaemon(plugins: plugins, output: "null",
+                                     config: "plugin_restart_pause = 0.01\nplugin_failures = 3\n")
+        try waitFor(timeout: 30, "the runaway plugin to be disabled") { try self.plugins(daemon)["runaway"]?["status"] == "disabled" }
+        let runaway = try #require(try self.plugins(daemon)["runaway"])
+        #expect(runaway["errors"] == "3" && runaway["restarts"] == "2")
+        #expect(runaway["error"]?.contains("runaway.lua:1: instruction limit") == true, "\(runaway)")
+
+        #expect(try songbox.run(["play", "sort:path"], environment: daemon.clientEnvironment).status == 0)
+        try daemon.waitForOutput("stopped")
+        #expect(daemon.output.contains("[watch] ended b.mp3 finished play"))
+        let grumpy = try #require(try self.plugins(daemon)["grumpy"])
+        #expect(grumpy["status"] == "running" && grumpy["errors"] == "2")
+        #expect(grumpy["error"]?.contains("grumpy.lua:2: boom") == true, "\(grumpy)")
+
+        let listing = try songbox.run(["plugin", "ls"], environment: daemon.clientEnvironment)
+        #expect(listing.status == 0)
+        #expect(listing.lines.first?.hasPrefix("NAME") == true)
+        #expect(listing.stdout.contains("runaway.lua:1: instruction limit"))
+        #expect(try songbox.run(["plugin", "disable", "watch"], environment: daemon.clientEnvironment).status == 0)
+        try daemon.waitForOutput("[watch] shutdown")
+        #expect(try self.plugins(daemon)["watch"]?["status"] == "disabled")
+        #expect(try songbox.run(["plugin", "enable", "watch"], environment: daemon.clientEnvironment).status == 0)
+        try daemon.waitForOutput("[watch] startup", count: 2)
+        let unknown = try songbox.run(["plugin", "reload", "nope"], environment: daemon.clientEnvironment)
+        #expect(unknown.status != 0 && unknown.stderr.contains("no plugin 'nope' (loaded: grumpy, runaway, watch)"), "\(unknown.stderr)")
+        daemon.signal(SIGTERM)
+        #expect(try daemon.waitForExit() == 0)
+    }
+
+    @Test func sighupReloadsThePluginsWithoutAGapInTheAudio() throws {
+        try library.add([("long", 3)])
+        // What the track sounds like, rendered alone.
+        #expect(try songbox.run(["play", "--output", "wav:\(folder)/reference.wav", "--fast", "path:long"]).status == 0)
+        let daemon = try startDaemon(plugins: try pluginFolder(["watch": Self.watcher]), output: "wav:\(folder)/out.wav",
+                                     fast: false)
+        #expect(try songbox.run(["play", "path:long"], environment: daemon.clientEnvironment).status == 0)
+        try daemon.waitForOutput("started long.mp3")
+        daemon.signal(SIGHUP)
+        try daemon.waitForOutput("startup", count: 2)
+        #expect(try fields(daemon, "status")["state"] == "play")
+        try daemon.waitForOutput("stopped")
+        daemon.signal(SIGTERM)
+        #expect(try daemon.waitForExit() == 0)
+        #expect(daemon.output.contains("[watch] shutdown\n[watch] startup\n"))
+        let heard = try samples(folder + "/out.wav")
+        #expect(heard.count == 3 * 44_100 * 4)
+        #expect(heard == (try samples(folder + "/reference.wav")))
+    }
+
+    @Test func aStoppedDaemonResumesWhereItWas() throws {
+        try library.add([("long", 8)])
+        var daemon = try startDaemon(plugins: try pluginFolder([:]), output: "null", fast: false)
+        #expect(try songbox.run(["play", "path:long"], environment: daemon.clientEnvironment).status == 0)
+        try waitFor(timeout: 20, "two seconds of playing") { Double(try fields(daemon, "status")["elapsed"] ?? "0") ?? 0 >= 2 }
+        let playing = try fields(daemon, "status")
+        daemon.signal(SIGTERM)
+        #expect(try daemon.waitForExit() == 0)
+
+        daemon = try startDaemon(plugins: try pluginFolder([:]), output: "null", fast: false)
+        let restored = try fields(daemon, "status")
+        #expect(restored["songid"] == playing["songid"] && restored["playlistlength"] == "1")
+        #expect(try songbox.run(["play"], environment: daemon.clientEnvironment).status == 0)
+        let resumed = Double(try fields(daemon, "status")["elapsed"] ?? "0") ?? 0
+        #expect(resumed >= 2, "resumed at \(resumed) s")
+        daemon.signal(SIGTERM)
+        #expect(try daemon.waitForExit() == 0)
+    }
+
+    @Test func killMinus9WhilePlayingLosesNoCommittedPlay() throws {
+        try library.add((0..<30).map { (String(format: "t%02d", $0), 0.5) })
+        let daemon = try startDaemon(plugins: try pluginFolder(["watch": Self.watcher]), output: "null")
+        #expect(try songbox.run(["play", "sort:path"], environment: daemon.clientEnvironment).status == 0)
+        try daemon.waitForOutput("finished play", count: 5)
+        daemon.signal(SIGKILL)
+        #expect(try daemon.waitForExit() == -SIGKILL)
+        // The plugin hears of a play only once it is committed.
+        let announced = daemon.output.components(separatedBy: "finished play").count - 1
+        let store = try LibraryStore(path: songbox.database)
+        let check = try store.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") }
+        #expect(check == "ok")
+        #expect(try plays() >= announced, "announced \(announced)")
+    }
+
+    @Test func playWhileADaemonRunsUsesItsOutputAndNoOther() throws {
+        try library.add([("a", 1)])
+        let daemon = try startDaemon(plugins: try pluginFolder([:]), output: "null")
+        let elsewhere = try songbox.run(["play", "--output", "wav:\(folder)/second.wav", "path:a.mp3"], environment: daemon.clientEnvironment)
+        #expect(elsewhere.status != 0)
+        #expect(elsewhere.stderr.contains("a songbox daemon runs and owns the output"), "\(elsewhere.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/second.wav"))
+        let nothing = try songbox.run(["play", "zzz-no-such-track"], environment: daemon.clientEnvironment)
+        #expect(nothing.status != 0 && nothing.stderr.contains("no track matches"), "\(nothing.stderr)")
+        #expect(try songbox.run(["play", "path:a.mp3"], environment: daemon.clientEnvironment).stdout
+                    == "Playing 1 track through the songbox daemon.\n")
+        // A second daemon on the same socket is refused.
+        #expect(throws: FixtureError.self) {
+            _ = try DaemonProcess(database: songbox.database, folder: folder, arguments: ["--output", "null"])
+        }
+        daemon.signal(SIGTERM)
+        #expect(try daemon.waitForExit() == 0)
+    }
+}
