@@ -3,6 +3,11 @@
 // Between the shim's C files; not part of the module Swift imports.
 #include "luashim.h"
 
+// Every C file of the shim includes this first: a warning in songbox's C is a build error,
+// without unsafe flags in Package.swift.
+#pragma clang diagnostic error "-Wall"
+#pragma clang diagnostic error "-Wextra"
+
 /// Charges `count` steps of a C loop to the instruction budget; raises the stop error when it is
 /// exhausted. Only from C functions called by Lua.
 void songbox_charge(lua_State *L, long count);
