@@ -4,6 +4,7 @@ import Foundation
 import Synchronization
 import Logging
 import SongboxAudio
+import SongboxDaemon
 import SongboxLibrary
 import SongboxPlayback
 import SongboxScript
@@ -92,8 +93,14 @@ struct Run: ParsableCommand {
     /// The player a script gets on first use: stepped by the script's loop on a fast output
     /// (deterministic timers), else on its own audio thread in real time.
     static func playerMaker(store: LibraryStore, spec: OutputSpec, settings: PlayerSettings,
-                            fast: Bool) -> () -> PlayerHost.Driver {
-        {
+                            fast: Bool) -> () throws(SongboxError) -> PlayerHost.Driver {
+        { () throws(SongboxError) in
+            // A running daemon owns the output and the saved queue: a script plays there as a
+            // plugin, not beside it. (A script that never plays never gets here.)
+            if (try? ControlClient()) != nil {
+                throw SongboxError(.invalidArgument, "a songbox daemon runs (\(defaultControlSocketPath())) and owns the player: "
+                                   + "put the script in its plugin folder (~/.config/songbox/plugins), or stop it to play from songbox run")
+            }
             // ALSA keeps real time whatever --fast says: only the other outputs are stepped.
             var stepped = fast
             if case .alsa = spec { stepped = false }

@@ -22,26 +22,31 @@ public final class PlayerHost {
     }
 
     public let store: LibraryStore
-    private let make: () -> Driver
+    private let make: () throws(SongboxError) -> Driver
     public private(set) var driver: Driver?
 
-    public init(store: LibraryStore, make: @escaping () -> Driver) {
+    /// `make` may refuse (a daemon owns the output): the script's player call fails with its message.
+    public init(store: LibraryStore, make: @escaping () throws(SongboxError) -> Driver) {
         self.store = store
         self.make = make
     }
 
     var control: any PlayerControl {
-        switch started {
-        case .threaded(let session, _): session.player
-        case .stepped(let stepped, _): stepped
+        get throws(SongboxError) {
+            switch try started {
+            case .threaded(let session, _): session.player
+            case .stepped(let stepped, _): stepped
+            }
         }
     }
 
     private var started: Driver {
-        if let driver { return driver }
-        let made = make()
-        driver = made
-        return made
+        get throws(SongboxError) {
+            if let driver { return driver }
+            let made = try make()
+            driver = made
+            return made
+        }
     }
 
     /// Stops playback, records what was heard and saves the state, if a player was made.
@@ -68,41 +73,41 @@ public enum PlayerAPI {
     public static func install(on runtime: LuaRuntime, host: PlayerHost) throws(LuaScriptError) {
         let functions: [(String, Bool, Body)] = [
             ("queue.add", true, { args in try add(args, host) }),
-            ("queue.list", false, { _ in [list(host)] }),
+            ("queue.list", false, { _ in [try list(host)] }),
             ("queue.remove", true, { args in
                 let ids = Set(try queueIDs(args, 1))
-                host.control.perform { $0.remove(ids: ids) }
+                try host.control.perform { $0.remove(ids: ids) }
                 return [.boolean(true)]
             }),
             ("queue.move", true, { args in
                 let id = try args.integer(1), position = try args.integer(2)
-                host.control.perform { $0.move(id: id, to: position - 1) }
+                try host.control.perform { $0.move(id: id, to: position - 1) }
                 return [.boolean(true)]
             }),
-            ("queue.clear", true, { _ in host.control.perform { $0.clear() }; return [.boolean(true)] }),
-            ("queue.shuffle", true, { _ in host.control.perform { $0.shuffle() }; return [.boolean(true)] }),
+            ("queue.clear", true, { _ in try host.control.perform { $0.clear() }; return [.boolean(true)] }),
+            ("queue.shuffle", true, { _ in try host.control.perform { $0.shuffle() }; return [.boolean(true)] }),
             ("player.play", true, { args in
                 let id = try args.optionalInteger(1)
-                let known = host.control.perform { engine -> Bool in
+                let known = try host.control.perform { engine -> Bool in
                     if let id, engine.queue.item(id: id) == nil { return false }
                     engine.play(id: id)
                     return true
                 }
                 return known ? [.boolean(true)] : [.nil, .string("songbox.player.play: no queue item with id \(id ?? 0)")]
             }),
-            ("player.pause", true, { _ in host.control.perform { $0.pause() }; return [.boolean(true)] }),
-            ("player.resume", true, { _ in host.control.perform { $0.resume() }; return [.boolean(true)] }),
-            ("player.stop", true, { _ in host.control.perform { $0.stop() }; return [.boolean(true)] }),
-            ("player.next", true, { _ in host.control.perform { $0.next() }; return [.boolean(true)] }),
-            ("player.previous", true, { _ in host.control.perform { $0.previous() }; return [.boolean(true)] }),
+            ("player.pause", true, { _ in try host.control.perform { $0.pause() }; return [.boolean(true)] }),
+            ("player.resume", true, { _ in try host.control.perform { $0.resume() }; return [.boolean(true)] }),
+            ("player.stop", true, { _ in try host.control.perform { $0.stop() }; return [.boolean(true)] }),
+            ("player.next", true, { _ in try host.control.perform { $0.next() }; return [.boolean(true)] }),
+            ("player.previous", true, { _ in try host.control.perform { $0.previous() }; return [.boolean(true)] }),
             ("player.seek", true, { args in try seek(args, host) }),
-            ("player.status", false, { _ in [status(host)] }),
+            ("player.status", false, { _ in [try status(host)] }),
             // Reading the volume is not a write: only setting it is refused (in a dry run, ...).
             ("player.volume", false, { [weak runtime] args in
                 let volume = args.isNil(1) ? nil : try args.number(1)
                 if volume != nil, let refusal = runtime?.bridge.writeRefusal("player.volume") { throw refusal }
                 // One round trip to the player (on ALSA it can wait for a chunk).
-                return [.number(host.control.perform { engine in
+                return [.number(try host.control.perform { engine in
                     if let volume { engine.setVolume(volume) }
                     return engine.currentVolume
                 })]
@@ -146,12 +151,12 @@ public enum PlayerAPI {
             return [.nil, .string("songbox.queue.add: no track with id \(missing)")]
         }
         let playable = try host.store.playable(ids.compactMap { found[$0] })
-        let added = host.control.perform { $0.add(playable, placement: placement, lane: lane) }
+        let added = try host.control.perform { $0.add(playable, placement: placement, lane: lane) }
         return [.array(added.map { .integer($0) })]
     }
 
-    private static func list(_ host: PlayerHost) -> LuaValue {
-        let items = host.control.perform { $0.queue.items }
+    private static func list(_ host: PlayerHost) throws(SongboxError) -> LuaValue {
+        let items = try host.control.perform { $0.queue.items }
         let tracks = (try? host.store.tracks(ids: items.map(\.track.trackID))) ?? [:]
         return .array(items.enumerated().map { position, item in
             var table = trackTable(item, tracks[item.track.trackID])
@@ -168,10 +173,10 @@ public enum PlayerAPI {
             guard let sign = text.first, sign == "+" || sign == "-", let delta = Double(text) else {
                 throw LuaFunctionError.argument(1, "expected seconds, or \"+N\" / \"-N\" to move from here, got '\(text)'")
             }
-            return [.number(host.control.perform { engine in engine.seek(by: delta); return engine.elapsed })]
+            return [.number(try host.control.perform { engine in engine.seek(by: delta); return engine.elapsed })]
         }
         let seconds = try args.number(1)
-        return [.number(host.control.perform { engine in engine.seek(to: seconds); return engine.elapsed })]
+        return [.number(try host.control.perform { engine in engine.seek(to: seconds); return engine.elapsed })]
     }
 
     private static func fade(_ args: LuaArguments, _ host: PlayerHost) throws -> [LuaValue] {
@@ -187,13 +192,13 @@ public enum PlayerAPI {
         case .string("log"), .string("logarithmic"): curve = .logarithmic
         case let value: throw LuaFunctionError.argument(1, "'curve' must be \"linear\" or \"log\", got \(value.stringValue ?? value.typeName)")
         }
-        host.control.perform { $0.fade(to: to, over: over, curve: curve) }
+        try host.control.perform { $0.fade(to: to, over: over, curve: curve) }
         return [.boolean(true)]
     }
 
     private static func setModes(_ args: LuaArguments, _ host: PlayerHost) throws -> [LuaValue] {
         let options = try args.table(1).tableValue ?? [:]
-        var modes = host.control.perform { $0.modes }
+        var modes = try host.control.perform { $0.modes }
         var highlights: Bool?
         for (key, value) in options {
             switch (key, value) {
@@ -209,7 +214,7 @@ public enum PlayerAPI {
             }
         }
         let newModes = modes, newHighlights = highlights
-        host.control.perform { engine in
+        try host.control.perform { engine in
             engine.setModes(newModes)
             if let newHighlights { engine.setHighlights(newHighlights) }
         }
@@ -234,12 +239,12 @@ public enum PlayerAPI {
         default:
             throw LuaFunctionError.argument(1, "expected minutes (a positive number), \"track\", \"queue\", or false to cancel")
         }
-        host.control.perform { $0.setSleepTimer(timer) }
+        try host.control.perform { $0.setSleepTimer(timer) }
         return [.boolean(true)]
     }
 
-    private static func status(_ host: PlayerHost) -> LuaValue {
-        let status = host.control.perform { $0.status }
+    private static func status(_ host: PlayerHost) throws(SongboxError) -> LuaValue {
+        let status = try host.control.perform { $0.status }
         let snapshot = status.snapshot
         var table: [String: LuaValue] = [
             "state": .string(snapshot.state.rawValue), "volume": .number(status.currentVolume),

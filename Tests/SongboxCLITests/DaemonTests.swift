@@ -195,6 +195,18 @@ import Testing
         #expect(nothing.status != 0 && nothing.stderr.contains("no track matches"), "\(nothing.stderr)")
         #expect(try songbox.run(["play", "path:a.mp3"], environment: daemon.clientEnvironment).stdout
                     == "Playing 1 track through the songbox daemon.\n")
+        // A script reads the library as always; its first player call is refused, not a second output.
+        let script = folder + "/script.lua"
+        try """
+            local sb = require "songbox"
+            print(#sb.library.query("path:a.mp3"))
+            print(sb.queue.add(sb.library.query("path:a.mp3")))
+            """.write(toFile: script, atomically: true, encoding: .utf8)
+        let run = try songbox.run(["run", "--output", "wav:\(folder)/third.wav", script], environment: daemon.clientEnvironment)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.lines.first == "1")
+        #expect(run.lines.last?.hasPrefix("nil\tsongbox.queue.add: a songbox daemon runs") == true, "\(run.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/third.wav"))
         // A second daemon on the same socket is refused.
         #expect(throws: FixtureError.self) {
             _ = try DaemonProcess(database: songbox.database, folder: folder, arguments: ["--output", "null"])
