@@ -31,7 +31,7 @@ struct Scan: ParsableCommand {
     var paths: [String] = []
 
     func run() throws {
-        let store = try library.openStore()
+        let store = try library.openStore(creating: true)
         var scanner = LibraryScanner(store: store, logger: Logger(label: "songbox.scan"))
         scanner.missingGrace = try SongboxConfig.load().missingDays * 86_400
         var roots = paths
@@ -82,14 +82,28 @@ struct List: ParsableCommand {
     @Argument(parsing: .allUnrecognized, help: ArgumentHelp("Query words (all tracks when empty).", valueName: "query"))
     var query: [String] = []
 
+    func validate() throws {
+        try QueryArguments.refuseUnknownOptions(query, known: ["--json"])
+    }
+
     func run() throws {
         let store = try library.openStore()
         if json {
             let tracks = try store.tracks(matching: QueryArguments.join(query))
+            // An empty array says "none" to a program; the exit status stays 0.
             printJSON(.array(tracks.map { .object(TrackJSON.listing($0)) }))
             return
         }
-        if let table = Self.table(try store.summaries(matching: QueryArguments.join(query))) { print(table) }
+        guard let table = Self.table(try store.summaries(matching: QueryArguments.join(query))) else { throw Self.nothingFound(query) }
+        print(table)
+    }
+
+    /// No track matched: said on standard error, exit status 1 (grep's convention, for scripts).
+    static func nothingFound(_ query: [String]) -> ExitCode {
+        let message = query.isEmpty ? "the library is empty: scan your music first (songbox scan ~/Music)"
+            : "no tracks match \(QueryArguments.join(query))"
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+        return ExitCode(1)
     }
 
     /// The aligned listing of `tracks`; nil when there are none.

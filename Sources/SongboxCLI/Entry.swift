@@ -14,7 +14,20 @@ public enum Entry {
     public static func main(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) {
         if let listing = QuickListing(arguments), listing.run() { return }
         if let script = QuickRun(arguments) { return script.run() }
+        refuseUnknownCommand(arguments)
         SongboxCommand.main()
+    }
+
+    /// `songbox lss`: an unknown command, said with the close ones.
+    static func refuseUnknownCommand(_ arguments: [String]) {
+        var rest = arguments[...]
+        _ = takeDatabase(&rest)
+        guard let word = rest.first, !word.hasPrefix("-") else { return }
+        let names = SongboxCommand.configuration.subcommands.map { $0._commandName } + ["help"]
+        guard !names.contains(word) else { return }
+        FileHandle.standardError.write(Data(("Error: unknown command '\(word)'" + Suggestions.phrase(for: word, among: names)
+            + "\n  See 'songbox --help' for the commands.\n").utf8))
+        exit(64)
     }
 
     /// `--db PATH` at the front of `rest`, taken off it; nil when it is not there.
@@ -76,8 +89,9 @@ struct QuickListing {
     /// Prints the listing; false (having printed nothing) when the quick read cannot answer.
     func run() -> Bool {
         guard let tracks = LibraryStore.quickSummaries(path: database ?? defaultDatabasePath(),
-                                                        matching: QueryArguments.join(query)) else { return false }
-        if let table = List.table(tracks) { print(table) }
+                                                        matching: QueryArguments.join(query)),
+              let table = List.table(tracks) else { return false }  // nothing found: said by the long way
+        print(table)
         return true
     }
 }

@@ -60,6 +60,7 @@ struct Play: ParsableCommand {
     var query: [String] = []
 
     func validate() throws {
+        try QueryArguments.refuseUnknownOptions(query, known: ["--output", "--fast", "--shuffle", "--volume", "--highlights"])
         if let volume, !(0...100).contains(volume) { throw ValidationError("--volume is 0 to 100, got \(volume)") }
     }
 

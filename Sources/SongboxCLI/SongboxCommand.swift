@@ -27,12 +27,23 @@ struct LibraryOptions: ParsableArguments {
 
     /// The library, able to read smart playlists defined by a script function (each read runs
     /// the script again, read-only; see `ScriptPlaylistRunner`).
-    func openStore() throws -> LibraryStore {
-        try Self.openStore(db)
+    func openStore(creating: Bool = false) throws -> LibraryStore {
+        try Self.openStore(db, creating: creating)
     }
 
-    static func openStore(_ db: String?) throws -> LibraryStore {
-        let store = try LibraryStore(path: db ?? defaultDatabasePath())
+    /// A library named with --db or $SONGBOX_DB must exist, unless the command makes one
+    /// (`creating`: scan), which then says so: a mistyped path is an error, not a new empty
+    /// library. The default location is made on demand.
+    static func openStore(_ db: String?, creating: Bool = false) throws -> LibraryStore {
+        let path = db ?? defaultDatabasePath()
+        let named = db != nil || ProcessInfo.processInfo.environment["SONGBOX_DB"].map { !$0.isEmpty } == true
+        let exists = FileManager.default.fileExists(atPath: path)
+        if named, !path.isEmpty, !exists, !creating {
+            throw SongboxError(.notFound, "there is no library at \(path)",
+                               hint: "check the path; to make a library there, scan into it: songbox --db \(path) scan /path/to/music")
+        }
+        let store = try LibraryStore(path: path)
+        if !exists, creating { FileHandle.standardError.write(Data("Made a new library at \(path)\n".utf8)) }
         store.scriptEvaluator = ScriptPlaylistRunner(logger: scriptLogger)
         return store
     }

@@ -273,8 +273,18 @@ extension LibraryStore {
         var smart: [String: LibraryQuery] = [:]
         var pending = query.playlistNames
         var seen = Set(pending)
+        // A name typed in the query itself must be a playlist (a typo is said, with the close
+        // names); one inside a stored smart query may have been renamed or deleted since: it
+        // matches nothing (the rename reported it).
+        let typed = expanding.isEmpty ? Set(pending) : []
         while let name = pending.popLast() {
-            guard let record = try PlaylistRecord.fetch(name, in: db) else { continue }
+            guard let record = try PlaylistRecord.fetch(name, in: db) else {
+                guard typed.contains(name) else { continue }
+                let names = try String.fetchAll(db, sql: "SELECT name FROM playlists ORDER BY name")
+                throw SongboxError(.notFound, "no playlist named '\(name)'" + Suggestions.phrase(for: name, among: names),
+                                   hint: names.isEmpty ? "there are no playlists yet: `songbox playlist save NAME QUERY` makes one"
+                                       : "`songbox playlist ls` lists them")
+            }
             if record.scriptPlaylist != nil, evaluated[name] == nil {
                 throw SongboxError(.scriptFailed, "smart playlist '\(name)' (a script function) could not be evaluated")
             }

@@ -1,4 +1,5 @@
 import Foundation
+import SongboxLibrary
 
 /// Runs the built `songbox` binary, as a user or a script would.
 public struct SongboxRunner: Sendable {
@@ -15,7 +16,12 @@ public struct SongboxRunner: Sendable {
     /// The database every run passes with `--db`.
     public let database: String
 
-    public init(database: String) { self.database = database }
+    /// A runner on `database`, made empty when missing: the commands that do not make a
+    /// library refuse a path where there is none.
+    public init(database: String) {
+        self.database = database
+        if !FileManager.default.fileExists(atPath: database) { _ = try? LibraryStore(path: database) }
+    }
 
     /// The `songbox` executable next to the test bundle (SwiftPM builds products into one folder).
     public static let executable: String = {

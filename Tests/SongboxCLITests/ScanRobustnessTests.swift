@@ -108,6 +108,8 @@ import Testing
             let command = asUser + [SongboxRunner.executable, "--db", songbox.database, "scan", music]
             return try SongboxRunner.run(executable: command[0], Array(command.dropFirst()))
         }
+        // The library is made by the scan, as that user (the runner made one as root).
+        try FileManager.default.removeItem(atPath: songbox.database)
         let first = try scan()
         #expect(first.stdout.contains("2 added"), "\(first.stdout)\(first.stderr)")
         try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: music + "/locked")

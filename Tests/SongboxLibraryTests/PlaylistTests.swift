@@ -166,7 +166,7 @@ import Testing
         #expect(try store.playlists().isEmpty)
         #expect(try store.tracks(matching: "").count == 4)
         #expect(try store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM playlist_items") } == 0)
-        #expect(try store.tracks(matching: "playlist:Mix").isEmpty)
+        #expect(songboxError { _ = try store.tracks(matching: "playlist:Mix") }?.code == .notFound)
     }
 
     @Test func removingATrackFromTheLibraryKeepsPositionsDense() throws {
@@ -273,8 +273,10 @@ import Testing
         // A smart playlist with a limit inside another keeps its limit.
         try store.saveSmartPlaylist(named: "Longest", query: "sort:-duration limit:1")
         #expect(try store.tracks(matching: "playlist:Longest, playlist:Longest").map(\.id) == [a])
-        // A name no playlist has matches nothing.
-        #expect(try store.tracks(matching: "playlist:Nothing").isEmpty)
+        // A name no playlist has, typed in a query, is an error that offers the close names.
+        #expect(songboxError { _ = try store.tracks(matching: "playlist:Nothing") }?.message == "no playlist named 'Nothing'")
+        #expect(songboxError { _ = try store.tracks(matching: "playlist:Outr") }?.message
+                == "no playlist named 'Outr' (did you mean 'Outer'?)")
     }
 
     @Test func aSmartPlaylistCannotBeMadeToIncludeItself() throws {
