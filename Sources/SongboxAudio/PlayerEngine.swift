@@ -192,7 +192,7 @@ public final class PlayerEngine {
         let rate = Double(decoder.format.sampleRate)
         let last = decoder.length.map { max(0, $0 - 1) } ?? Int.max
         do {
-            try decoder.seek(toFrame: min(last, Int((max(0, seconds) * rate).rounded())))
+            try decoder.seek(toFrame: min(last, Self.frameCount(seconds, rate: rate)))
         } catch {
             emit(.decodeError(item: item, message: error.description))
             return
@@ -307,7 +307,7 @@ public final class PlayerEngine {
         let rate = frameRate
         var wanted = min(settings.chunkFrames, max(1, maxFrames))
         if let end = item.track.highlight?.end, highlights {
-            wanted = min(wanted, max(0, Int((end * rate).rounded()) - decoder.position))
+            wanted = min(wanted, max(0, Self.frameCount(end, rate: rate) - decoder.position))
         }
         if let deadline = sleepDeadline {
             // Stop on the sleep timer's frame, not at the end of a chunk.
@@ -352,10 +352,18 @@ public final class PlayerEngine {
     /// Frames a second of the current track (44.1 kHz when none is open).
     public var frameRate: Double { Double(decoder?.format.sampleRate ?? 44_100) }
 
+    /// `seconds` as a count of frames at `rate`, rounded, clamped to 0 ... 2^62: a time from a
+    /// script or a file (NaN, infinite, 1e300) never traps the conversion to Int.
+    static func frameCount(_ seconds: Double, rate: Double, rounding: FloatingPointRoundingRule = .toNearestOrAwayFromZero) -> Int {
+        let frames = (seconds * rate).rounded(rounding)
+        guard frames > 0 else { return 0 }  // negative, zero or NaN
+        return frames < 0x1p62 ? Int(frames) : 1 << 62
+    }
+
     /// The frames `seconds` take at `frameRate`, rounded up, at least 1. A time a hair past a
     /// frame boundary (the clock is a sum of chunk lengths) does not cost a frame more.
     public func frames(in seconds: Double) -> Int {
-        max(1, Int((seconds * frameRate - 1e-6).rounded(.up)))
+        max(1, Self.frameCount(seconds - 1e-6 / frameRate, rate: frameRate, rounding: .up))
     }
 
     /// Renders exactly `seconds` more audio (to the frame), or until nothing plays. For tests.
@@ -363,7 +371,7 @@ public final class PlayerEngine {
     public func run(seconds: Double = .infinity) -> RenderResult {
         var left = seconds
         while left > 0 {
-            let frames = left.isFinite ? Int((left * frameRate).rounded()) : Int.max
+            let frames = Self.frameCount(left, rate: frameRate)
             guard frames > 0 else { break }
             let before = clock
             let result = render(maxFrames: frames)
@@ -426,7 +434,7 @@ public final class PlayerEngine {
             return
         }
         if highlights, let end = item.track.highlight?.end, let decoder,
-           decoder.position >= Int((end * Double(decoder.format.sampleRate)).rounded()) {
+           decoder.position >= Self.frameCount(end, rate: Double(decoder.format.sampleRate)) {
             trackReachedItsEnd(item)
         }
     }
@@ -521,7 +529,7 @@ public final class PlayerEngine {
         decoder = opened
         state = .playing
         let from = highlights ? (item.track.highlight?.start ?? 0) : seconds
-        if from > 0 { try? opened.seek(toFrame: Int((from * Double(opened.format.sampleRate)).rounded())) }
+        if from > 0 { try? opened.seek(toFrame: Self.frameCount(from, rate: Double(opened.format.sampleRate))) }
         if modes.random, randomHistory.last != id { randomHistory.append(id) }
         emit(.trackStarted(item: item, position: queue.position(of: id) ?? 0, reason: reason))
     }

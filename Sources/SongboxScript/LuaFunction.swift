@@ -56,22 +56,39 @@ public struct LuaArguments {
     }
 
     /// Argument `n` as an integer (floats with an exact integer value are accepted, as in Lua).
+    /// Within ±2^53 (`LuaValue.largestSafeNumber`): larger ones (`math.mininteger`) are refused.
     public func integer(_ n: Int) throws(LuaFunctionError) -> Int {
+        let value = try numberValue(n)
+        if let integer = value.intValue { return integer }
+        if case .number(let d) = value, d.isFinite, d.rounded() != d { throw .argument(n, "number has no integer representation") }
+        throw .argument(n, "integer out of range (at most 2^53 in size)")
+    }
+
+    private func numberValue(_ n: Int) throws(LuaFunctionError) -> LuaValue {
         guard n <= count, songbox_type(reader.L, Int32(n)) == LUA_TNUMBER else { throw .type(n, expected: "number") }
-        if songbox_isinteger(reader.L, Int32(n)) != 0 { return Int(songbox_tointeger(reader.L, Int32(n))) }
-        guard let value = LuaValue.number(songbox_tonumber(reader.L, Int32(n))).intValue else {
-            throw .argument(n, "number has no integer representation")
-        }
-        return value
+        if songbox_isinteger(reader.L, Int32(n)) != 0 { return .integer(Int(songbox_tointeger(reader.L, Int32(n)))) }
+        return .number(songbox_tonumber(reader.L, Int32(n)))
     }
 
     public func optionalInteger(_ n: Int) throws(LuaFunctionError) -> Int? {
         isNil(n) ? nil : try integer(n)
     }
 
+    /// Finite and within ±2^53: NaN, ±infinity and 1e300 are refused, never converted.
     public func number(_ n: Int) throws(LuaFunctionError) -> Double {
-        guard n <= count, songbox_type(reader.L, Int32(n)) == LUA_TNUMBER else { throw .type(n, expected: "number") }
-        return songbox_tonumber(reader.L, Int32(n))
+        let value = try numberValue(n)
+        if let number = value.doubleValue { return number }
+        if case .number(let d) = value, !d.isFinite { throw .argument(n, "number must be finite, got \(LuaJSON.formatNumber(d))") }
+        throw .argument(n, "number out of range (at most 2^53 in size)")
+    }
+
+    /// A number of seconds from 0 to `limit` (a duration, a delay, a position in a track).
+    public func seconds(_ n: Int, limit: Double) throws(LuaFunctionError) -> Double {
+        let seconds = try number(n)
+        guard seconds >= 0, seconds <= limit else {
+            throw .argument(n, "seconds must be from 0 to \(LuaJSON.formatNumber(limit)), got \(LuaJSON.formatNumber(seconds))")
+        }
+        return seconds
     }
 
     public func boolean(_ n: Int) throws(LuaFunctionError) -> Bool {

@@ -22,18 +22,26 @@ public enum LuaValue: Sendable, Equatable {
 
     public var stringValue: String? { if case .string(let s) = self { return s } else { return nil } }
 
+    /// The largest magnitude a script's number may have where Swift code uses it: 2^53, where
+    /// doubles stop being exact. Host code adds, subtracts and scales these numbers (a position
+    /// minus 1, seconds times a sample rate); a larger one is refused instead of trapping the
+    /// process on an overflow.
+    public static let largestSafeNumber = 1 << 53
+
+    /// An integer within ±2^53 (a float with an exact integer value counts); nil otherwise.
     public var intValue: Int? {
         switch self {
-        case .integer(let i): return i
-        case .number(let d) where d.rounded() == d && abs(d) < 9.0e18: return Int(d)
+        case .integer(let i) where i.magnitude <= UInt(Self.largestSafeNumber): return i
+        case .number(let d) where d.rounded() == d && d.magnitude <= Double(Self.largestSafeNumber): return Int(d)
         default: return nil
         }
     }
 
+    /// A finite number within ±2^53; nil for NaN, ±infinity, larger numbers and other types.
     public var doubleValue: Double? {
         switch self {
-        case .integer(let i): return Double(i)
-        case .number(let d): return d
+        case .integer(let i) where i.magnitude <= UInt(Self.largestSafeNumber): return Double(i)
+        case .number(let d) where d.isFinite && d.magnitude <= Double(Self.largestSafeNumber): return d
         default: return nil
         }
     }

@@ -70,6 +70,11 @@ public final class PlayerHost {
 public enum PlayerAPI {
     typealias Body = (LuaArguments) throws -> [LuaValue]
 
+    /// The longest fade (`player.fade{over=}`), in seconds: a day.
+    static let longestFade = 86_400.0
+    /// The longest sleep timer (`player.sleep(minutes)`): a year.
+    static let longestSleep = 525_600.0
+
     public static func install(on runtime: LuaRuntime, host: PlayerHost) throws(LuaScriptError) {
         let functions: [(String, Bool, Body)] = [
             ("queue.add", true, { args in try add(args, host) }),
@@ -170,7 +175,7 @@ public enum PlayerAPI {
         // A number is a position in seconds; a string with a sign ("+15", "-15") is relative.
         if args.typeName(1) == "string" {
             let text = try args.string(1)
-            guard let sign = text.first, sign == "+" || sign == "-", let delta = Double(text) else {
+            guard let sign = text.first, sign == "+" || sign == "-", let delta = Double(text), delta.isFinite else {
                 throw LuaFunctionError.argument(1, "expected seconds, or \"+N\" / \"-N\" to move from here, got '\(text)'")
             }
             return [.number(try host.control.perform { engine in engine.seek(by: delta); return engine.elapsed })]
@@ -184,8 +189,13 @@ public enum PlayerAPI {
         for key in options.keys where !["to", "over", "curve"].contains(key) {
             throw LuaFunctionError.argument(1, "unknown option '\(key)' (options: to, over, curve)")
         }
-        guard let to = options["to"]?.doubleValue else { throw LuaFunctionError.argument(1, "'to' (a volume 0-100) is required") }
-        let over = options["over"]?.doubleValue ?? 0
+        guard let to = options["to"]?.doubleValue, (0...100).contains(to) else {
+            throw LuaFunctionError.argument(1, "'to' (a volume from 0 to 100) is required")
+        }
+        let over = options["over"].map { $0.doubleValue ?? .nan } ?? 0
+        guard (0...Self.longestFade).contains(over) else {
+            throw LuaFunctionError.argument(1, "'over' is seconds from 0 to \(Int(Self.longestFade)) (a day)")
+        }
         let curve: FadeCurve
         switch options["curve"] ?? .nil {
         case .nil, .string("linear"): curve = .linear
@@ -235,9 +245,11 @@ public enum PlayerAPI {
         case .nil, .boolean(false): timer = nil
         case .string("track"): timer = .endOfTrack
         case .string("queue"): timer = .endOfQueue
-        case let value where value.doubleValue.map { $0 > 0 } == true: timer = .after(seconds: value.doubleValue! * 60)
+        case let value where value.doubleValue.map { $0 > 0 && $0 <= Self.longestSleep } == true:
+            timer = .after(seconds: value.doubleValue! * 60)
         default:
-            throw LuaFunctionError.argument(1, "expected minutes (a positive number), \"track\", \"queue\", or false to cancel")
+            throw LuaFunctionError.argument(1, "expected minutes (a positive number up to \(Int(Self.longestSleep))), \"track\", "
+                                               + "\"queue\", or false to cancel")
         }
         try host.control.perform { $0.setSleepTimer(timer) }
         return [.boolean(true)]

@@ -19,6 +19,7 @@ enum Prelude {
         local known = {}
         for name in ("\(events.joined(separator: " "))"):gmatch("%S+") do known[name] = true end
 
+        local longest = 31622400  -- a year (366 days) of seconds: the longest delay or interval
         local handlers = {}   -- event name -> list of { id, fn }
         local timers = {}     -- id -> { at, every, fn }
         local last_id, now = 0, 0
@@ -60,10 +61,12 @@ enum Prelude {
 
         local function timer(name, seconds, fn, every)
           check(name, 1, seconds, "number")
-          if seconds < 0 or seconds ~= seconds or (every and seconds < 0.01) then
+          -- NaN, negative, infinite or over a year: refused (a timer never fires at math.huge).
+          if not (seconds >= 0 and seconds <= longest) or (every and seconds < 0.01) then
             -- Level 2: songbox.after/every tail-call this function, so the caller is next.
             error(format("bad argument #1 to '%s' (%s)", name,
-              every and "the interval must be at least 0.01 seconds" or "seconds must be 0 or more"), 2)
+              every and "the interval must be from 0.01 seconds to a year (31622400)"
+                or "seconds must be from 0 to a year (31622400)"), 2)
           end
           check(name, 2, fn, "function")
           last_id = last_id + 1

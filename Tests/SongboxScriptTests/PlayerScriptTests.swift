@@ -77,6 +77,14 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: wav))
     }
 
+    @Test func hostileNumbersAreErrorsNotCrashes() throws {
+        try makeLibrary()
+        let output = try run("player-hostile-numbers.lua", output: "null")
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(oks(output) == ["playlists", "queue and player"], "\(output.stdout)")
+        #expect(output.lines.last == "survived")
+    }
+
     @Test func handlersAndTimersOnTheAudioClock() throws {
         try makeLibrary()
         let output = try run("player-events.lua")

@@ -13,10 +13,15 @@ wrong("bad argument #1 to 'songbox.on' (unknown event 'track_start')", function(
 wrong("bad argument #1 to 'songbox.on' (string expected, got number)", function() sb.on(1, print) end)
 wrong("bad argument #2 to 'songbox.on' (function expected, got nil)", function() sb.on("paused") end)
 wrong("bad argument #1 to 'songbox.after' (number expected, got string)", function() sb.after("1", print) end)
-wrong("bad argument #1 to 'songbox.after' (seconds must be 0 or more)", function() sb.after(-1, print) end)
-wrong("bad argument #1 to 'songbox.after' (seconds must be 0 or more)", function() sb.after(0 / 0, print) end)
+local delay = "bad argument #1 to 'songbox.after' (seconds must be from 0 to a year (31622400))"
+wrong(delay, function() sb.after(-1, print) end)
+wrong(delay, function() sb.after(0 / 0, print) end)
+wrong(delay, function() sb.after(math.huge, print) end)
+wrong(delay, function() sb.after(1e300, print) end)
+wrong("bad argument #1 to 'songbox.every' (the interval must be from 0.01 seconds to a year (31622400))",
+  function() sb.every(math.huge, print) end)
 wrong("bad argument #2 to 'songbox.after' (function expected, got table)", function() sb.after(1, {}) end)
-wrong("bad argument #1 to 'songbox.every' (the interval must be at least 0.01 seconds)", function() sb.every(0.001, print) end)
+wrong("bad argument #1 to 'songbox.every' (the interval must be from 0.01 seconds to a year (31622400))", function() sb.every(0.001, print) end)
 wrong("bad argument #2 to 'songbox.every' (function expected, got nil)", function() sb.every(1) end)
 lib.ok("argument errors")
 

@@ -162,7 +162,9 @@ wrong("bad argument #1 to 'seek' (expected seconds, or \"+N\" / \"-N\" to move f
 wrong("bad argument #1 to 'seek' (expected seconds, or \"+N\" / \"-N\" to move from here, got '+x')", function() sb.player.seek("+x") end)
 wrong("bad argument #1 to 'volume' (number expected, got string)", function() sb.player.volume("loud") end)
 wrong("bad argument #1 to 'fade' (table expected, got number)", function() sb.player.fade(10) end)
-wrong("bad argument #1 to 'fade' ('to' (a volume 0-100) is required)", function() sb.player.fade({ over = 2 }) end)
+wrong("bad argument #1 to 'fade' ('to' (a volume from 0 to 100) is required)", function() sb.player.fade({ over = 2 }) end)
+wrong("bad argument #1 to 'fade' ('to' (a volume from 0 to 100) is required)", function() sb.player.fade({ to = 0 / 0 }) end)
+wrong("bad argument #1 to 'fade' ('over' is seconds from 0 to 86400 (a day))", function() sb.player.fade({ to = 5, over = math.huge }) end)
 wrong("bad argument #1 to 'fade' (unknown option 'speed' (options: to, over, curve))", function() sb.player.fade({ to = 1, speed = 2 }) end)
 wrong("bad argument #1 to 'fade' ('curve' must be \"linear\" or \"log\", got cubic)", function() sb.player.fade({ to = 1, curve = "cubic" }) end)
 wrong("bad argument #1 to 'set' (table expected, got boolean)", function() sb.player.set(true) end)
@@ -171,7 +173,7 @@ wrong("bad argument #1 to 'set' ('highlights' must be a boolean, got string)", f
 wrong("bad argument #1 to 'set' ('single' must be true, false or \"oneshot\")", function() sb.player.set({ single = 1 }) end)
 wrong("bad argument #1 to 'set' ('consume' must be true, false or \"oneshot\")", function() sb.player.set({ consume = "twice" }) end)
 wrong("bad argument #1 to 'set' (unknown option 'loop' (options: repeat, random, single, consume, highlights))", function() sb.player.set({ loop = true }) end)
-local minutes = "(expected minutes (a positive number), \"track\", \"queue\", or false to cancel)"
+local minutes = "(expected minutes (a positive number up to 525600), \"track\", \"queue\", or false to cancel)"
 wrong("bad argument #1 to 'sleep' " .. minutes, function() sb.player.sleep(-1) end)
 wrong("bad argument #1 to 'sleep' " .. minutes, function() sb.player.sleep(0) end)
 wrong("bad argument #1 to 'sleep' " .. minutes, function() sb.player.sleep("album") end)
