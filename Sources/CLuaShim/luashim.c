@@ -94,8 +94,11 @@ static void *sb_alloc(void *ud, void *block, size_t old_size, size_t new_size) {
 
 static void sb_hook(lua_State *L, lua_Debug *ar);
 
-/// Raises the stop error (only from C functions or the hook).
+/// Raises the stop error (only from C functions or the hook). The thread it is raised in then
+/// raises again on every instruction: hooks are per thread in Lua 5.4, so each thread is made
+/// to at its first contact with the stopped state (a hook firing, a resume, a bridge call).
 static int sb_raise_stop(lua_State *L, songbox_state *S) {
+    lua_sethook(L, sb_hook, LUA_MASKCOUNT, 1);
     // lua_pushfstring, not luaL_error: the location is the one recorded when the limit was hit.
     if (S->stop == SONGBOX_STOP_MEMORY)
         lua_pushfstring(L, "%s: memory limit of %d MB exceeded", S->stop_location,
@@ -278,6 +281,8 @@ static int sb_argerror(lua_State *L, int arg, const char *extra) {
 /// Swift runs and returns a status; only then, back in C, may an error be raised.
 static int sb_trampoline(lua_State *L) {
     songbox_state *S = sb_get(L);
+    // Once stopped, no songbox.* call succeeds, from any thread.
+    if (S->stop != SONGBOX_STOP_NONE) return sb_raise_stop(L, S);
     int function = (int)lua_tointeger(L, lua_upvalueindex(1));
     int flags = (int)lua_tointeger(L, lua_upvalueindex(2));
     if (flags & SONGBOX_FUNCTION_MESSAGE) sb_message_arguments(L);
@@ -469,10 +474,25 @@ static int sb_coroutine_close(lua_State *L) {
     return lua_gettop(L);
 }
 
+/// coroutine.create and coroutine.resume (upvalue 1: the original): once the state is stopped
+/// no thread is made and none runs, and a resume that the stop ended raises the stop error in
+/// the resumer instead of returning false to it (a tree of coroutines catching each other's
+/// errors ran on for as long as it was let).
+static int sb_coroutine_guard(lua_State *L) {
+    songbox_state *S = sb_get(L);
+    if (S->stop != SONGBOX_STOP_NONE) return sb_raise_stop(L, S);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    if (S->stop != SONGBOX_STOP_NONE) return sb_raise_stop(L, S);
+    return lua_gettop(L);
+}
+
 /// The function coroutine.wrap returns (upvalue 1: the coroutine), as Lua's auxwrap, except
 /// that a coroutine that failed because the state was stopped is not closed.
 static int sb_auxwrap(lua_State *L) {
     songbox_state *S = sb_get(L);
+    if (S->stop != SONGBOX_STOP_NONE) return sb_raise_stop(L, S);
     lua_State *co = lua_tothread(L, lua_upvalueindex(1));
     int narg = lua_gettop(L), nres = 0;
     if (!lua_checkstack(co, narg)) return luaL_error(L, "too many arguments to resume");
@@ -504,6 +524,8 @@ static int sb_auxwrap(lua_State *L) {
 }
 
 static int sb_coroutine_wrap(lua_State *L) {
+    songbox_state *S = sb_get(L);
+    if (S->stop != SONGBOX_STOP_NONE) return sb_raise_stop(L, S);
     luaL_checktype(L, 1, LUA_TFUNCTION);
     lua_State *co = lua_newthread(L);
     lua_pushvalue(L, 1);
@@ -753,6 +775,8 @@ static int sb_setup_p(lua_State *L) {
         sb_wrap(L, 2, "xpcall", sb_xpcall);
         lua_getfield(L, 2, "coroutine");  // 4
         sb_wrap(L, 4, "close", sb_coroutine_close);
+        sb_wrap(L, 4, "create", sb_coroutine_guard);
+        sb_wrap(L, 4, "resume", sb_coroutine_guard);
         lua_pushcfunction(L, sb_coroutine_wrap);
         lua_setfield(L, 4, "wrap");
         lua_pop(L, 1);

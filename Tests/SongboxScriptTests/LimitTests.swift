@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct LimitTests {
     static let instructionEscapes = [
-        "loop", "pcall_loop", "pcall_catch_all", "xpcall_handler", "coroutine_loop", "coroutine_wrap", "yield_loop",
+        "loop", "pcall_loop", "pcall_catch_all", "xpcall_handler", "coroutine_loop", "coroutine_wrap", "coroutine_tree", "yield_loop",
         "sort_comparator", "gsub_callback", "gsub_pcall", "close_loop", "close_in_coroutine", "close_in_wrap",
         "pattern_backtracking", "pattern_gmatch", "pattern_gsub", "pattern_match", "pattern_balance", "pattern_backref",
         "plain_find", "table_move", "table_insert_len",
@@ -27,6 +27,23 @@ import Testing
         #expect(try TestRuntime().runtime.run(source: "return 1 + 1") == [.integer(2)])
     }
 
+    /// Hooks are per thread in Lua 5.4: once the budget stops the state, every coroutine (old or
+    /// new) must stop too, and no bridge call may succeed from any of them.
+    @Test func aStoppedStateRunsNoCoroutineAndTheBridgeRefusesEveryCall() throws {
+        let lua = try TestRuntime(limits: .init(instructions: 1_000_000))
+        let calls = Captured<Bool>()  // whether the state was stopped at each call that got through
+        try lua.runtime.register("tick") { [weak runtime = lua.runtime] _ in
+            calls.append(runtime?.isStopped ?? true)
+            return []
+        }
+        let error = try #require(lua.failure { try $0.run(file: luaFolder + "/limits.lua", displayName: "limits.lua", arguments: ["coroutine_tree"]) })
+        #expect(error.kind == .instructionLimit, "\(error)")
+        #expect(error.message.hasSuffix(": instruction limit of 1000000 exceeded"), "\(error)")
+        #expect(calls.all.contains(false))  // the tree called the bridge before the stop ...
+        #expect(!calls.all.contains(true))  // ... and never after it
+        #expect(lua.runtime.stackImbalances == 0)
+    }
+
     static let memoryEscapes = ["string_rep", "string_rep_pcall", "table_growth", "string_doubling", "string_table", "memory_pcall"]
 
     @Test(arguments: memoryEscapes)
@@ -43,7 +60,7 @@ import Testing
         let lua = try TestRuntime(limits: .init(instructions: 1_000_000_000, memory: 512 << 20))
         let error = try #require(lua.failure { try $0.run(file: luaFolder + "/limits.lua", displayName: "limits.lua", arguments: ["recursion"]) })
         #expect(error.kind == .runtime, "\(error)")
-        #expect(error.message.contains("limits.lua:86: stack overflow"), "\(error)")
+        #expect(error.message.contains("limits.lua:102: stack overflow"), "\(error)")
         // Under the default cap the stack hits the memory limit first, which is as clean.
         let capped = try TestRuntime(limits: .init(instructions: 1_000_000_000, memory: 16 << 20))
         let cappedError = try #require(capped.failure { try $0.run(file: luaFolder + "/limits.lua", displayName: "limits.lua", arguments: ["recursion"]) })

@@ -131,6 +131,27 @@ import Testing
         #expect(firstLine(memory.stderr).hasSuffix("memory limit of 8 MB exceeded"), "\(memory.stderr)")
     }
 
+    /// A tree of coroutines that catch each other's budget errors and keep writing state: the
+    /// run ends with the budget error (it used to run on for as long as it was let; that no
+    /// bridge call succeeds after the stop is LimitTests.aStoppedStateRunsNoCoroutine...).
+    @Test func aStoppedScriptEndsInEveryCoroutineAndWritesNoMore() throws {
+        let tree = try script("tree.lua", """
+            local sb = require "songbox"
+            local n = 0
+            local function grow()
+              while true do
+                coroutine.resume(coroutine.create(grow))
+                n = n + 1
+                pcall(sb.state.set, "n", n)
+              end
+            end
+            grow()
+            """)
+        let output = try songbox.run(["run", "--instruction-limit", "1000000", tree])
+        #expect(output.status == 1)
+        #expect(firstLine(output.stderr).hasSuffix("instruction limit of 1000000 exceeded"), "\(output.stderr)")
+    }
+
     @Test func requireFindsModulesNextToTheScript() throws {
         _ = try script("util.lua", "return { greet = function(n) return 'hi ' .. n end }")
         let main = try script("main.lua", "print(require('util').greet('there'))")

@@ -21,6 +21,22 @@ local escapes = {
     while true do coroutine.resume(coroutine.create(function() while true do end end)) end
   end,
   coroutine_wrap = function() coroutine.wrap(function() while true do end end)() end,
+  -- A tree of coroutines, each catching its children's errors with resume and going on, making
+  -- new ones and calling the bridge (issue 17, hole 1).
+  coroutine_tree = function()
+    local function grow()
+      while true do
+        for _ = 1, 4 do
+          coroutine.resume(coroutine.create(grow))
+          pcall(coroutine.wrap(grow))
+          pcall(songbox.tick)
+        end
+        local x = 0
+        for _ = 1, 100000 do x = x + 1 end
+      end
+    end
+    grow()
+  end,
   yield_loop = function()
     local co = coroutine.wrap(function() while true do coroutine.yield() end end)
     while true do co() end
