@@ -595,18 +595,22 @@ static int sb_readonly(lua_State *L) {
     return luaL_error(L, "%s is read-only (cannot set '%s')", lua_tostring(L, lua_upvalueindex(1)), key);
 }
 
-static int sb_next(lua_State *L) {
-    luaL_checktype(L, 1, LUA_TTABLE);
+/// The iterator pairs(proxy) returns: next over the real table (upvalue 1), which the script
+/// never gets (the loop's state value is the proxy).
+static int sb_proxy_next(lua_State *L) {
     lua_settop(L, 2);
-    if (lua_next(L, 1)) return 2;
+    lua_pushvalue(L, 2);
+    if (lua_next(L, lua_upvalueindex(1))) return 2;
     lua_pushnil(L);
     return 1;
 }
 
-/// pairs(proxy) walks the real table.
+/// pairs(proxy) walks the real table without handing it out: `local _, t = pairs(songbox)`
+/// gives the read-only proxy back, not a table a script could write.
 static int sb_proxy_pairs(lua_State *L) {
-    lua_pushcfunction(L, sb_next);
     lua_pushvalue(L, lua_upvalueindex(1));
+    lua_pushcclosure(L, sb_proxy_next, 1);
+    lua_pushvalue(L, 1);
     lua_pushnil(L);
     return 3;
 }

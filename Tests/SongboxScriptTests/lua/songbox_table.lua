@@ -22,6 +22,23 @@ local names = {}
 for name in pairs(songbox.json) do names[#names + 1] = name end
 table.sort(names)
 assert(table.concat(names, ",") == "decode,encode", table.concat(names, ","))
+-- No route hands out a writable table behind a proxy (issue 17, hole 5): pairs' state value is
+-- the proxy itself, for songbox and for every sub-table; next and rawget see an empty proxy.
+local function check(proxy, path)
+  local iterator, state, first = pairs(proxy)
+  assert(state == proxy and first == nil, path .. ": pairs handed out another table")
+  assert(next(proxy) == nil and rawget(proxy, "x") == nil, path .. ": the proxy holds something")
+  refuses("read-only", function() state.patched = true end)
+  refuses("songbox tables are read-only", rawset, state, "patched", true)
+  local count = 0
+  for key, value in iterator, state, first do
+    count = count + 1
+    if type(value) == "table" and getmetatable(value) ~= nil then check(value, path .. "." .. key) end
+  end
+  assert(count > 0 or path == "songbox.args", path .. ": pairs walks nothing")
+end
+check(songbox, "songbox")
+assert(require("songbox").json.encode({ 1 }) == "[1]", "the module is as it was")
 -- The global can be shadowed by the script itself, not the module.
 songbox = nil
 assert(require("songbox").log ~= nil)
