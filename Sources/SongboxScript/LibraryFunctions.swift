@@ -251,14 +251,12 @@ extension LibraryAPI {
 
         /// A list of track ids or tracks.
         func trackIDs(_ args: LuaArguments, _ n: Int) throws(LuaFunctionError) -> [Int64] {
-            guard let items = try args.table(n).arrayValue else {
-                throw LuaFunctionError.argument(n, "expected a list of tracks or ids")
-            }
-            return try items.enumerated().map { index, item throws(LuaFunctionError) in
-                guard let id = LibraryAPI.trackID(item) else {
-                    throw LuaFunctionError.argument(n, "item \(index + 1) is not a track or an id (\(item.typeName))")
-                }
-                return id
+            switch args.trackIDList(n) {
+            case .success(let ids)?: return ids
+            case .failure(let bad)?: throw LuaFunctionError.argument(n, "item \(bad.position) is not a track or an id (\(bad.type))")
+            case nil:
+                if args.typeName(n) == "table" { throw LuaFunctionError.argument(n, "expected a list of tracks or ids") }
+                throw LuaFunctionError.type(n, expected: "table")
             }
         }
     }

@@ -102,6 +102,18 @@ public struct LuaArguments {
         return try value(n)
     }
 
+    /// Argument `n` as one track id: an id, or a table with an integer `id` (else `track_id`).
+    public func trackID(_ n: Int) -> Int64? {
+        n <= count ? reader.trackID(at: Int32(n)) : nil
+    }
+
+    /// Argument `n` as a list of track ids (ids or track tables), read in place without
+    /// converting whole track tables; nil when it is not a table, the first bad item (its place
+    /// and type) as the failure.
+    public func trackIDList(_ n: Int) -> Result<[Int64], LuaStackReader.BadItem>? {
+        n <= count ? reader.trackIDs(at: Int32(n)) : nil
+    }
+
     public func optionalTable(_ n: Int) throws(LuaFunctionError) -> LuaValue? {
         // Not `isNil(n) ? nil : ...`: LuaValue is ExpressibleByNilLiteral, so that `nil` would be
         // `.some(.nil)`.

@@ -133,7 +133,7 @@ public enum PlayerAPI {
     // MARK: Functions
 
     private static func add(_ args: LuaArguments, _ host: PlayerHost) throws -> [LuaValue] {
-        let ids = try trackIDs(try args.value(1), argument: 1)
+        let ids = try trackIDs(args, 1)
         let options = try args.optionalTable(2)?.tableValue ?? [:]
         for key in options.keys where !["at", "lane"].contains(key) {
             throw LuaFunctionError.argument(2, "unknown option '\(key)' (options: at, lane)")
@@ -350,21 +350,15 @@ public enum PlayerAPI {
         return table
     }
 
-    /// Track ids from an id, a track table, or a list of either.
-    private static func trackIDs(_ value: LuaValue, argument: Int) throws -> [Int64] {
-        func id(_ element: LuaValue) -> Int64? {
-            if let n = element.intValue { return Int64(n) }
-            return element.tableValue?["id"]?.intValue.map(Int64.init)
-        }
-        if let single = id(value) { return [single] }
-        guard let items = value.arrayValue else {
-            throw LuaFunctionError.argument(argument, "expected a track, a track id, or a list of them, got \(value.typeName)")
-        }
-        return try items.enumerated().map { index, item in
-            guard let found = id(item) else {
-                throw LuaFunctionError.argument(argument, "item \(index + 1) is not a track or a track id (\(item.typeName))")
-            }
-            return found
+    /// Track ids from an id, a track table, or a list of either (read in place).
+    private static func trackIDs(_ args: LuaArguments, _ n: Int) throws -> [Int64] {
+        if let single = args.trackID(n) { return [single] }
+        switch args.trackIDList(n) {
+        case .success(let ids)?: return ids
+        case .failure(let bad)?:
+            throw LuaFunctionError.argument(n, "item \(bad.position) is not a track or a track id (\(bad.type))")
+        case nil:
+            throw LuaFunctionError.argument(n, "expected a track, a track id, or a list of them, got \(args.isNil(n) ? "nil" : args.typeName(n))")
         }
     }
 

@@ -152,6 +152,38 @@ import Testing
         #expect(firstLine(output.stderr).hasSuffix("instruction limit of 1000000 exceeded"), "\(output.stderr)")
     }
 
+    /// 24 small tables in Lua, 16 million nodes as a tree: every conversion stops at its bound
+    /// with a clear error instead of eating the machine's memory.
+    @Test func sharedSubTablesHitTheConversionBoundNotTheMachine() throws {
+        let bomb = try script("shared.lua", """
+            local sb = require "songbox"
+            local t = {}
+            for _ = 1, 24 do t = { t, t } end
+            local s = ("x"):rep(1 << 20)
+            local strings = {}
+            for i = 1, 100 do strings[i] = s end
+            for _, call in ipairs({
+              function() return sb.json.encode(t) end,
+              function() return sb.library.find({ year = t }) end,
+              function() return sb.json.encode(strings) end,
+              function() return sb.state.set("x", t) end,
+            }) do
+              -- An error, or a soft failure (nil, message) where the function returns those.
+              local ok, result, message = pcall(call)
+              local err = assert(ok and result == nil and message or not ok and result, "converted")
+              print(err:match("too large to convert %b()") or err)
+            end
+            """)
+        let output = try songbox.run(["run", bomb])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.lines == [
+            "too large to convert (over 250000 values; shared tables count each time they appear)",
+            "too large to convert (over 250000 values; shared tables count each time they appear)",
+            "too large to convert (over 64 MiB of text; shared strings count each time they appear)",
+            "too large to convert (over 250000 values; shared tables count each time they appear)",
+        ], "\(output.stdout)")
+    }
+
     @Test func requireFindsModulesNextToTheScript() throws {
         _ = try script("util.lua", "return { greet = function(n) return 'hi ' .. n end }")
         let main = try script("main.lua", "print(require('util').greet('there'))")
