@@ -69,6 +69,8 @@ struct Run: ParsableCommand {
             // Lua's bytes as they are (through stdio, as Swift's print, so the order holds).
             _ = fwrite(bytes.baseAddress, 1, bytes.count, stdout)
         }
+        // The user's own rights, except over songbox's files (the library's are always kept).
+        runtime.fileAccess = FileAccess.user.protecting([SongboxConfig.defaultPath()])
         let loop = ScriptEventLoop(runtime: runtime, host: host) { message in
             FileHandle.standardError.write(Data("\(message)\n".utf8))
         }

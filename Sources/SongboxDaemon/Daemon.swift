@@ -39,7 +39,7 @@ public final class Daemon: ControlCommands, Sendable {
     let session: PlaybackSession
     let plugins: PluginSet
     let logger: Logger
-    private let config: Mutex<SongboxConfig>
+    private let config: CurrentConfig
     private let scanning = Mutex(false)
 
     /// Opens the library and the output and loads the plugins; nothing is served yet.
@@ -47,7 +47,8 @@ public final class Daemon: ControlCommands, Sendable {
         self.options = options
         self.logger = logger
         let config = try SongboxConfig.load(from: options.configPath)
-        self.config = Mutex(config)
+        let current = CurrentConfig(config)
+        self.config = current
         let store = try LibraryStore(path: options.database, access: .shared)
         self.store = store
         let outputText = options.output ?? ProcessInfo.processInfo.environment["SONGBOX_OUTPUT"] ?? config.output
@@ -62,7 +63,7 @@ public final class Daemon: ControlCommands, Sendable {
             // Each plugin's own handle on the one player (made on the plugin's thread).
             store: store, player: { PlayerHost(store: store) { .threaded(session, events: Mailbox()) } },
             limits: Daemon.pluginLimits,
-            options: { [config] in config.pluginOptions }, logger: logger,
+            options: { current.value.pluginOptions }, logger: logger,
             output: { name, text in
                 // A plugin's print, one line each, named.
                 FileHandle.standardOutput.write(Data("[\(name)] \(text)".utf8))
@@ -71,6 +72,15 @@ public final class Daemon: ControlCommands, Sendable {
                 let elapsed = ContinuousClock.now - start
                 return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             })
+        // A plugin reads and writes files only in its own folder beside the library
+        // (plugins/NAME, made on demand) and the folders granted to it by name.
+        let dataFolder = (options.database as NSString).deletingLastPathComponent + "/plugins"
+        let configPath = options.configPath
+        environment.fileAccess = { name in
+            let own = dataFolder + "/" + name
+            try? FileManager.default.createDirectory(atPath: own, withIntermediateDirectories: true)
+            return FileAccess(protected: [configPath], folders: [own] + (current.value.grants[name] ?? []))
+        }
         environment.policy.firstPause = config.pluginRestartPause
         environment.policy.longestPause = max(60, config.pluginRestartPause)
         environment.policy.failuresBeforeDisabling = config.pluginFailures
@@ -84,7 +94,7 @@ public final class Daemon: ControlCommands, Sendable {
 
     /// Serves until SIGTERM or SIGINT, then stops cleanly.
     public func run() async throws {
-        let socketPath = options.socketPath ?? config.withLock { $0.socket } ?? defaultControlSocketPath()
+        let socketPath = options.socketPath ?? config.value.socket ?? defaultControlSocketPath()
         let server = try ControlServer(path: socketPath, commands: self)
         logger.info("songbox daemon: listening on \(socketPath), playing to the configured output")
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
@@ -126,7 +136,7 @@ public final class Daemon: ControlCommands, Sendable {
     func reload() {
         do {
             let fresh = try SongboxConfig.load(from: options.configPath)
-            config.withLock { $0 = fresh }
+            config.value = fresh
         } catch {
             logger.error("the config file was not reloaded: \(error)")
         }
@@ -136,7 +146,7 @@ public final class Daemon: ControlCommands, Sendable {
 
     func pluginFolders() -> [String] {
         if let folders = options.pluginFolders { return folders }
-        let user = config.withLock { $0.pluginFolder } ?? SongboxConfig.defaultPath()
+        let user = config.value.pluginFolder ?? SongboxConfig.defaultPath()
             .replacingOccurrences(of: "/config", with: "/plugins", options: .backwards)
         return [Self.bundledPluginFolder, user].compactMap { $0 }
     }
@@ -157,7 +167,7 @@ public final class Daemon: ControlCommands, Sendable {
         }) else { return false }
         defer { scanning.withLock { $0 = false } }
         var scanner = LibraryScanner(store: store, logger: logger)
-        let settings = config.withLock { $0 }
+        let settings = config.value
         scanner.missingGrace = settings.missingDays * 86_400
         do {
             var folders = options.musicFolders ?? settings.musicFolders
@@ -174,7 +184,7 @@ public final class Daemon: ControlCommands, Sendable {
         return true
     }
 
-    var rescanInterval: Double { config.withLock { $0.rescanMinutes } * 60 }
+    var rescanInterval: Double { config.value.rescanMinutes * 60 }
 
     // MARK: Control commands
 
@@ -292,5 +302,17 @@ struct RescanService: Service {
             guard slept != nil, !Task.isShuttingDownGracefully else { return }
             _ = await Task.detached { daemon.rescan() }.value
         }
+    }
+}
+
+/// The config as last read: SIGHUP replaces it, plugins read their options and grants from it.
+final class CurrentConfig: Sendable {
+    private let storage: Mutex<SongboxConfig>
+
+    init(_ config: SongboxConfig) { storage = Mutex(config) }
+
+    var value: SongboxConfig {
+        get { storage.withLock { $0 } }
+        set { storage.withLock { $0 = newValue } }
     }
 }

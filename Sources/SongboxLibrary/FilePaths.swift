@@ -39,6 +39,16 @@ enum FilePaths {
         path == folder || path.hasPrefix(folder == "/" ? "/" : folder + "/")
     }
 
+    /// Where writing `path` lands: its real path when it exists (a symlink followed), else its
+    /// folder's real path and its name.
+    static func resolvedForWriting(_ path: String) -> String {
+        let absolute = absolute(path)
+        if let real = real(absolute) { return real }
+        let name = String(absolute.split(separator: "/").last ?? "")
+        let folder = parent(absolute)
+        return (real(folder) ?? folder).appending(folder == "/" ? name : "/" + name)
+    }
+
     /// Absolute and symlink-free when it exists, as library paths are; else only absolute.
     static func resolved(_ path: String) -> String {
         let absolute = absolute(path)

@@ -83,9 +83,12 @@ extension LibraryStore {
 
     /// Writes the playlist to the file `path` (replacing it), in `format` or, when nil, the
     /// format its extension names (M3U8 for any other extension). Returns the number of tracks.
+    /// The file is written whole or not at all (a temporary file renamed over it), and never over
+    /// the library's own database (`access` may protect more, or keep to some folders).
     @discardableResult
     public func exportPlaylist(named name: String, to path: String, format: PlaylistFileFormat? = nil,
-                               now: Date = Date()) throws(SongboxError) -> Int {
+                               access: FileAccess = .user, now: Date = Date()) throws(SongboxError) -> Int {
+        let path = try access.protecting(managedFiles).check(path, writing: true)
         let format = format ?? PlaylistFileFormat(path: path) ?? .m3u8
         let folder = FilePaths.resolved((FilePaths.absolute(path) as NSString).deletingLastPathComponent)
         let playlist = try playlist(named: name, now: now)
@@ -153,7 +156,9 @@ extension LibraryStore {
     /// niqqud and accents do not matter).
     @discardableResult
     public func importPlaylist(from path: String, name: String? = nil, format: PlaylistFileFormat? = nil,
-                               replace: Bool = false, now: Date = Date()) throws(SongboxError) -> PlaylistImportReport {
+                               replace: Bool = false, access: FileAccess = .user,
+                               now: Date = Date()) throws(SongboxError) -> PlaylistImportReport {
+        _ = try access.check(path, writing: false)
         guard let data = FileManager.default.contents(atPath: path) else {
             let exists = FileManager.default.fileExists(atPath: path)
             throw SongboxError(exists ? .unreadableFile : .notFound,

@@ -20,6 +20,7 @@ import SongboxLibrary
 /// socket = /run/songbox/control.sock  # the daemon's control socket
 /// plugin_restart_pause = 1  # seconds before a failed plugin is restarted (doubling each time)
 /// plugin_failures = 5     # failures within 10 minutes before a plugin is disabled
+/// grant.alarm = /home/pi/sounds  # a folder the daemon's plugin alarm.lua may read and write
 /// plugin.top10.limit = 20 # songbox.options.limit for plugins/top10.lua
 /// ```
 public struct SongboxConfig: Sendable, Equatable {
@@ -40,6 +41,8 @@ public struct SongboxConfig: Sendable, Equatable {
     public var pluginRestartPause = 1.0
     /// Failures within ten minutes after which a plugin is disabled.
     public var pluginFailures = 5
+    /// Folders granted to daemon plugins by name (`grant.NAME = DIR`), beyond their own folder.
+    public var grants: [String: [String]] = [:]
     /// Options by plugin name, as written (typed when they reach Lua).
     public var pluginOptions: [String: [String: String]] = [:]
 
@@ -89,6 +92,14 @@ public struct SongboxConfig: Sendable, Equatable {
     }
 
     private mutating func set(_ key: String, _ value: String, at place: String) throws(SongboxError) {
+        if key.hasPrefix("grant.") {
+            let name = String(key.dropFirst("grant.".count))
+            guard !name.isEmpty, !name.contains("."), value.hasPrefix("/") || value.hasPrefix("~/") else {
+                throw SongboxError(.invalidArgument, "a grant is grant.PLUGIN = /absolute/folder, got '\(key) = \(value)'", at: place)
+            }
+            grants[name, default: []].append(Self.expandingHome(value))
+            return
+        }
         if key.hasPrefix("plugin.") {
             let parts = key.split(separator: ".", maxSplits: 2, omittingEmptySubsequences: false)
             guard parts.count == 3, !parts[1].isEmpty, !parts[2].isEmpty else {
@@ -133,7 +144,7 @@ public struct SongboxConfig: Sendable, Equatable {
             missingDays = number
         default:
             throw SongboxError(.invalidArgument, "unknown setting '\(key)'", at: place,
-                               hint: "keys: " + Self.keys.joined(separator: ", ") + ", plugin.NAME.KEY")
+                               hint: "keys: " + Self.keys.joined(separator: ", ") + ", plugin.NAME.KEY, grant.NAME")
         }
     }
 }

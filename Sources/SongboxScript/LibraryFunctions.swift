@@ -9,6 +9,8 @@ extension LibraryAPI {
         let store: LibraryStore
         /// Where `library.query` and `find` keep their tracks' tables between calls.
         let tables: TrackTableCache
+        /// The files `playlist.import` and `export` may touch (the runtime's, which may change).
+        let fileAccess: FileAccessBox
 
         var all: [(String, Bool, Body)] {
             [
@@ -177,7 +179,7 @@ extension LibraryAPI {
             let name = try args.string(1), path = try args.string(2)
             let options = try options(args, 3, allowed: ["format"])
             let format = try self.format(options["format"], argument: 3)
-            return [.integer(try store.exportPlaylist(named: name, to: path, format: format))]
+            return [.integer(try store.exportPlaylist(named: name, to: path, format: format, access: fileAccess.value))]
         }
 
         func importFile(_ args: LuaArguments) throws -> [LuaValue] {
@@ -191,7 +193,8 @@ extension LibraryAPI {
             }
             let replace = try boolean(options["replace"], "replace", argument: 2) ?? false
             let format = try self.format(options["format"], argument: 2)
-            return [LibraryAPI.report(try store.importPlaylist(from: path, name: name, format: format, replace: replace))]
+            return [LibraryAPI.report(try store.importPlaylist(from: path, name: name, format: format, replace: replace,
+                                                               access: fileAccess.value))]
         }
 
         /// The soft failure for a 1-based position outside the saved playlist `name` (`end`: one

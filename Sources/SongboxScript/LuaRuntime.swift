@@ -54,6 +54,13 @@ public final class LuaRuntime {
     /// The script file this runtime runs (an absolute path, set by the first `run(file:)`): a
     /// smart playlist defined by a function here is stored as this file's.
     public private(set) var scriptPath: String?
+    /// The files `songbox.playlist.import` and `export` may touch: by default the user's, except
+    /// songbox's own; a daemon plugin's own folder and the folders granted to it.
+    public var fileAccess: FileAccess {
+        get { fileAccessBox.value }
+        set { fileAccessBox.value = newValue }
+    }
+    let fileAccessBox = FileAccessBox()
     let bridge: Bridge
     private let state: OpaquePointer
 
@@ -386,4 +393,9 @@ private let dispatchCallback: songbox_dispatch_fn = { context, L, function in
 
 private let outputCallback: songbox_output_fn = { context, bytes, length in
     Unmanaged<Bridge>.fromOpaque(context!).takeUnretainedValue().output(UnsafeRawBufferPointer(start: bytes, count: length))
+}
+
+/// The runtime's file rights, shared with the functions that read them at each call.
+final class FileAccessBox {
+    var value = FileAccess.user
 }

@@ -55,6 +55,8 @@ public final class Plugin: Sendable {
         /// Seconds on the daemon's clock (monotonic); timers count on it.
         public var now: @Sendable () -> Double
         public var policy = Policy()
+        /// The files a plugin (by name) may import from and export to.
+        public var fileAccess: @Sendable (String) -> FileAccess = { _ in .user }
 
         public init(store: LibraryStore, player: @escaping @Sendable () -> PlayerHost, limits: LuaRuntime.Limits,
                     options: @escaping @Sendable () -> [String: [String: String]], logger: Logger,
@@ -200,6 +202,7 @@ public final class Plugin: Sendable {
                     file: plugin.file, store: environment.store, limits: environment.limits,
                     options: environment.options(), player: environment.player(), logger: environment.logger,
                     output: { bytes in output(name, String(decoding: bytes, as: UTF8.self)) })
+                made.fileAccess = environment.fileAccess(name)
                 try made.run(file: plugin.file)
                 runtime = made
                 plugin.info.withLock { $0.status = .running }

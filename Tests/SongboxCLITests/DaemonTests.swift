@@ -150,6 +150,40 @@ import Testing
         #expect(heard == (try samples(folder + "/reference.wav")))
     }
 
+    @Test func aPluginUsesFilesOnlyInItsOwnFolderAndWhatIsGranted() throws {
+        try library.add([("a", 1)])
+        let granted = folder + "/granted"
+        try FileManager.default.createDirectory(atPath: granted, withIntermediateDirectories: true)
+        let plugin = """
+            local sb = require "songbox"
+            sb.playlist.save("Mix", sb.library.query("path:a.mp3"))
+            local function try(f, ...)
+              local ok, result, message = pcall(f, ...)
+              print(ok and (result and "ok" or message) or result)
+            end
+            try(sb.playlist.export, "Mix", "mine.m3u8")
+            try(sb.playlist.export, "Mix", "\(folder)/elsewhere.m3u8")
+            try(sb.playlist.import, "/etc/passwd")
+            try(sb.playlist.export, "Mix", "\(granted)/shared.m3u8")
+            try(sb.playlist.import, "\(granted)/shared.m3u8", { name = "Back" })
+            print("done")
+            """
+        let daemon = try startDaemon(plugins: try pluginFolder(["files": plugin]), output: "null",
+                                     config: "grant.files = \(granted)\n")
+        try daemon.waitForOutput("[files] done")
+        let lines = daemon.output.split(separator: "\n").map { String($0.dropFirst("[files] ".count)) }
+        #expect(lines.count == 6, "\(daemon.output)")
+        #expect(lines[0] == "ok")
+        #expect(lines[1].contains("a plugin may use files only in its own folder"), "\(lines[1])")
+        #expect(lines[2].contains("a plugin may use files only in its own folder"), "\(lines[2])")
+        #expect(lines[3] == "ok" && lines[4] == "ok", "\(lines)")
+        #expect(FileManager.default.fileExists(atPath: folder + "/plugins/files/mine.m3u8"))
+        #expect(!FileManager.default.fileExists(atPath: folder + "/elsewhere.m3u8"))
+        #expect(FileManager.default.fileExists(atPath: granted + "/shared.m3u8"))
+        daemon.signal(SIGTERM)
+        #expect(try daemon.waitForExit() == 0)
+    }
+
     @Test func aStoppedDaemonResumesWhereItWas() throws {
         try library.add([("long", 8)])
         var daemon = try startDaemon(plugins: try pluginFolder([:]), output: "null", fast: false)

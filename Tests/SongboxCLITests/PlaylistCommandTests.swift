@@ -30,6 +30,17 @@ import Testing
         return try #require(shown["tracks"] as? [[String: Any]]).compactMap { $0["id"] as? Int }
     }
 
+    @Test func exportNeverWritesOverTheLibrary() throws {
+        try library.scanExamples()
+        #expect(try songbox.run(["playlist", "save", "Mix", "artist:Mabel"]).status == 0)
+        for target in [songbox.database, songbox.database + "-wal"] {
+            let output = try songbox.run(["playlist", "export", "Mix", target])
+            #expect(output.status != 0)
+            #expect(output.stderr.contains("refusing to write over a file songbox manages"), "\(output.stderr)")
+        }
+        #expect(try songbox.run(["ls", "artist:Mabel"]).lines.count == 4)
+    }
+
     @Test func saveListShowAndDelete() throws {
         let save = try songbox.run(["playlist", "save", "Road trip", "artist:The Lanterns", "sort:-track"])
         #expect(save.status == 0, "\(save.stderr)")

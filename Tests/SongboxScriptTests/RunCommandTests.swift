@@ -184,6 +184,32 @@ import Testing
         ], "\(output.stdout)")
     }
 
+    /// Exporting a playlist over the open library destroyed it; no path (its -wal or -shm, a
+    /// symlink to it, the config file) may be written over, and the library stays whole.
+    @Test func noScriptWritesOverSongboxsOwnFiles() throws {
+        try library.scanExamples()
+        let database = songbox.database
+        try FileManager.default.createSymbolicLink(atPath: folder + "/innocent.m3u8", withDestinationPath: database)
+        let config = folder + "/config"
+        try "play_seconds = 240\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let attack = try script("attack.lua", """
+            local sb = require "songbox"
+            sb.playlist.save("Mix", sb.library.query("artist:Mabel"))
+            for _, target in ipairs({ ... }) do
+              local ok, result, message = pcall(sb.playlist.export, "Mix", target)
+              print(ok and message or result)
+            end
+            print(sb.playlist.export("Mix", "\(folder)/fine.m3u8"))
+            """)
+        let output = try songbox.run(["run", attack, database, database + "-wal", database + "-shm", folder + "/innocent.m3u8", config],
+                                     environment: ["SONGBOX_CONFIG": config])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.lines.dropLast().allSatisfy { $0.contains("refusing to write over a file songbox manages") }, "\(output.stdout)")
+        #expect(output.lines.count == 6 && output.lines.last == "3")
+        #expect(try songbox.run(["ls", "artist:Mabel"]).lines.count == 4)  // the library is whole
+        #expect(try String(contentsOfFile: config, encoding: .utf8) == "play_seconds = 240\n")
+    }
+
     @Test func requireFindsModulesNextToTheScript() throws {
         _ = try script("util.lua", "return { greet = function(n) return 'hi ' .. n end }")
         let main = try script("main.lua", "print(require('util').greet('there'))")
