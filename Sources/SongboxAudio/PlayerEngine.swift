@@ -513,7 +513,7 @@ public final class PlayerEngine {
     /// Starts `id` at `seconds`. A file that cannot be opened is reported and passed over.
     private func start(_ id: Int, reason: StartReason, at seconds: Double = 0) {
         closeTrack()
-        guard let item = queue.item(id: id) else { return finishPlayback() }
+        guard let item = queue.item(id: id) else { return stopPlayback() }
         currentID = id
         if highlights, item.track.highlight == nil {
             // Not a highlight: go on as if it had been played, without counting anything.
@@ -540,7 +540,9 @@ public final class PlayerEngine {
         guard failuresInARow < queue.count, let successor = following(item.id),
               successor != item.id else {
             failuresInARow = 0
-            return finishPlayback()
+            // Every path out of playback ends with `stopped`, also when nothing could start
+            // (a play from stopped whose every track fails): whoever waits for it is told.
+            return stopPlayback()
         }
         start(successor, reason: reason)
     }

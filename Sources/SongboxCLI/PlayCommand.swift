@@ -103,7 +103,10 @@ struct Play: ParsableCommand {
         let interrupt = Interrupt { stop.request() }
         var tally = Tally()
         while !stop.requested {
-            guard let event = events.take(timeout: 0.25) else { continue }
+            guard let event = events.take(timeout: 0.25) else {
+                if events.isClosedAndEmpty { break }  // the player ended without a word: never wait on
+                continue
+            }
             tally.note(event, store: store)
             if case .stopped = event { break }
         }

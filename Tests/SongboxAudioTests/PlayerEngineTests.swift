@@ -236,6 +236,8 @@ final class Rig {
         rig.engine.play()
         #expect(rig.engine.run() == .idle)
         #expect(rig.engine.state == .stopped)
+        // Played from stopped, every track failing: still one `stopped` to end the wait on.
+        #expect(rig.take().filter { $0 == .stopped }.count == 1)
     }
 
     @Test func previousRestartsATrackAfterThreeSeconds() throws {

@@ -187,6 +187,24 @@ import Glibc
         #expect(try AudioFixtures.pcm(ofWAV: wav) == expected)
     }
 
+    /// Every track fails to open (issue 18: the wait for `stopped` never ended). Run under
+    /// `timeout`, so a hang fails the test instead of holding up the suite.
+    @Test func aQueueOfUnplayableTracksEndsAtOnceWithEachFailureAndStatusOne() throws {
+        let paths = try makeLibrary([("1-gone", 1), ("2-corrupt", 1), ("3-corrupt", 1)])
+        try FileManager.default.removeItem(atPath: paths[0])
+        _ = try AudioFixtures.corrupt(in: music, name: "2-corrupt")
+        _ = try AudioFixtures.corrupt(in: music, name: "3-corrupt")
+        let output = try SongboxRunner.run(executable: "/usr/bin/timeout", [
+            "60", SongboxRunner.executable, "--db", songbox.database, "play", "path:/music/", "sort:path", "--output", "null", "--fast",
+        ])
+        #expect(output.status == 1, "\(output.stderr)")
+        #expect(output.stdout.isEmpty)
+        #expect(output.stderr == "songbox: cannot play \(paths[0]): no such file; skipped\n"
+                + "songbox: cannot play \(paths[1]): no MPEG audio found; skipped\n"
+                + "songbox: cannot play \(paths[2]): no MPEG audio found; skipped\n"
+                + "Played 0 tracks: 0 plays and 0 skips recorded.\n")
+    }
+
     @Test func aMissingALSADeviceIsRetriedWithoutSpinning() throws {
         try makeLibrary([("two", 2)])
         let player = try Background(songbox, ["play", "path:/two.mp3", "--output", "alsa:songbox-missing"], folder: folder)
