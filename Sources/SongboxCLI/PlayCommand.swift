@@ -113,8 +113,11 @@ struct Play: ParsableCommand {
         interrupt.cancel()
         session.shutdown()
         while let event = events.take(timeout: 0) { tally.note(event, store: store) }
-        FileHandle.standardError.write(Data((tally.summary + "\n").utf8))
-        if tally.started == 0 { throw ExitCode(1) }
+        // What the history holds, not what the events said: a play that could not be committed
+        // (a full disk, a damaged library) is not claimed, and fails the command.
+        let recorded = session.recorded
+        FileHandle.standardError.write(Data((tally.summary(recorded) + "\n").utf8))
+        if tally.started == 0 || recorded.failures > 0 { throw ExitCode(1) }
     }
 }
 
@@ -141,8 +144,6 @@ extension Play {
 /// What `play` prints as events arrive, and the summary at the end.
 private struct Tally {
     var started = 0
-    var plays = 0
-    var skips = 0
 
     mutating func note(_ event: PlayerEvent, store: LibraryStore) {
         switch event {
@@ -152,9 +153,6 @@ private struct Tally {
             let name = [track?.artist, track?.title ?? fileName(item.track.path)].compactMap { $0 }.joined(separator: " - ")
             print("\(position + 1). \(name) (\(TerminalText.duration(track?.duration ?? item.track.duration)))")
             fflush(nil)
-        case .trackEnded(_, _, _, _, let counted):
-            if counted == .play { plays += 1 }
-            if counted == .skip { skips += 1 }
         case .decodeError(let item, let message):
             reportToStandardError("cannot play \(item.track.path): \(message); skipped")
         case .outputError(let message):
@@ -164,9 +162,11 @@ private struct Tally {
         }
     }
 
-    var summary: String {
-        "Played \(started) track\(started == 1 ? "" : "s"): \(plays) play\(plays == 1 ? "" : "s") and "
-            + "\(skips) skip\(skips == 1 ? "" : "s") recorded."
+    func summary(_ recorded: RecordedCounts) -> String {
+        let plays = recorded.plays, skips = recorded.skips, failures = recorded.failures
+        return "Played \(started) track\(started == 1 ? "" : "s"): \(plays) play\(plays == 1 ? "" : "s") and "
+            + "\(skips) skip\(skips == 1 ? "" : "s") recorded"
+            + (failures > 0 ? "; \(failures) could not be recorded (see above)." : ".")
     }
 }
 

@@ -61,8 +61,12 @@ extension LibraryStore {
             throw SongboxError(.invalidArgument, "seconds played must be a number of 0 or more, got \(played)")
         }
         return try write { db in
-            guard let snapshot = try Row.fetchOne(db, sql: "SELECT path, artist, title FROM library WHERE id = ?",
-                                                  arguments: [trackID]) else {
+            // From `tracks`, not the `library` view: a track whose file went missing while it
+            // played keeps the play (its history is what a missing track keeps).
+            guard let snapshot = try Row.fetchOne(db, sql: """
+                SELECT t.path, coalesce(o.artist, t.artist) AS artist, coalesce(o.title, t.title) AS title
+                FROM tracks t LEFT JOIN overrides o ON o.track_id = t.id WHERE t.id = ?
+                """, arguments: [trackID]) else {
                 throw SongboxError(.notFound, "no track with id \(trackID)", hint: "find ids with `songbox ls`")
             }
             try db.execute(sql: """

@@ -1,6 +1,7 @@
 import Foundation
 import SongboxAudio
 import SongboxLibrary
+import Synchronization
 
 /// Tells the user something that stops nothing, on standard error as `songbox: message`.
 public let reportToStandardError: @Sendable (String) -> Void = { message in
@@ -13,6 +14,8 @@ public struct PlaybackRecorder: Sendable {
     public let store: LibraryStore
     /// Where problems that stop nothing are told.
     private let report: @Sendable (String) -> Void
+    /// What was committed, and what could not be: a summary says only what is stored.
+    public let recorded = RecordedCounts()
 
     /// The name the player's state is saved under.
     public static let stateName = "player"
@@ -28,7 +31,9 @@ public struct PlaybackRecorder: Sendable {
         do {
             try store.recordPlay(trackID: item.track.trackID, kind: counted == .play ? .play : .skip,
                                  reason: reason.rawValue, played: played)
+            recorded.add(counted)
         } catch {
+            recorded.addFailure()
             report("could not record the \(counted.rawValue) of \(item.track.path): \(error)")
         }
     }
@@ -70,4 +75,20 @@ extension LibraryStore {
                           highlight: highlights[track.id].map { HighlightRange(start: $0.start, end: $0.end) })
         }
     }
+}
+
+/// Plays and skips a recorder committed, and those it could not (a full disk, a damaged
+/// library): counted as they happen, read by whoever reports them.
+public final class RecordedCounts: Sendable {
+    private let counts = Mutex((plays: 0, skips: 0, failures: 0))
+
+    public var plays: Int { counts.withLock { $0.plays } }
+    public var skips: Int { counts.withLock { $0.skips } }
+    public var failures: Int { counts.withLock { $0.failures } }
+
+    func add(_ counted: PlayCount) {
+        counts.withLock { if counted == .play { $0.plays += 1 } else { $0.skips += 1 } }
+    }
+
+    func addFailure() { counts.withLock { $0.failures += 1 } }
 }

@@ -36,6 +36,8 @@ public final class PlaybackSession: @unchecked Sendable {
     }
 
     private let recorder: PlaybackRecorder
+    /// The plays and skips this session committed to the history, and those it could not.
+    public var recorded: RecordedCounts { recorder.recorded }
 
     /// A mailbox that gets every event from now on, after it has been recorded.
     public func subscribe() -> Mailbox<PlayerEvent> {

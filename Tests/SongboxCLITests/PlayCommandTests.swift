@@ -205,6 +205,24 @@ import Glibc
                 + "Played 0 tracks: 0 plays and 0 skips recorded.\n")
     }
 
+    /// The summary says what the history holds: when SQLite refuses the rows (here a trigger
+    /// aborts them, as a full disk would), nothing is claimed and the status is 1.
+    @Test func playsThatCouldNotBeRecordedAreNotClaimed() throws {
+        try makeLibrary([("one", 1), ("two", 1)])
+        _ = try SongboxRunner.run(executable: "/usr/bin/python3", ["-c", """
+            import sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            db.execute("CREATE TRIGGER refuse BEFORE INSERT ON history BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END")
+            db.commit()
+            """, songbox.database])
+        let output = try songbox.run(["play", "path:/music/", "sort:path", "--output", "null", "--fast"])
+        #expect(output.status == 1)
+        #expect(output.lines.count == 2)
+        #expect(output.stderr.contains("could not record the play of \(music)/one.mp3"), "\(output.stderr)")
+        #expect(output.stderr.hasSuffix("Played 2 tracks: 0 plays and 0 skips recorded; 2 could not be recorded (see above).\n"),
+                "\(output.stderr)")
+    }
+
     @Test func aMissingALSADeviceIsRetriedWithoutSpinning() throws {
         try makeLibrary([("two", 2)])
         let player = try Background(songbox, ["play", "path:/two.mp3", "--output", "alsa:songbox-missing"], folder: folder)
