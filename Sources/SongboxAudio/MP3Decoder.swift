@@ -40,6 +40,12 @@ public final class MP3Decoder {
     private let file: Int32
     /// MPEG samples per frame: 1152 (MPEG-1), 576 (MPEG-2 and 2.5 layer III).
     private var samplesPerFrame = 1152
+    /// Where the file's audio begins, as the scanner decided it (`ID3v2Normaliser`): a tag that
+    /// claims more bytes than the file holds would make libmpg123 skip the audio with it.
+    private let audioStart: Int
+    private let fileSize: Int
+    /// What libmpg123 reads: the file from `audioStart` (renewed at each reopen).
+    private var stream: VirtualStream?
 
     private static let libraryReady: Bool = mpg123_init() == Int32(MPG123_OK.rawValue)
 
@@ -48,10 +54,20 @@ public final class MP3Decoder {
         self.path = path
         guard Self.libraryReady else { throw DecodeError(path: path, message: "libmpg123 failed to initialise") }
         file = try Self.openFile(path)
+        var info = stat()
+        fileSize = fstat(file, &info) == 0 ? Int(info.st_size) : 0
+        let plan = ID3v2Normaliser.plan(fd: file, fileSize: fileSize)
+        audioStart = plan.replacement == nil ? 0 : plan.audioStart
         var status: Int32 = 0
         guard let handle = mpg123_new(nil, &status) else {
             close(file)
             throw DecodeError(path: path, message: "libmpg123 could not create a decoder: \(Self.message(for: status))")
+        }
+        let replaced = mpg123_replace_reader_handle(handle, VirtualStream.read, VirtualStream.seek, nil)
+        guard replaced == Int32(MPG123_OK.rawValue) else {
+            mpg123_delete(handle)
+            close(file)
+            throw DecodeError(path: path, message: "libmpg123 does not take a custom reader: \(Self.message(for: replaced))")
         }
         // From here `handle` and `file` are freed by deinit, even when init throws.
         self.handle = handle
@@ -163,10 +179,9 @@ public final class MP3Decoder {
     /// (Re)opens libmpg123 on `file` from its start, with the fresh decoder state of a new handle.
     private func openStream() throws(DecodeError) {
         mpg123_close(handle)
-        guard lseek(file, 0, SEEK_SET) == 0 else {
-            throw DecodeError(path: path, message: "cannot rewind: \(String(cString: strerror(errno)))")
-        }
-        try check(mpg123_open_fd(handle, file))
+        let fresh = VirtualStream(fd: file, prefix: [], fileOffset: audioStart, fileSize: fileSize)
+        stream = fresh  // outlives the open handle
+        try check(mpg123_open_handle(handle, Unmanaged.passUnretained(fresh).toOpaque()))
         var rate = 0, channels: Int32 = 0, encoding: Int32 = 0
         let status = mpg123_getformat(handle, &rate, &channels, &encoding)
         // DONE: no frame before the end; ERR: none within libmpg123's resync limit, or worse.

@@ -223,6 +223,32 @@ import Glibc
                 "\(output.stderr)")
     }
 
+    /// What the scanner indexes the player plays: tags that lie about their size (more than the
+    /// file holds) or cannot be walked were indexed from where the audio really begins, and the
+    /// player starts there too (it used to hand libmpg123 the raw file, which skipped the audio).
+    @Test func filesWithLyingTagsPlayAsTheyWereIndexed() throws {
+        try FileManager.default.createDirectory(atPath: music, withIntermediateDirectories: true)
+        let audio = try Fixtures.audio("tone-mono-44k.mp3")
+        for (index, version) in [3, 4].enumerated() {
+            var liar = ID3v2Tag(version: version, frames: [.text("TIT2", "Liar \(version)", encoding: .latin1)])
+            liar.declaredSizeOverride = 100_000_000
+            try Data(Fixtures.mp3(v2: liar, audio: audio)).write(to: URL(fileURLWithPath: music + "/\(index)-liar.mp3"))
+        }
+        var damaged = ID3v2Tag(version: 3, frames: [.text("TIT2", "Unreachable ÿ", encoding: .latin1)],
+                               unsynchronised: true, extendedHeader: true).bytes()
+        damaged.replaceSubrange(10..<14, with: [0x00, 0x10, 0x00, 0x00])
+        try Data(damaged + audio).write(to: URL(fileURLWithPath: music + "/2-damaged.mp3"))
+        let scan = try songbox.run(["scan", music])
+        #expect(scan.stdout.contains("3 added") && scan.stdout.contains("0 unreadable"), "\(scan.stdout)")
+
+        let wav = folder + "/out.wav"
+        let output = try songbox.run(["play", "path:/music/", "sort:path", "--output", "wav:" + wav, "--fast"])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stderr == "Played 3 tracks: 3 plays and 0 skips recorded.\n")
+        let tone = try AudioFixtures.referencePCM(of: Fixtures.audioPath("tone-mono-44k.mp3"))
+        #expect(try AudioFixtures.pcm(ofWAV: wav) == tone + tone + tone)
+    }
+
     @Test func aMissingALSADeviceIsRetriedWithoutSpinning() throws {
         try makeLibrary([("two", 2)])
         let player = try Background(songbox, ["play", "path:/two.mp3", "--output", "alsa:songbox-missing"], folder: folder)

@@ -2,6 +2,7 @@ import Foundation
 import SongboxTestSupport
 import Testing
 
+@testable import SongboxFiles
 @testable import SongboxLibrary
 
 /// Tags and audio facts read through libmpg123 from files the fixture builder writes.

@@ -1,17 +1,17 @@
 import Foundation
 
 /// What MP3Reader hands libmpg123 in place of a file's ID3v2 tag.
-struct ID3v2Plan: Equatable {
+public struct ID3v2Plan: Equatable, Sendable {
     /// The tag to read instead of the file's, or nil to hand libmpg123 the file as it is. Empty
     /// when no frame could be kept: libmpg123 then sees no ID3v2 tag at all.
-    var replacement: [UInt8]?
+    public var replacement: [UInt8]?
     /// Where the file goes on after its ID3v2 tag (and v2.4 footer): 0 without a tag, never past
     /// the end of the file.
-    var audioStart: Int
+    public var audioStart: Int
     /// A picture frame was dropped: the file has a picture that libmpg123 will not see.
-    var droppedPicture = false
+    public var droppedPicture = false
     /// Things worth telling the user, such as frames that were dropped.
-    var warnings: [String] = []
+    public var warnings: [String] = []
 }
 
 /// Rewrites the ID3v2 tags that libmpg123 1.31 cannot be handed as they are:
@@ -29,7 +29,7 @@ struct ID3v2Plan: Equatable {
 /// is used. The replacement has the same version, no unsynchronisation (v2.4 keeps its
 /// per-frame flags, which libmpg123 reads right), synchsafe sizes in v2.4, no extended header
 /// and no padding.
-enum ID3v2Normaliser {
+public enum ID3v2Normaliser {
     /// Tags declaring more than this (header not counted) are rewritten rather than handed to
     /// libmpg123, which would read them into memory whole.
     static let maximumTagSize = 16 << 20
@@ -41,7 +41,7 @@ enum ID3v2Normaliser {
     static let namedDrops = 3
 
     /// What to hand libmpg123 for the file open at `fd`, `fileSize` bytes long.
-    static func plan(fd: Int32, fileSize: Int) -> ID3v2Plan {
+    public static func plan(fd: Int32, fileSize: Int) -> ID3v2Plan {
         guard let header = TagHeader(fd: fd) else { return ID3v2Plan(audioStart: 0) }
         let declaredEnd = 10 + header.size + header.footerSize
         let asIs = ID3v2Plan(audioStart: min(declaredEnd, fileSize))
