@@ -124,8 +124,8 @@ public final class MP3Decoder {
                 length = position
                 return frames
             case Int32(MPG123_NEW_FORMAT.rawValue):
-                // A stream that changes rate mid-file: keep going at the rate it was opened with
-                // is not possible without resampling, so say so.
+                // Another rate in the file is resampled to the opened one (see openStream), so
+                // the output format stays; should libmpg123 still give another, say so.
                 var rate = 0, channels: Int32 = 0, encoding: Int32 = 0
                 mpg123_getformat(handle, &rate, &channels, &encoding)
                 if rate != format.sampleRate {
@@ -190,6 +190,14 @@ public final class MP3Decoder {
                               : "no MPEG audio found: \(Self.message(for: status, handle: handle))")
         }
         format = AudioFormat(sampleRate: rate)
+        // From here only this rate comes out: a later frame at another rate (a real change of
+        // format inside the file, or a damaged header that reads as one) is resampled to it by
+        // libmpg123, as the mpg123 command plays on, instead of ending the track.
+        // (Forcing the rate is what makes libmpg123 use its NtoM resampler for such frames;
+        // at the frame's own rate it decodes as it would unforced.)
+        mpg123_param2(handle, Int32(MPG123_FORCE_RATE.rawValue), rate, 0)
+        mpg123_format_none(handle)
+        mpg123_format(handle, rate, Int32(MPG123_STEREO.rawValue), Int32(MPG123_ENC_SIGNED_16.rawValue))
     }
 
     /// Opens `path` for reading; the errors libmpg123 would report vaguely, said plainly.

@@ -15,6 +15,26 @@ import SongboxTestSupport
 
     // MARK: Length and samples
 
+    /// A file whose rate changes inside it (44.1 kHz, then 48 kHz for half a second, then 44.1
+    /// again: spliced streams, or what a damaged frame header reads as) plays to its end at the
+    /// rate it opened with, the odd frames resampled, as `mpg123 -r 44100` decodes it (within
+    /// an MPEG frame). It used to end the track with "the sample rate changes inside the file".
+    @Test func aRateChangeInsideTheFileIsResampledNotTheEnd() throws {
+        try Fixtures.withTemporaryDirectorySync { folder in
+            let first = try AudioFixtures.tone(in: folder, name: "first", seconds: 1, rate: 44_100)
+            let odd = try AudioFixtures.tone(in: folder, name: "odd", seconds: 0.5, rate: 48_000, frequency: 660)
+            let spliced = folder + "/spliced.mp3"
+            let bytes = try [first, odd, first].map { try Data(contentsOf: URL(fileURLWithPath: $0)) }.reduce(Data(), +)
+            try bytes.write(to: URL(fileURLWithPath: spliced))
+            let decoder = try MP3Decoder(path: spliced)
+            let pcm = try decodeAll(decoder)
+            #expect(decoder.format.sampleRate == 44_100)
+            let reference = try AudioFixtures.referencePCM(of: spliced, rate: 44_100)
+            #expect(abs(pcm.count - reference.count) <= 1152 * 2, "\(pcm.count) vs \(reference.count) samples")
+            #expect(pcm.count > Int(2.4 * 44_100) * 2)  // both 44.1 kHz parts and the resampled one
+        }
+    }
+
     /// The README's `mpg123 --gapless` counts. The 22 kHz file has no LAME header: nothing to
     /// trim, and the length comes from a scan of every frame.
     @Test(arguments: [("tone-mono-44k.mp3", 44_100, 44_100), ("tone-stereo-48k-vbr.mp3", 48_000, 96_000),
