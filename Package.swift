@@ -115,7 +115,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SongboxCLITests",
-            dependencies: ["SongboxCLI", "SongboxDaemon", "SongboxFiles", "SongboxLibrary", "SongboxTestSupport"]
+            dependencies: ["SongboxCLI", "SongboxDaemon", "SongboxFiles", "SongboxLibrary", "SongboxAudio", "SongboxTestSupport"]
         ),
     ]
 )
