@@ -49,6 +49,18 @@ enum QueryTesting {
 
     // MARK: Structure
 
+    /// Queries are bounded before any work: a 256 KiB query took seconds and most of a
+    /// gigabyte, one of 100,000 words failed with only "database operation failed".
+    @Test func hugeQueriesAreRefusedWithTheLimitThatWasPassed() throws {
+        #expect(QueryTesting.error(String(repeating: "x", count: 1 << 20))?.message == "the query is too long (1048576 bytes; at most 16384)")
+        let words = (1...1_001).map { "w\($0)" }.joined(separator: " ")
+        #expect(QueryTesting.error(words)?.message == "the query has too many terms (1001; at most 1000)")
+        #expect(QueryTesting.error("title:" + String(repeating: "y", count: 1_001))?.message
+                == "a word or value of the query is too long (1001 characters; at most 1000)")
+        // Just inside the limits: fine.
+        #expect(throws: Never.self) { try QueryTesting.parse((1...1_000).map { "w\($0)" }.joined(separator: " ").prefix(16 << 10).description) }
+    }
+
     @Test func emptyQueryHasNoConditionAndNoDirectives() throws {
         for text in ["", "   ", "\t\n"] {
             let query = try QueryTesting.parse(text)
@@ -300,11 +312,14 @@ enum QueryTesting {
     }
 
     @Test func deepNestingIsAnErrorNotACrash() throws {
-        let groups = String(repeating: "(", count: 100_000) + "a" + String(repeating: ")", count: 100_000)
+        // Deeper than the length limit allows: refused before parsing.
+        let huge = String(repeating: "(", count: 100_000) + "a" + String(repeating: ")", count: 100_000)
+        #expect(QueryTesting.error(huge)?.message.hasPrefix("the query is too long") == true)
+        let groups = String(repeating: "(", count: 5_000) + "a" + String(repeating: ")", count: 5_000)
         #expect(QueryTesting.error(groups)?.location == "query:65")
-        let negations = String(repeating: "-", count: 100_000) + "a"
+        let negations = String(repeating: "-", count: 5_000) + "a"
         #expect(QueryTesting.error(negations)?.location == "query:65")
-        let mixed = String(repeating: "NOT (", count: 100_000) + "a" + String(repeating: ")", count: 100_000)
+        let mixed = String(repeating: "NOT (", count: 1_500) + "a" + String(repeating: ")", count: 1_500)
         #expect(QueryTesting.error(mixed)?.message.contains("nest more than 64 deep") == true)
         let allowed = String(repeating: "(", count: 63) + "a" + String(repeating: ")", count: 63)
         #expect(try QueryTesting.parse(allowed).condition == .words("a"))

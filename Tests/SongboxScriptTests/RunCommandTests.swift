@@ -210,6 +210,22 @@ import Testing
         #expect(try String(contentsOfFile: config, encoding: .utf8) == "play_seconds = 240\n")
     }
 
+    @Test func aHugeQueryFromAScriptIsAClearErrorAtOnce() throws {
+        let huge = try script("huge.lua", """
+            local sb = require "songbox"
+            local words = {}
+            for i = 1, 100000 do words[i] = "w" .. i end
+            for _, q in ipairs({ ("x"):rep(1 << 20), table.concat(words, " ") }) do
+              local tracks, message = sb.library.query(q)
+              print(tracks, message)
+            end
+            """)
+        let output = try songbox.run(["run", huge])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.lines == ["nil\tsongbox.library.query: the query is too long (1048576 bytes; at most 16384)",
+                                 "nil\tsongbox.library.query: the query is too long (688894 bytes; at most 16384)"], "\(output.stdout)")
+    }
+
     @Test func requireFindsModulesNextToTheScript() throws {
         _ = try script("util.lua", "return { greet = function(n) return 'hi ' .. n end }")
         let main = try script("main.lua", "print(require('util').greet('there'))")

@@ -24,8 +24,35 @@ public struct LibraryQuery: Sendable {
     }
 
     /// Parses `text`, reading absolute dates (`added:2024-01`) in `calendar`'s time zone.
+    /// The longest query, in bytes; longer ones are refused before any work (a 256 KiB query
+    /// took seconds and most of a gigabyte in SQLite's trigram search).
+    public static let maximumLength = 16 << 10
+    /// The most terms (words, phrases, fields) a query may have: SQLite's expression
+    /// depth and variable count are reached long after, so the error is songbox's, in one line.
+    public static let maximumTerms = 1_000
+    /// The longest single word, phrase or value, in characters.
+    public static let maximumValueLength = 1_000
+
     static func parse(_ text: String, now: Date, calendar: Calendar) throws(SongboxError) -> LibraryQuery {
+        guard text.utf8.count <= maximumLength else {
+            throw SongboxError(.invalidQuery, "the query is too long (\(text.utf8.count) bytes; at most \(maximumLength))",
+                               hint: "split it, or keep the track list in a playlist and query playlist:NAME")
+        }
         let tokens = try QueryLexer.tokens(of: text)
+        let values: [String] = tokens.compactMap { token in
+            switch token.kind {
+            case .word(let text), .phrase(let text): text
+            case .field(let term): term.value
+            default: nil
+            }
+        }
+        guard values.count <= maximumTerms else {
+            throw SongboxError(.invalidQuery, "the query has too many terms (\(values.count); at most \(maximumTerms))",
+                               hint: "keep the track list in a playlist and query playlist:NAME")
+        }
+        if let long = values.first(where: { $0.count > maximumValueLength }) {
+            throw SongboxError(.invalidQuery, "a word or value of the query is too long (\(long.count) characters; at most \(maximumValueLength))")
+        }
         var parser = QueryParser(tokens: tokens, values: QueryValueReader(now: now, calendar: calendar))
         let condition = try parser.parse()
         return LibraryQuery(condition: condition, sort: parser.sort, limit: parser.limit, random: parser.random,
