@@ -35,6 +35,11 @@ struct Run: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Memory the script may use, in MiB (default 64).", valueName: "MiB"))
     var memoryLimit: Int?
 
+    @Option(name: .customLong("for"), help: ArgumentHelp(
+        "End the run after this long on the script's clock: 90 (seconds), 90s, 10m, 24h, 2d. With --fast, a day of timers takes moments.",
+        valueName: "duration"))
+    var duration: String?
+
     @Argument(help: ArgumentHelp("The Lua script.", valueName: "file.lua"))
     var file: String
 
@@ -42,6 +47,9 @@ struct Run: ParsableCommand {
     var arguments: [String] = []
 
     func validate() throws {
+        if let duration, Self.seconds(duration) == nil {
+            throw ValidationError("--for takes a duration such as 90, 90s, 10m, 24h or 2d (up to a year), got '\(duration)'")
+        }
         if let instructionLimit, instructionLimit <= 0 { throw ValidationError("--instruction-limit must be positive") }
         if let memoryLimit, memoryLimit <= 0 { throw ValidationError("--memory-limit must be positive") }
     }
@@ -51,13 +59,21 @@ struct Run: ParsableCommand {
         if let instructionLimit { limits.instructions = instructionLimit }
         if let memoryLimit { limits.memory = memoryLimit << 20 }
         try Self.run(file: file, arguments: arguments, database: library.db, limits: limits, dryRun: dryRun,
-                     output: outputOptions.output, fast: outputOptions.fast)
+                     output: outputOptions.output, fast: outputOptions.fast, bound: duration.flatMap(Self.seconds))
+    }
+
+    /// Seconds of a duration: a number (seconds) or one with an `s`, `m`, `h` or `d`; at most a year.
+    static func seconds(_ text: String) -> Double? {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+        let (digits, unit) = text.last.flatMap { units[$0] }.map { (text.dropLast(), $0) } ?? (Substring(text), 1)
+        guard let value = Double(digits), value.isFinite, value > 0, value * unit <= 366 * 86_400 else { return nil }
+        return value * unit
     }
 
     /// What `songbox run` does once its arguments are read (by swift-argument-parser, or by
     /// `QuickRun` for the plain form).
     static func run(file: String, arguments: [String], database: String?, limits: LuaRuntime.Limits, dryRun: Bool,
-                    output: String?, fast: Bool) throws {
+                    output: String?, fast: Bool, bound: Double? = nil) throws {
         let store = try LibraryOptions.openStore(database)
         let config = try SongboxConfig.load()
         let (spec, settings) = try OutputOptions.resolve(output, config: config)
@@ -71,7 +87,7 @@ struct Run: ParsableCommand {
         }
         // The user's own rights, except over songbox's files (the library's are always kept).
         runtime.fileAccess = FileAccess.user.protecting([SongboxConfig.defaultPath()])
-        let loop = ScriptEventLoop(runtime: runtime, host: host) { message in
+        let loop = ScriptEventLoop(runtime: runtime, host: host, fast: fast, bound: bound) { message in
             FileHandle.standardError.write(Data("\(message)\n".utf8))
         }
         let stop = StopRequest()
@@ -90,6 +106,7 @@ struct Run: ParsableCommand {
         }
         host.shutdown()
         if loop.callbackErrors > 0 { throw ExitCode(1) }
+        if let status = runtime.exitRequested, status != 0 { throw ExitCode(Int32(status)) }
     }
 
     /// The player a script gets on first use: stepped by the script's loop on a fast output

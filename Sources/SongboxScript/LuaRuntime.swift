@@ -54,6 +54,8 @@ public final class LuaRuntime {
     /// The script file this runtime runs (an absolute path, set by the first `run(file:)`): a
     /// smart playlist defined by a function here is stored as this file's.
     public private(set) var scriptPath: String?
+    /// The status `songbox.exit` asked for (the first call's); nil while the script goes on.
+    public internal(set) var exitRequested: Int?
     /// The files `songbox.playlist.import` and `export` may touch: by default the user's, except
     /// songbox's own; a daemon plugin's own folder and the folders granted to it.
     public var fileAccess: FileAccess {

@@ -3,50 +3,87 @@ import SongboxAudio
 import SongboxLibrary
 import SongboxPlayback
 
-/// Runs a script's events and timers after its main chunk, until nothing more can happen: no
-/// timer is pending and the player is not playing (or was never made).
+/// Runs a script's events and timers after its main chunk, until the run is over:
 ///
-/// The clock timers run on is injected. In real time it is the wall clock, and events arrive
+/// - nothing plays and no timer is pending, or only periodic timers are and the run is `fast`
+///   without a bound (they would fire forever in no time);
+/// - or the script called `songbox.exit()`;
+/// - or the script's clock reached `bound` (`songbox run --for DURATION`);
+/// - or `interrupted` (Ctrl-C).
+///
+/// The clock timers run on is the script's. In real time it is the wall clock, and events arrive
 /// from the audio thread. Stepped (a fast output), the loop renders the player itself and the
 /// clock is the audio rendered: a timer fires at its exact sample, events are handled before
-/// another sample is rendered, and when nothing plays the clock jumps to the next timer. Such a
-/// run is deterministic and takes as long as the machine needs, not as long as the music.
+/// another sample is rendered. With `fast`, whenever nothing plays the clock jumps to the next
+/// timer, player or not: such a run is deterministic and takes as long as the machine needs,
+/// not as long as the music (a day of timers with `--fast --for 24h` in a moment).
 public final class ScriptEventLoop {
     private let runtime: LuaRuntime
     private let host: PlayerHost
+    private let fast: Bool
+    /// Where the script's clock ends the run, in seconds; nil: no bound.
+    private let bound: Double?
     /// Where a failing callback is told (`file:line: message`); the loop goes on.
     private let report: (String) -> Void
     public private(set) var callbackErrors = 0
+    /// The script's clock when the player was made (or the run ended without one).
+    private var now = 0.0
 
-    public init(runtime: LuaRuntime, host: PlayerHost, report: @escaping (String) -> Void) {
+    public init(runtime: LuaRuntime, host: PlayerHost, fast: Bool = false, bound: Double? = nil,
+                report: @escaping (String) -> Void) {
         self.runtime = runtime
         self.host = host
+        self.fast = fast
+        self.bound = bound
         self.report = report
     }
 
     /// Runs until done or until `interrupted` returns true; then `PlayerHost.shutdown` stops
     /// playback cleanly and keeps the place.
     public func run(interrupted: () -> Bool) throws(LuaScriptError) {
+        if finished { return }  // songbox.exit() in the main chunk
         switch host.driver {
         case .stepped(let stepped, let recorder)?:
             try runStepped(stepped.engine, recorder: recorder, interrupted: interrupted)
         case .threaded(let session, let events)?:
             try runRealTime(session, events: events, interrupted: interrupted)
         case nil:
-            // No player: only timers, on the wall clock.
-            let start = Date()
-            while !interrupted() {
-                guard let deadline = try advance(to: Date().timeIntervalSince(start)) else { return }
+            try runWithoutPlayer(interrupted: interrupted)
+        }
+    }
+
+    /// Whether the run is over by the script's own word or the bound.
+    private var finished: Bool {
+        runtime.exitRequested != nil || bound.map { now >= $0 } == true
+    }
+
+    /// Whether the pending timers keep a run going that nothing plays in.
+    private func timersGoOn(_ timers: (deadline: Double?, once: Bool)) -> Bool {
+        guard let deadline = timers.deadline else { return false }
+        if let bound, deadline > bound { return false }
+        return timers.once || !fast || bound != nil
+    }
+
+    /// No player (yet): only timers, on the wall clock, or jumping from one to the next when fast.
+    private func runWithoutPlayer(interrupted: () -> Bool) throws(LuaScriptError) {
+        let start = Date().addingTimeInterval(-now)
+        while !interrupted() {
+            if !fast { now = Date().timeIntervalSince(start) }
+            let timers = try advanceTimers(to: now)
+            if host.driver != nil { return try run(interrupted: interrupted) }
+            if finished || !timersGoOn(timers) { return }
+            let deadline = timers.deadline!
+            if fast {
+                now = max(now, deadline)
+            } else {
                 let wait = deadline - Date().timeIntervalSince(start)
                 if wait > 0 { Thread.sleep(forTimeInterval: min(wait, 0.25)) }
-                if host.driver != nil { return try run(interrupted: interrupted) }
             }
         }
     }
 
     private func runStepped(_ engine: PlayerEngine, recorder: PlaybackRecorder, interrupted: () -> Bool) throws(LuaScriptError) {
-        // The script's clock: audio rendered, plus the jumps made while nothing played.
-        var now = 0.0
+        // The script's clock (`now`): audio rendered, plus the jumps made while nothing played.
         var saved = engine.snapshot
         // The timers as Lua last told them; nil: ask. Only Lua code changes them, and Lua runs
         // only in `dispatch` and `advance`, so between those the answer stands until it is due.
@@ -58,7 +95,7 @@ public final class ScriptEventLoop {
                 timers = nil
             }
             // The host's shutdown stops playback and keeps the place.
-            if interrupted() { return }
+            if interrupted() || finished { return }
             if timers == nil || timers?.deadline.map({ now >= $0 }) == true { timers = try advanceTimers(to: now) }
             let (deadline, once) = timers ?? (nil, false)
             // What the timers did comes first.
@@ -68,36 +105,41 @@ public final class ScriptEventLoop {
                 recorder.save(saved)
             }
             guard engine.state == .playing else {
-                // Nothing plays: jump to the next one-shot timer. Periodic timers alone would
-                // run forever in no time, so they do not keep a stepped run going.
-                guard let deadline, once else { break }
+                // Nothing plays: jump to the next timer (periodic timers alone only up to a bound:
+                // unbounded they would run forever in no time).
+                guard timersGoOn((deadline, once)), let deadline else { break }
                 now = max(now, deadline)
                 continue
             }
             let before = engine.clock
-            // Up to the deadline's frame.
-            let limit = deadline.map { engine.frames(in: $0 - now) } ?? Int.max
+            // Up to the deadline's frame, or the bound's.
+            let stop = [deadline, bound].compactMap { $0 }.min()
+            let limit = stop.map { engine.frames(in: $0 - now) } ?? Int.max
             if case .outputUnavailable = engine.render(maxFrames: limit) {
                 Thread.sleep(forTimeInterval: 1)
             }
             now += engine.clock - before
             // At the deadline's frame, the timer is due, whatever the rounding of the sums says.
-            if let deadline, (deadline - now) * engine.frameRate < 1e-6 { now = max(now, deadline) }
+            if let stop, (stop - now) * engine.frameRate < 1e-6 { now = max(now, stop) }
         }
     }
 
     private func runRealTime(_ session: PlaybackSession, events: Mailbox<PlayerEvent>, interrupted: () -> Bool) throws(LuaScriptError) {
-        let start = Date()
+        let start = Date().addingTimeInterval(-now)
         while !interrupted() {
-            let deadline = try advance(to: Date().timeIntervalSince(start))
+            now = Date().timeIntervalSince(start)
+            let timers = try advanceTimers(to: now)
+            if finished { return }
             let state = session.player.status.snapshot.state
-            let wait = deadline.map { max(0, $0 - Date().timeIntervalSince(start)) }
+            let next = [timers.deadline, bound].compactMap { $0 }.min()
+            let wait = next.map { max(0, $0 - Date().timeIntervalSince(start)) }
             if let event = events.take(timeout: min(wait ?? 0.25, 0.25)) {
-                try dispatch(event, at: Date().timeIntervalSince(start))
+                now = Date().timeIntervalSince(start)
+                try dispatch(event, at: now)
                 continue
             }
             // Paused with no timer: nothing can resume it. Stopped with no timer: done.
-            if state != .playing, deadline == nil { break }
+            if state != .playing, timers.deadline == nil { break }
         }
     }
 
@@ -115,9 +157,6 @@ public final class ScriptEventLoop {
         return (results.count > 1 ? results[1].doubleValue : nil, results.count > 2 && results[2] == .boolean(true))
     }
 
-    private func advance(to now: Double) throws(LuaScriptError) -> Double? {
-        try advanceTimers(to: now).deadline
-    }
 
     private func note(_ errors: LuaValue?) {
         for error in errors?.arrayValue ?? [] {

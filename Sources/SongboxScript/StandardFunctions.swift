@@ -12,6 +12,14 @@ extension LuaRuntime {
                 return []
             })
         }
+        // `songbox.exit([status])`: the run ends once the running function returns (the main
+        // chunk, a handler, a timer), whatever timers are left; `songbox run` exits with `status`.
+        try register("exit") { [weak self] args in
+            let status = try args.optionalInteger(1) ?? 0
+            guard (0...255).contains(status) else { throw LuaFunctionError.argument(1, "exit status must be from 0 to 255") }
+            self?.exitRequested = self?.exitRequested ?? status
+            return []
+        }
         try register("json.encode") { args in
             if args.count < 1 { throw LuaFunctionError.type(1, expected: "value") }
             let options = try args.optionalTable(2)?.tableValue ?? [:]

@@ -226,6 +226,48 @@ import Testing
                                  "nil\tsongbox.library.query: the query is too long (688894 bytes; at most 16384)"], "\(output.stdout)")
     }
 
+    /// `songbox run` under `timeout`: a run that never ends fails the test instead of the suite.
+    func runBounded(_ arguments: [String]) throws -> SongboxRunner.Output {
+        try SongboxRunner.run(executable: "/usr/bin/timeout", ["60", SongboxRunner.executable, "--db", songbox.database, "run"] + arguments)
+    }
+
+    /// When a run ends, and `--fast` without a player: the clock jumps (an hour's timer does not
+    /// wait an hour), periodic timers alone end an unbounded fast run, `--for` bounds a run (a day
+    /// of hourly timers in a moment), `songbox.exit` ends it with its status.
+    @Test func timersFastRunsAndTheirEnd() throws {
+        let hour = try script("hour.lua", "songbox.after(3600, function() print('an hour later') end)\n")
+        let waited = try runBounded(["--fast", hour])
+        #expect(waited.status == 0 && waited.stdout == "an hour later\n", "\(waited.status) \(waited.stderr)")
+
+        let periodic = try script("periodic.lua", """
+            local n = 0
+            songbox.every(1, function() n = n + 1 end)
+            songbox.after(10.5, function() print("ticks", n) end)
+            """)
+        let ended = try runBounded(["--fast", periodic])
+        #expect(ended.status == 0 && ended.stdout == "ticks\t10\n", "\(ended.status) \(ended.stdout) \(ended.stderr)")
+
+        let day = try script("day.lua", """
+            local hours = 0
+            songbox.every(3600, function() hours = hours + 1 end)
+            songbox.after(86399, function() print("hours", hours) end)
+            """)
+        let simulated = try runBounded(["--fast", "--for", "24h", day])
+        #expect(simulated.status == 0 && simulated.stdout == "hours\t23\n", "\(simulated.stdout) \(simulated.stderr)")
+        #expect(try runBounded(["--for", "soon", day]).status == 64)
+
+        let exit = try script("exit.lua", """
+            local n = 0
+            songbox.every(0.01, function()
+              n = n + 1
+              if n == 3 then print("leaving"); songbox.exit(3) end
+            end)
+            songbox.after(60, function() print("never") end)
+            """)
+        let left = try runBounded([exit])  // real time: periodic timers run until the script exits
+        #expect(left.status == 3 && left.stdout == "leaving\n", "\(left.status) \(left.stdout) \(left.stderr)")
+    }
+
     @Test func requireFindsModulesNextToTheScript() throws {
         _ = try script("util.lua", "return { greet = function(n) return 'hi ' .. n end }")
         let main = try script("main.lua", "print(require('util').greet('there'))")

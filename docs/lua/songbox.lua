@@ -463,16 +463,21 @@ function handle:off() end
 ---@return songbox.handle
 function songbox.on(event, fn) end
 
----Runs `fn` once, `seconds` from now (on the script's clock).
+---Runs `fn` once, `seconds` from now (on the script's clock); 0 to a year (31622400).
 ---@param seconds number
 ---@param fn fun()
 ---@return songbox.handle
 function songbox.after(seconds, fn) end
 
----Runs `fn` every `seconds` (at least 0.01).
+---Runs `fn` every `seconds` (at least 0.01, at most a year).
 ---@param seconds number
 ---@param fn fun()
 ---@return songbox.handle
 function songbox.every(seconds, fn) end
+
+---Ends the run once the running function returns, whatever timers are left; `songbox run`
+---exits with `status` (0 to 255, default 0).
+---@param status? integer
+function songbox.exit(status) end
 
 return songbox
