@@ -94,6 +94,15 @@ static void *sb_alloc(void *ud, void *block, size_t old_size, size_t new_size) {
 
 static void sb_hook(lua_State *L, lua_Debug *ar);
 
+/// The nearest Lua function on the stack (a frame with a current line): fills `ar`, returns 1;
+/// 0 when there is none. What `FILE:LINE` names when a C function (pcall, error) is in between.
+static int sb_nearest_lua(lua_State *L, lua_Debug *ar) {
+    for (int level = 1; lua_getstack(L, level, ar); level++)
+        if (lua_getinfo(L, "Sl", ar) && ar->currentline > 0) return 1;
+    return 0;
+}
+
+
 /// Raises the stop error (only from C functions or the hook). The thread it is raised in then
 /// raises again on every instruction: hooks are per thread in Lua 5.4, so each thread is made
 /// to at its first contact with the stopped state (a hook firing, a resume, a bridge call).
@@ -118,10 +127,7 @@ static void sb_stop(lua_State *L, songbox_state *S, int reason, lua_Debug *ar) {
     lua_Debug local;
     if (ar == NULL && reason != SONGBOX_STOP_MEMORY) {
         // The nearest Lua function: a charged C function may be called through pcall, say.
-        int found = 1;
-        for (int level = 1; lua_getstack(L, level, &local); level++)
-            if (lua_getinfo(L, "Sl", &local) && local.currentline > 0) { found = level; break; }
-        if (lua_getstack(L, found, &local)) ar = &local;
+        if (sb_nearest_lua(L, &local) || lua_getstack(L, 1, &local)) ar = &local;
     }
     if (ar != NULL && lua_getinfo(L, "Sl", ar) && ar->currentline > 0)
         snprintf(S->stop_location, sizeof S->stop_location, "%s:%d", ar->short_src, ar->currentline);
@@ -251,8 +257,9 @@ static void sb_message_arguments(lua_State *L) {
         luaL_addvalue(&b);
     }
     luaL_pushresult(&b);  // n+1: message
+    // Where: the nearest Lua function that called (through pcall, a C function, it would be '?').
     lua_Debug ar;
-    if (lua_getstack(L, 1, &ar) && lua_getinfo(L, "Sl", &ar) && ar.currentline > 0)
+    if (sb_nearest_lua(L, &ar))
         lua_pushfstring(L, "%s:%d", ar.short_src, ar.currentline);
     else
         lua_pushliteral(L, "?");  // n+2: where
@@ -961,8 +968,18 @@ int songbox_load(songbox_state *S, const char *bytes, size_t length, const char 
 static int sb_message_handler(lua_State *L) {
     const char *message = lua_tostring(L, 1);
     if (message == NULL) {
-        if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
-        message = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+        // An error object: its __tostring text, where it was raised, and the traceback.
+        if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) {
+            // Where: the nearest Lua function (level 1 is `error` itself, a C function).
+            lua_Debug ar;
+            if (sb_nearest_lua(L, &ar)) lua_pushfstring(L, "%s:%d: ", ar.short_src, ar.currentline);
+            else lua_pushliteral(L, "");
+            lua_insert(L, -2);
+            lua_concat(L, 2);
+            message = lua_tostring(L, -1);
+        } else {
+            message = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+        }
     }
     luaL_traceback(L, L, message, 1);
     return 1;

@@ -43,12 +43,18 @@ public struct LuaArguments {
     public func string(_ n: Int) throws(LuaFunctionError) -> String {
         guard n <= count else { throw .type(n, expected: "string") }
         switch songbox_type(reader.L, Int32(n)) {
-        case LUA_TSTRING: return reader.string(at: Int32(n)) ?? ""
+        case LUA_TSTRING:
+            do { return try reader.text(at: Int32(n)) } catch { throw .argument(n, "string is not valid UTF-8 (songbox takes text as UTF-8)") }
         case LUA_TNUMBER:
             if songbox_isinteger(reader.L, Int32(n)) != 0 { return String(songbox_tointeger(reader.L, Int32(n))) }
             return LuaJSON.formatNumber(songbox_tonumber(reader.L, Int32(n)))
         default: throw .type(n, expected: "string")
         }
+    }
+
+    /// Argument `n` as text for a message: bytes that are not UTF-8 shown as U+FFFD.
+    public func message(_ n: Int) -> String {
+        n <= count ? reader.string(at: Int32(n)) ?? "" : ""
     }
 
     public func optionalString(_ n: Int) throws(LuaFunctionError) -> String? {

@@ -199,11 +199,18 @@ enum LuaJSON {
                 case UInt8(ascii: "t"): scalars.append("\t")
                 case UInt8(ascii: "u"):
                     var code = try hex4()
+                    // A high surrogate pairs with a low one that follows; unpaired, it is U+FFFD
+                    // and what follows is read as itself (`\uD800\u0041` is "\u{FFFD}A").
                     if (0xD800..<0xDC00).contains(code), bytes.count - position >= 6,
                        bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u") {
+                        let mark = position
                         position += 2
                         let low = try hex4()
-                        if (0xDC00..<0xE000).contains(low) { code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00) }
+                        if (0xDC00..<0xE000).contains(low) {
+                            code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                        } else {
+                            position = mark
+                        }
                     }
                     scalars.append(Unicode.Scalar(code) ?? "\u{FFFD}")
                 default: throw failure("invalid escape")

@@ -165,7 +165,12 @@ public final class LuaRuntime {
         let status = bytes.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { songbox_load(state, $0.baseAddress!, source.count, chunkName) }
         }
-        guard status == songbox_ok() else { throw error(status: status, kind: .syntax, chunkName: chunkName) }
+        guard status == songbox_ok() else {
+            // Lua names the file in syntax errors, not in "attempt to load a binary chunk".
+            let failure = error(status: status, kind: .syntax, chunkName: chunkName)
+            guard failure.message.hasPrefix("attempt to load") else { throw failure }
+            throw LuaScriptError(kind: failure.kind, message: "\(displayName(chunkName)): \(failure.message)", traceback: failure.traceback)
+        }
         return try callTop(arguments, on: L, base: base, chunkName: chunkName)
     }
 

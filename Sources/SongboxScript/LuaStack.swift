@@ -9,10 +9,22 @@ public struct LuaStackReader {
         String(cString: songbox_typename(L, songbox_type(L, index)))
     }
 
+    /// The string at `index`, bytes that are not UTF-8 shown as U+FFFD (for messages).
     func string(at index: Int32) -> String? {
         var length = 0
         guard let bytes = songbox_tostringbytes(L, index, &length) else { return nil }
         return String(decoding: UnsafeRawBufferPointer(start: bytes, count: length), as: UTF8.self)
+    }
+
+    /// The string at `index` as text songbox takes: UTF-8, or an error. Replacing bad bytes
+    /// would make two different Lua strings one (`"caf\xe9"` and `"caf\xe8"` as table keys).
+    func text(at index: Int32) throws(LuaConversionError) -> String {
+        var length = 0
+        guard let bytes = songbox_tostringbytes(L, index, &length) else { return "" }
+        guard let text = String(validating: UnsafeRawBufferPointer(start: bytes, count: length), as: UTF8.self) else {
+            throw LuaConversionError(description: "a string that is not valid UTF-8 (songbox takes text as UTF-8)")
+        }
+        return text
     }
 
     /// What one conversion may produce: a table that shares sub-tables (`t = {t, t}`, 24 times)
@@ -109,7 +121,7 @@ public struct LuaStackReader {
             if songbox_isinteger(L, index) != 0 { return .integer(Int(songbox_tointeger(L, index))) }
             return .number(songbox_tonumber(L, index))
         case LUA_TSTRING:
-            let text = string(at: index) ?? ""
+            let text = try text(at: index)
             try budget.charge(values: 0, bytes: text.utf8.count)
             return .string(text)
         case LUA_TTABLE: return try table(at: index, depth: depth, path: &path, budget: &budget)
@@ -139,7 +151,7 @@ public struct LuaStackReader {
             let value = try self.value(at: top + 2, depth: depth + 1, path: &path, budget: &budget)
             switch songbox_type(L, top + 1) {
             case LUA_TSTRING:
-                let key = string(at: top + 1) ?? ""
+                let key = try text(at: top + 1)
                 try budget.charge(values: 0, bytes: key.utf8.count)
                 fields[key] = value
             case LUA_TNUMBER where songbox_isinteger(L, top + 1) != 0 && songbox_tointeger(L, top + 1) > 0:

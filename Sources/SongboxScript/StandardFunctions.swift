@@ -7,7 +7,8 @@ extension LuaRuntime {
         for (name, level) in [("debug", Logger.Level.debug), ("info", .info), ("warn", .warning), ("error", .error)] {
             // Arguments arrive as (message, "file:line"): the trampoline formats them in C.
             try register(HostFunction(name: "log." + name, writes: false, flags: Int32(SONGBOX_FUNCTION_MESSAGE)) { [logger = bridge.logger] args in
-                let message = try args.string(1), location = try args.string(2)
+                // A log line takes any bytes (shown with U+FFFD): logging must not fail.
+                let message = args.message(1), location = args.message(2)
                 logger.log(level: level, "\(message)", metadata: ["script": "\(location)"])
                 return []
             })

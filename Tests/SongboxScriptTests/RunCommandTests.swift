@@ -268,6 +268,39 @@ import Testing
         #expect(left.status == 3 && left.stdout == "leaving\n", "\(left.status) \(left.stdout) \(left.stderr)")
     }
 
+    /// Errors a plugin author can act on (issue 17, hole 8).
+    @Test func errorsPointWhereTheAuthorCanAct() throws {
+        let binary = folder + "/compiled.lua"
+        try Data([0x1B, 0x4C, 0x75, 0x61, 0x54, 0x00, 0x19, 0x93]).write(to: URL(fileURLWithPath: binary))
+        let refused = try songbox.run(["run", binary])
+        #expect(refused.status == 1 && firstLine(refused.stderr) == "\(binary): attempt to load a binary chunk (mode is 't')",
+                "\(refused.stderr)")
+
+        let object = try script("object.lua", """
+            local sb = require "songbox"
+            pcall(sb.log.info, "through pcall")
+            error(setmetatable({}, { __tostring = function() return "custom error" end }))
+            """)
+        let raised = try songbox.run(["run", object])
+        #expect(raised.status == 1)
+        #expect(raised.stderr.contains("/object.lua:2: through pcall"), "\(raised.stderr)")
+        #expect(raised.stderr.contains("/object.lua:3: custom error\nstack traceback:"), "\(raised.stderr)")
+
+        let text = try script("text.lua", #"""
+            local sb = require "songbox"
+            print(sb.json.decode('"\\uD800\\u0041"') == "\u{FFFD}A")
+            local ok, result, message = pcall(sb.json.encode, { ["caf\xe9"] = 1, ["caf\xe8"] = 2 })
+            print(ok and result or message)
+            print(select(2, pcall(sb.library.query, "title:caf\xe9")))
+            """#)
+        let utf8 = try songbox.run(["run", text])
+        #expect(utf8.status == 0, "\(utf8.stderr)")
+        #expect(utf8.lines.count == 3 && utf8.lines[0] == "true", "\(utf8.stdout)")
+        #expect(utf8.lines[1] == "a string that is not valid UTF-8 (songbox takes text as UTF-8)")
+        #expect(utf8.lines[2].hasSuffix("bad argument #1 to 'songbox.library.query' (string is not valid UTF-8 (songbox takes text as UTF-8))"),
+                "\(utf8.lines[2])")
+    }
+
     @Test func requireFindsModulesNextToTheScript() throws {
         _ = try script("util.lua", "return { greet = function(n) return 'hi ' .. n end }")
         let main = try script("main.lua", "print(require('util').greet('there'))")
