@@ -22,6 +22,9 @@ struct songbox_state {
     int hook_interval;
     int stop;  // SONGBOX_STOP_*: once set, the state runs no more Lua code
     char stop_location[LUA_IDSIZE + 24];
+    // A traceback taken where the memory cap refused (Lua calls no message handler for a
+    // memory error, so this is the only one there can be).
+    char stop_traceback[1024];
     // Bridge to Swift.
     songbox_dispatch_fn dispatch;
     songbox_output_fn output;
@@ -57,10 +60,20 @@ static void sb_record_location(songbox_state *S) {
     lua_Debug ar;
     if (S->L == NULL) return;  // still inside lua_newstate
     S->stop_location[0] = 0;
-    for (int level = 0; lua_getstack(S->L, level, &ar); level++) {
-        if (lua_getinfo(S->L, "Sl", &ar) && ar.currentline > 0) {
+    size_t used = (size_t)snprintf(S->stop_traceback, sizeof S->stop_traceback, "stack traceback:");
+    // The innermost 16 levels: lua_getstack walks from the top each time, and a refusal in a
+    // deep recursion must stay cheap.
+    for (int level = 0; level < 16 && lua_getstack(S->L, level, &ar); level++) {
+        if (!lua_getinfo(S->L, "Sl", &ar) || ar.currentline <= 0) continue;
+        if (S->stop_location[0] == 0)
             snprintf(S->stop_location, sizeof S->stop_location, "%s:%d", ar.short_src, ar.currentline);
-            return;
+        if (used < sizeof S->stop_traceback) {
+            int n = ar.what[0] == 'm'
+                ? snprintf(S->stop_traceback + used, sizeof S->stop_traceback - used, "\n\t%s:%d: in main chunk",
+                           ar.short_src, ar.currentline)
+                : snprintf(S->stop_traceback + used, sizeof S->stop_traceback - used, "\n\t%s:%d: in function <%s:%d>",
+                           ar.short_src, ar.currentline, ar.short_src, ar.linedefined);
+            if (n > 0) used += (size_t)n;
         }
     }
 #endif
@@ -74,7 +87,10 @@ static void *sb_alloc(void *ud, void *block, size_t old_size, size_t new_size) {
         S->memory_used -= old;
         return NULL;
     }
-    if (new_size > old && S->memory_used - old + new_size > S->memory_limit) {
+    // Once stopped no script code runs; the error path (the message, its traceback) may go a
+    // little past the cap, so a memory-limit error says where it came from like any other.
+    size_t limit = S->memory_limit + (S->stop != SONGBOX_STOP_NONE ? (size_t)1 << 20 : 0);
+    if (new_size > old && S->memory_used - old + new_size > limit) {
         S->refusals++;
         if (S->stop == SONGBOX_STOP_NONE) sb_record_location(S);
         if (block == S->refused_block && old_size == S->refused_old && new_size == S->refused_new)
@@ -1023,6 +1039,7 @@ int songbox_call(songbox_state *S, lua_State *L, int nargs) {
 
 int songbox_stop_reason(songbox_state *S) { return S->stop; }
 const char *songbox_stop_location(songbox_state *S) { return S->stop_location; }
+const char *songbox_stop_traceback(songbox_state *S) { return S->stop_traceback; }
 size_t songbox_memory_used(songbox_state *S) { return S->memory_used; }
 size_t songbox_memory_limit(songbox_state *S) { return S->memory_limit; }
 int64_t songbox_instructions_used(songbox_state *S) { return S->instructions_used; }

@@ -251,8 +251,10 @@ public final class LuaRuntime {
             return LuaScriptError(kind: .instructionLimit, message: "\(location(chunkName, traceback)): \(stopDescription)",
                                   traceback: traceback)
         case Int32(SONGBOX_STOP_MEMORY):
+            // Lua runs no message handler for a memory error: the allocator took the traceback.
+            let recorded = String(cString: songbox_stop_traceback(state))
             return LuaScriptError(kind: .memoryLimit, message: "\(location(chunkName, traceback)): \(stopDescription)",
-                                  traceback: traceback)
+                                  traceback: traceback ?? (recorded.isEmpty ? nil : recorded))
         default:
             // A single refused allocation that Lua reported without retrying (a string buffer).
             if let limit = memoryLimitMessage(for: message) {

@@ -129,6 +129,9 @@ import Testing
         // (The line is known with Lua up to 5.4.4; see sb_record_location.)
         #expect(firstLine(memory.stderr).contains("/bomb.lua"), "\(memory.stderr)")
         #expect(firstLine(memory.stderr).hasSuffix("memory limit of 8 MB exceeded"), "\(memory.stderr)")
+        // Lua runs no message handler for a memory error; the allocator took the traceback.
+        #expect(memory.stderr.contains("stack traceback:\n\t") && memory.stderr.contains("/bomb.lua:2: in main chunk"),
+                "\(memory.stderr)")
     }
 
     /// A tree of coroutines that catch each other's budget errors and keep writing state: the

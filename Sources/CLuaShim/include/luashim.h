@@ -95,6 +95,8 @@ int songbox_call(songbox_state *S, lua_State *L, int nargs);
 /// Why the last call stopped (SONGBOX_STOP_*), and where ("file:line", may be empty).
 int songbox_stop_reason(songbox_state *S);
 const char *songbox_stop_location(songbox_state *S);
+/// A traceback taken where the memory cap refused ("" when none). Never raises.
+const char *songbox_stop_traceback(songbox_state *S);
 
 /// Bytes the state holds, the cap, instructions run in the current/last call.
 size_t songbox_memory_used(songbox_state *S);
