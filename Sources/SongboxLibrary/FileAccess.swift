@@ -22,6 +22,10 @@ public struct FileAccess: Sendable {
     /// `path` as it will be opened, once allowed: absolute (relative to the first folder when
     /// there are folders), symlinks resolved.
     public func check(_ path: String, writing: Bool) throws(SongboxError) -> String {
+        // The system would stop reading the name at a NUL and open another file.
+        guard !path.isEmpty, !path.utf8.contains(0) else {
+            throw SongboxError(.invalidArgument, path.isEmpty ? "the file path is empty" : "a file path cannot hold a NUL byte")
+        }
         let absolute = path.hasPrefix("/") ? path : (folders?.first.map { $0 + "/" + path } ?? FilePaths.absolute(path))
         let real = FilePaths.resolvedForWriting(absolute)
         if let folders {

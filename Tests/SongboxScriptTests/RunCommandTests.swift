@@ -304,6 +304,24 @@ import Testing
                 "\(utf8.lines[2])")
     }
 
+    /// The fuzz test (lua/fuzz.lua): every function of the module, every argument shape,
+    /// hostile values (extreme and non-finite numbers, empty, 1 MiB, invalid UTF-8 and NUL
+    /// strings, cyclic and shared tables, functions, coroutines, metamethods that error or
+    /// loop). Each call ends in a Lua error or a result and the process lives to the end. Seeded:
+    /// a failure names its seed. Run in a folder of its own (a hostile path must land nowhere).
+    @Test(arguments: [1, 7]) func everyFunctionSurvivesHostileValues(seed: Int) throws {
+        try library.scanExamples()
+        let work = try Fixtures.temporaryDirectory()
+        let output = try SongboxRunner.run(executable: "/bin/sh", [
+            "-c", "cd \"$1\" && exec /usr/bin/timeout 300 \"$2\" --db \"$3\" run --fast --output null --instruction-limit 5000000000 \"$4\" \"$5\"",
+            "fuzz", work, SongboxRunner.executable, songbox.database, luaFolder + "/fuzz.lua", String(seed),
+        ])
+        #expect(output.status == 0, "seed \(seed): status \(output.status)\n\(output.stderr.suffix(3000))")
+        let done = try #require(output.lines.first { $0.hasPrefix("fuzz done: ") }, "seed \(seed): \(output.stdout.suffix(2000))")
+        #expect(done.hasPrefix("fuzz done: 50 functions"), "seed \(seed): \(done) (a new function? the fuzz calls it too)")
+        #expect(output.lines.last == "false\tbad argument #1 to 'songbox.exit' (integer out of range (at most 2^53 in size))")
+    }
+
     @Test func requireFindsModulesNextToTheScript() throws {
         _ = try script("util.lua", "return { greet = function(n) return 'hi ' .. n end }")
         let main = try script("main.lua", "print(require('util').greet('there'))")
