@@ -486,21 +486,11 @@ static int sb_xpcall(lua_State *L) {
     return lua_gettop(L);
 }
 
-/// coroutine.close: refused once stopped (its __close handlers would run with hooks off).
-/// Upvalue 1: the original coroutine.close.
-static int sb_coroutine_close(lua_State *L) {
-    songbox_state *S = sb_get(L);
-    if (S->stop != SONGBOX_STOP_NONE) return sb_raise_stop(L, S);
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-    return lua_gettop(L);
-}
-
-/// coroutine.create and coroutine.resume (upvalue 1: the original): once the state is stopped
+/// coroutine.create, resume and close (upvalue 1: the original): once the state is stopped
 /// no thread is made and none runs, and a resume that the stop ended raises the stop error in
 /// the resumer instead of returning false to it (a tree of coroutines catching each other's
-/// errors ran on for as long as it was let).
+/// errors ran on for as long as it was let). A close is refused too: its __close handlers would
+/// run with hooks off.
 static int sb_coroutine_guard(lua_State *L) {
     songbox_state *S = sb_get(L);
     if (S->stop != SONGBOX_STOP_NONE) return sb_raise_stop(L, S);
@@ -801,7 +791,7 @@ static int sb_setup_p(lua_State *L) {
         sb_wrap(L, 2, "load", sb_load);
         sb_wrap(L, 2, "xpcall", sb_xpcall);
         lua_getfield(L, 2, "coroutine");  // 4
-        sb_wrap(L, 4, "close", sb_coroutine_close);
+        sb_wrap(L, 4, "close", sb_coroutine_guard);
         sb_wrap(L, 4, "create", sb_coroutine_guard);
         sb_wrap(L, 4, "resume", sb_coroutine_guard);
         lua_pushcfunction(L, sb_coroutine_wrap);

@@ -46,7 +46,7 @@ struct DaemonCommand: ParsableCommand {
         options.pluginFolders = plugins.isEmpty ? nil : plugins.map(Self.absolute)
         options.socketPath = socket
         options.fast = fast
-        let logger = Logger(label: "songbox.daemon") { _ in DaemonLogHandler() }
+        let logger = Logger(label: "songbox.daemon") { _ in StandardErrorLogHandler() }
         let daemon = try Daemon(options: options, logger: logger)
         let failure = Mutex<(any Error)?>(nil)
         let done = DispatchSemaphore(value: 0)
@@ -114,20 +114,5 @@ struct PluginCommand: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "disable", abstract: "Stop a plugin (it gets `shutdown`) until enabled or reloaded.")
         @Argument(help: "The plugin's name.") var name: String
         func run() throws { _ = try ControlClient().send("plugindisable", [name]) }
-    }
-}
-
-/// The daemon's log: one line a message on standard error, with its level.
-struct DaemonLogHandler: LogHandler {
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = ProcessInfo.processInfo.environment["SONGBOX_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .info
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        FileHandle.standardError.write(Data("\(event.level): \(event.message)\n".utf8))
     }
 }

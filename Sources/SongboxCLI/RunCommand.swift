@@ -139,10 +139,12 @@ final class StopRequest: Sendable {
 }
 
 /// The logger of scripts: `songbox.log.*` to standard error.
-let scriptLogger = Logger(label: "songbox.script") { _ in ScriptLogHandler() }
+let scriptLogger = Logger(label: "songbox.script") { _ in StandardErrorLogHandler() }
 
-/// Writes `songbox.log.*` messages to standard error as `level: file:line: message`.
-struct ScriptLogHandler: LogHandler {
+/// Writes log messages to standard error as `level: message`, or `level: file:line: message`
+/// for `songbox.log.*` (the script's line comes as the `script` metadata). Scripts and the
+/// daemon (its plugins' messages included) log through it.
+struct StandardErrorLogHandler: LogHandler {
     var metadata: Logger.Metadata = [:]
     var logLevel: Logger.Level = ProcessInfo.processInfo.environment["SONGBOX_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .info
 
