@@ -184,6 +184,33 @@ import Testing
         #expect(try daemon.waitForExit() == 0)
     }
 
+    /// A smart playlist a plugin defines by a function is answered by the plugin's live state
+    /// (its local counter goes on), not by running the script again in a fresh state.
+    @Test func aPluginsFunctionPlaylistIsAnsweredByItsLiveState() throws {
+        try library.add([("a", 1), ("b", 1)])
+        let definer = """
+            local sb = require "songbox"
+            local evaluations = 0
+            sb.smart("Live", function()
+              evaluations = evaluations + 1
+              print("evaluated " .. evaluations)
+              return sb.library.query("path:a.mp3")
+            end)
+            """
+        let reader = """
+            local sb = require "songbox"
+            sb.after(0.2, function()
+              for _ = 1, 2 do print("read " .. #sb.playlist.get("Live").tracks) end
+            end)
+            """
+        let daemon = try startDaemon(plugins: try pluginFolder(["definer": definer, "reader": reader]), output: "null")
+        try daemon.waitForOutput("[reader] read 1", count: 2)
+        #expect(daemon.output.contains("[definer] evaluated 1\n") && daemon.output.contains("[definer] evaluated 2\n"),
+                "\(daemon.output)")
+        daemon.signal(SIGTERM)
+        #expect(try daemon.waitForExit() == 0)
+    }
+
     @Test func aStoppedDaemonResumesWhereItWas() throws {
         try library.add([("long", 8)])
         var daemon = try startDaemon(plugins: try pluginFolder([:]), output: "null", fast: false)
