@@ -60,7 +60,7 @@ struct QuickRun {
 
     func run() {
         do {
-            try Run.run(file: file, arguments: arguments, database: database, limits: LuaRuntime.Limits(), dryRun: false,
+            try Run.run(file: file, arguments: arguments, database: database, limits: .userScript, dryRun: false,
                         output: nil, fast: false)
         } catch {
             SongboxCommand.exit(withError: error)

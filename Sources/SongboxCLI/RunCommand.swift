@@ -29,7 +29,7 @@ struct Run: ParsableCommand {
     @Flag(name: .long, help: "Refuse every write the script attempts.")
     var dryRun = false
 
-    @Option(name: .long, help: ArgumentHelp("Lua instructions the script may run (default 100000000).", valueName: "count"))
+    @Option(name: .long, help: ArgumentHelp("Lua instructions the script may run per call (default 2000000000).", valueName: "count"))
     var instructionLimit: Int64?
 
     @Option(name: .long, help: ArgumentHelp("Memory the script may use, in MiB (default 64).", valueName: "MiB"))
@@ -55,7 +55,7 @@ struct Run: ParsableCommand {
     }
 
     func run() throws {
-        var limits = LuaRuntime.Limits()
+        var limits = LuaRuntime.Limits.userScript
         if let instructionLimit { limits.instructions = instructionLimit }
         if let memoryLimit { limits.memory = memoryLimit << 20 }
         try Self.run(file: file, arguments: arguments, database: library.db, limits: limits, dryRun: dryRun,

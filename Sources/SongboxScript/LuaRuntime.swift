@@ -37,6 +37,11 @@ public final class LuaRuntime {
         public var memory: Int
 
         /// 100 million instructions (about a second on a Raspberry Pi 4), 64 MiB.
+        /// What a script the user starts (`songbox run`) gets: 2 billion instructions a call
+        /// (about 20 s on a Raspberry Pi 4: ordinary work, such as a few thousand `gsub`s over
+        /// a long text, never trips it, and Ctrl-C is there), 64 MiB.
+        public static let userScript = Limits(instructions: 2_000_000_000)
+
         public init(instructions: Int64 = 100_000_000, memory: Int = 64 << 20) {
             self.instructions = instructions
             self.memory = memory

@@ -322,6 +322,20 @@ import Testing
         #expect(output.lines.last == "false\tbad argument #1 to 'songbox.exit' (integer out of range (at most 2^53 in size))")
     }
 
+    /// The default budget of a script the user starts does not trip over ordinary work: 2,000
+    /// `gsub`s over a 9 KB text (100 million instructions stopped it).
+    @Test func ordinaryWorkFitsTheDefaultBudget() throws {
+        let work = try script("work.lua", """
+            local text = ("lorem ipsum dolor "):rep(500)
+            local total = 0
+            for _ = 1, 2000 do total = total + select(2, text:gsub("%w+", string.upper)) end
+            print(total)
+            """)
+        let output = try songbox.run(["run", work])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stdout == "3000000\n")
+    }
+
     @Test func requireFindsModulesNextToTheScript() throws {
         _ = try script("util.lua", "return { greet = function(n) return 'hi ' .. n end }")
         let main = try script("main.lua", "print(require('util').greet('there'))")
