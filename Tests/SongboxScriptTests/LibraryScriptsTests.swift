@@ -123,6 +123,14 @@ import Testing
         #expect(playerTour.status == 0, "\(playerTour.stderr)")
         #expect(playerTour.lines.first == "  0.0 s  started  להקת הגליל - אַהֲבָה בַּגָּלִיל (user)")
         #expect(playerTour.lines.last == " 15.1 s  ended    Mabel Grey - Northern Skies: stopped after 3.2 s, counted as nothing")
+        // The demo leaves things as it found them: the saved volume is not the fade's 0.
+        let probe = folder + "/volume.lua"
+        try "print(songbox.player.volume())\n".write(toFile: probe, atomically: true, encoding: .utf8)
+        let volume = try songbox.run(["run", probe])
+        #expect(volume.stdout == "100.0\n", "\(volume.stdout) \(volume.stderr)")
+        // Without a file, export-liked says how to use it and writes nothing.
+        let usage = try songbox.run(["run", path("examples/lua/export-liked.lua")])
+        #expect(usage.status == 2 && usage.stdout.hasPrefix("usage: "))
     }
 
     @Test func aLuaTrackIsTheShowJSONWithoutNulls() throws {

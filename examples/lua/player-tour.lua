@@ -19,9 +19,15 @@ end)
 
 -- Seven seconds in, skip whatever plays; at 12 s fade out over 3 s, then stop.
 sb.after(7, function() sb.player.next() end)
+-- The volume is saved with the queue: the tour puts back what it found, so the next
+-- `songbox play` is not silent.
+local volume_before = sb.player.volume()
 sb.after(12, function()
   sb.player.fade{ to = 0, over = 3, curve = "log" }
-  sb.after(3, function() sb.player.stop() end)
+  sb.after(3, function()
+    sb.player.stop()
+    sb.player.volume(volume_before)
+  end)
 end)
 
 sb.player.set{ ["repeat"] = false, random = false, highlights = false }
