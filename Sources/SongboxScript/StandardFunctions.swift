@@ -1,4 +1,5 @@
 import Logging
+import SongboxLibrary
 internal import CLuaShim
 
 extension LuaRuntime {
@@ -31,6 +32,21 @@ extension LuaRuntime {
             } catch {
                 return [.nil, .string(error.description)]
             }
+        }
+        // `songbox.text`: widths in a terminal's columns (Hebrew points take none, wide
+        // characters two), so a script that prints a table lines it up.
+        try register("text.width") { args in [.integer(TextWidth.of(try args.string(1)))] }
+        try register("text.pad") { args in
+            let text = try args.string(1), columns = try args.integer(2)
+            guard (0...10_000).contains(columns) else { throw LuaFunctionError.argument(2, "columns must be from 0 to 10000") }
+            let align = try args.optionalString(3) ?? "left"
+            guard align == "left" || align == "right" else { throw LuaFunctionError.argument(3, "expected \"left\" or \"right\"") }
+            return [.string(TextWidth.pad(text, to: columns, rightAligned: align == "right"))]
+        }
+        try register("text.truncate") { args in
+            let text = try args.string(1), columns = try args.integer(2)
+            guard (1...10_000).contains(columns) else { throw LuaFunctionError.argument(2, "columns must be from 1 to 10000") }
+            return [.string(TextWidth.truncate(text, to: columns))]
         }
         try register("json.decode") { args in
             let text = try args.string(1)

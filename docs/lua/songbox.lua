@@ -54,6 +54,29 @@ function songbox.json.encode(value, options) end
 ---@return string? error `invalid JSON at byte N: ...`
 function songbox.json.decode(text) end
 
+---Text laid out in a terminal's columns: Hebrew points and other marks take none, East Asian
+---wide characters two. For scripts that print tables.
+---@class songbox.text
+songbox.text = {}
+
+---Columns `text` takes in a terminal.
+---@param text string
+---@return integer
+function songbox.text.width(text) end
+
+---`text` padded with spaces to `columns` (0 to 10000), on the right, or on the left with "right".
+---@param text string
+---@param columns integer
+---@param align? "left"|"right"
+---@return string
+function songbox.text.pad(text, columns, align) end
+
+---`text` cut to at most `columns` (1 to 10000), ending in "…" when cut.
+---@param text string
+---@param columns integer
+---@return string
+function songbox.text.truncate(text, columns) end
+
 -- Library functions. Wrong argument types, unknown options and unknown fields raise
 -- `bad argument` errors; failures of the library (not found, bad query, name taken, position
 -- outside) return `nil, "songbox.NAME: message"`. Functions marked (writes) raise

@@ -20,7 +20,8 @@ end)
 if #artists == 0 then print("nothing played yet") end
 for i = 1, math.min(count, #artists) do
   local artist = artists[i]
-  print(("%2d. %-30s %4d plays (%d tracks)"):format(i, artist, plays[artist], tracks[artist]))
+  -- songbox.text.pad counts terminal columns, not bytes: Hebrew names line up too.
+  print(("%2d. %s %4d plays (%d tracks)"):format(i, sb.text.pad(sb.text.truncate(artist, 30), 30), plays[artist], tracks[artist]))
 end
 
 -- The last 30 days, from the play history:
