@@ -1,3 +1,5 @@
+import Foundation
+
 /// How a user names an output: `alsa:DEVICE` (or `alsa`, meaning `alsa:default`), `wav:PATH`,
 /// `fifo:PATH` and `null`.
 public enum OutputSpec: Sendable, Hashable, CustomStringConvertible {
@@ -42,6 +44,28 @@ extension OutputSpec {
         case .wav(let path): WAVOutput(path: path)
         case .fifo(let path): FIFOOutput(path: path)
         case .null: NullOutput()
+        }
+    }
+}
+
+extension OutputSpec {
+    /// Checks what can be checked before playing: a WAV file's or a FIFO's folder exists and can
+    /// be written (a `wav:/missing/dir/x.wav` used to play through and leave no file). An ALSA
+    /// device is not opened here: a missing one is waited for while playing.
+    public func checkDestination() throws(AudioOutputError) {
+        let path: String
+        switch self {
+        case .wav(let file), .fifo(let file): path = file
+        case .alsa, .null: return
+        }
+        let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+        let checked = folder.isEmpty ? "/" : folder
+        var info = stat()
+        guard stat(checked, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+            throw .failed("\(description): the folder \(checked) does not exist")
+        }
+        guard access(checked, W_OK) == 0 else {
+            throw .failed("\(description): the folder \(checked) cannot be written")
         }
     }
 }

@@ -35,7 +35,11 @@ struct Scan: ParsableCommand {
         var scanner = LibraryScanner(store: store, logger: Logger(label: "songbox.scan"))
         scanner.missingGrace = try SongboxConfig.load().missingDays * 86_400
         var roots = paths
-        if roots.isEmpty { roots = try scanner.rememberedFolders() }
+        if roots.isEmpty {
+            roots = try scanner.rememberedFolders()
+            // Said, so a scan without a folder never leaves the user guessing what it went over.
+            if !roots.isEmpty { print("Rescanning the folders scanned before: " + roots.map(FileName.display).joined(separator: ", ")) }
+        }
         let usingDefault = roots.isEmpty
         if usingDefault { roots = [(ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()) + "/Music"] }
 

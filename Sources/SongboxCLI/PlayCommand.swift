@@ -25,7 +25,9 @@ struct OutputOptions: ParsableArguments {
         let text = output ?? ProcessInfo.processInfo.environment["SONGBOX_OUTPUT"] ?? config.output
             ?? OutputSpec.default.description
         do {
-            return (try OutputSpec(parsing: text), config.settings)
+            let spec = try OutputSpec(parsing: text)
+            try spec.checkDestination()
+            return (spec, config.settings)
         } catch {
             throw ValidationError(error.description)
         }

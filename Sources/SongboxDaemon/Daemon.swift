@@ -54,7 +54,10 @@ public final class Daemon: ControlCommands, Sendable {
         let outputText = options.output ?? ProcessInfo.processInfo.environment["SONGBOX_OUTPUT"] ?? config.output
             ?? OutputSpec.default.description
         let spec: OutputSpec
-        do { spec = try OutputSpec(parsing: outputText) } catch { throw DaemonError(error.description) }
+        do {
+            spec = try OutputSpec(parsing: outputText)
+            try spec.checkDestination()
+        } catch { throw DaemonError(error.description) }
         session = PlaybackSession(store: store, output: spec.makeOutput(), settings: config.settings, fast: options.fast,
                                   report: { message in logger.warning("\(message)") })
         let session = self.session

@@ -39,7 +39,8 @@ import Testing
         let scan = try songbox.run(["scan", examples])
         #expect(scan.status == 0)
         #expect(scan.stdout.contains("16 added, 0 updated, 0 moved, 0 missing, 0 removed, 0 unchanged, 0 unreadable"))
-        let again = try songbox.run(["scan"])  // no path: the folders scanned before
+        let again = try songbox.run(["scan"])  // no path: the folders scanned before, and it says which
+        #expect(again.lines.first == "Rescanning the folders scanned before: \(FilePathsForTests.real(examples))")
         #expect(again.stdout.contains("0 added, 0 updated, 0 moved, 0 missing, 0 removed, 16 unchanged"))
 
         let listing = try songbox.run(["ls"])
@@ -225,4 +226,9 @@ enum TerminalWidth {
         let output = try? SongboxRunner.run(executable: "/usr/bin/python3", ["-c", script, text])
         return Int(output?.stdout.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? -1
     }
+}
+
+enum FilePathsForTests {
+    /// `path` with symlinks resolved, as the library keeps scan folders.
+    static func real(_ path: String) -> String { URL(fileURLWithPath: path).resolvingSymlinksInPath().path }
 }

@@ -249,6 +249,15 @@ import Glibc
         #expect(try AudioFixtures.pcm(ofWAV: wav) == tone + tone + tone)
     }
 
+    @Test func anOutputFileInAFolderThatIsNotThereIsRefusedBeforePlaying() throws {
+        try makeLibrary([("one", 1)])
+        let output = try songbox.run(["play", "--output", "wav:\(folder)/missing/dir/x.wav", "--fast", "path:/one.mp3"])
+        #expect(output.status != 0)
+        #expect(output.stderr.contains("the folder \(folder)/missing/dir does not exist"), "\(output.stderr)")
+        #expect(output.stdout.isEmpty)
+        #expect(try history().isEmpty)
+    }
+
     @Test func aMissingALSADeviceIsRetriedWithoutSpinning() throws {
         try makeLibrary([("two", 2)])
         let player = try Background(songbox, ["play", "path:/two.mp3", "--output", "alsa:songbox-missing"], folder: folder)
