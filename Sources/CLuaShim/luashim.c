@@ -921,23 +921,35 @@ static int sb_prelude_keep(lua_State *L) {
 }
 
 /// Under protection: pushes the prelude helpers for the chunk below them.
+/// Prelude helper `where(fn)`: "file:line" where the Lua function `fn` was defined, or nil (a C
+/// function): so a callback's error that names no place is told with its callback's.
+static int sb_prelude_where(lua_State *L) {
+    lua_Debug ar;
+    if (!lua_isfunction(L, 1)) return 0;
+    lua_settop(L, 1);
+    if (!lua_getinfo(L, ">S", &ar) || ar.linedefined <= 0) return 0;
+    lua_pushfstring(L, "%s:%d", ar.short_src, ar.linedefined);
+    return 1;
+}
+
 static int sb_push_prelude_helpers_p(lua_State *L) {
     lua_pushcfunction(L, sb_prelude_install);
     lua_pushcfunction(L, sb_prelude_keep);
-    return 2;
+    lua_pushcfunction(L, sb_prelude_where);
+    return 3;
 }
 
 int songbox_run_prelude(songbox_state *S, const char *bytes, size_t length, const char *name) {
     lua_State *L = S->L;
     int status = luaL_loadbufferx(L, bytes, length, name, "t");
     if (status != LUA_OK) return status;
-    if (!lua_checkstack(L, 4)) { lua_pop(L, 1); return LUA_ERRMEM; }
+    if (!lua_checkstack(L, 5)) { lua_pop(L, 1); return LUA_ERRMEM; }
     lua_pushcfunction(L, sb_push_prelude_helpers_p);
-    status = lua_pcall(L, 0, 2, 0);                 // chunk, install, keep
+    status = lua_pcall(L, 0, 3, 0);                 // chunk, install, keep, where
     if (status != LUA_OK) { lua_remove(L, -2); return status; }
     lua_pushcfunction(L, sb_message_handler);
-    lua_insert(L, -4);                               // handler, chunk, install, keep
-    status = lua_pcall(L, 2, 0, lua_gettop(L) - 3);
+    lua_insert(L, -5);                               // handler, chunk, install, keep, where
+    status = lua_pcall(L, 3, 0, lua_gettop(L) - 4);
     lua_remove(L, status == LUA_OK ? -1 : -2);       // the handler
     return status;
 }

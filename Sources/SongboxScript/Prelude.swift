@@ -13,8 +13,20 @@ enum Prelude {
     ]
 
     static let source = """
-        local install, keep = ...
+        local install, keep, where = ...
         local pcall, type, tostring, setmetatable, pairs, ipairs, error = pcall, type, tostring, setmetatable, pairs, ipairs, error
+
+        -- A callback's error as a line a plugin author can act on: its text (an error object's
+        -- __tostring, which may itself fail), with the callback's place when it names none.
+        local function failure(fn, message)
+          local ok, text = pcall(tostring, message)
+          if not ok or type(text) ~= "string" then text = "(an error object that cannot be shown)" end
+          if not text:find("^[^\\n]-:%d+:") then
+            local place = where(fn)
+            text = (place and (place .. ": ") or "") .. text .. (place and " (in the callback defined here)" or "")
+          end
+          return text
+        end
         local remove, format = table.remove, string.format
         local known = {}
         for name in ("\(events.joined(separator: " "))"):gmatch("%S+") do known[name] = true end
@@ -87,7 +99,7 @@ enum Prelude {
           for i = 1, #list do copy[i] = list[i] end
           for _, handler in ipairs(copy) do
             local ok, message = pcall(handler.fn, event)
-            if not ok then errors[#errors + 1] = tostring(message) end
+            if not ok then errors[#errors + 1] = failure(handler.fn, message) end
           end
           return errors
         end)
@@ -114,7 +126,7 @@ enum Prelude {
               timers[id] = nil
             end
             local ok, message = pcall(t.fn)
-            if not ok then errors[#errors + 1] = tostring(message) end
+            if not ok then errors[#errors + 1] = failure(t.fn, message) end
           end
           local _, next = earliest()
           local once = false

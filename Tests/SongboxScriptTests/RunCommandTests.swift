@@ -336,6 +336,26 @@ import Testing
         #expect(output.stdout == "3000000\n")
     }
 
+    /// A callback's error that names no place (raised at level 2, an error object) is told
+    /// with the place of the callback, not of songbox's own prelude; one whose __tostring fails
+    /// still is a line, and the run goes on.
+    @Test func callbackErrorsNameTheCallback() throws {
+        let timers = try script("timers.lua", """
+            songbox.after(0, function() error("level two", 2) end)
+            songbox.after(0, function() error(setmetatable({}, { __tostring = function() return "object" end })) end)
+            songbox.after(0, function() error(setmetatable({}, { __tostring = function() error("no") end })) end)
+            songbox.after(0, function() print("still running") end)
+            """)
+        let output = try songbox.run(["run", timers])
+        #expect(output.status == 1)
+        #expect(output.stdout == "still running\n")
+        let lines = output.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3, "\(output.stderr)")
+        #expect(lines[0].hasSuffix("/timers.lua:1: level two (in the callback defined here)"), "\(lines)")
+        #expect(lines[1].hasSuffix("/timers.lua:2: object (in the callback defined here)"), "\(lines)")
+        #expect(lines[2].hasSuffix("/timers.lua:3: (an error object that cannot be shown) (in the callback defined here)"), "\(lines)")
+    }
+
     /// `songbox.text` pads and cuts by terminal columns: points take none, wide characters two.
     @Test func textIsPaddedByColumnsNotBytes() throws {
         let text = try script("text.lua", """
