@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import SongboxLibrary
 
 /// A JSON value. Objects keep their keys in order (Foundation's encoder does not), so output
@@ -67,5 +68,24 @@ enum TrackJSON {
 
     private static func json(_ fields: [(name: String, value: FieldValue)]) -> [(String, JSONValue)] {
         fields.map { ($0.name, JSONValue($0.value)) }
+    }
+}
+
+/// A JSON array printed an element at a time, laid out as `JSONValue.json()` lays out a whole one.
+final class JSONArrayPrinter: Sendable {
+    private let started = Mutex(false)
+
+    /// Prints `value` as the next element ("[" before the first).
+    func element(_ value: JSONValue) {
+        let first = started.withLock { started in
+            defer { started = true }
+            return !started
+        }
+        print((first ? "[\n  " : ",\n  ") + value.json(indent: 1), terminator: "")
+    }
+
+    /// Closes the array (`[]` when there was no element).
+    func finish() {
+        print(started.withLock { $0 } ? "\n]" : "[]")
     }
 }

@@ -18,6 +18,25 @@ extension LibraryStore {
         try tracks(matching: LibraryQuery.parse(text, now: now))
     }
 
+    /// Calls `body` with each track matching the query text, one at a time from a cursor: what
+    /// prints a large answer keeps one track in memory, not the answer. Returns the count.
+    @discardableResult
+    public func forEachTrack(matching text: String, now: Date = Date(),
+                             _ body: @escaping @Sendable (Track) -> Void) throws(SongboxError) -> Int {
+        let query = try LibraryQuery.parse(text, now: now)
+        let evaluated = try evaluateScriptPlaylists(reachedBy: query)
+        return try read { db in
+            let (sql, arguments) = try Self.statement(for: query, in: db, evaluated: evaluated)
+            let cursor = try Track.fetchCursor(db, sql: sql, arguments: arguments)
+            var count = 0
+            while let track = try cursor.next() {
+                body(track)
+                count += 1
+            }
+            return count
+        }
+    }
+
     public func track(id: Int64) throws(SongboxError) -> Track? {
         try read { db in try Track.fetchOne(db, sql: "SELECT * FROM library WHERE id = ?", arguments: [id]) }
     }
