@@ -71,13 +71,12 @@ struct Play: ParsableCommand {
         if let daemon = try? ControlClient() { return try playThrough(daemon) }
         let store = try library.openStore()
         let (spec, settings) = try outputOptions.resolve()
-        let tracks = query.isEmpty ? [] : try store.tracks(matching: QueryArguments.join(query))
-        if !query.isEmpty, tracks.isEmpty {
+        let playable = query.isEmpty ? [] : try store.playable(matching: QueryArguments.join(query))
+        if !query.isEmpty, playable.isEmpty {
             throw SongboxError(.notFound, "no track matches \(QueryArguments.join(query))", hint: "try the query with `songbox ls`")
         }
         let session = PlaybackSession(store: store, output: spec.makeOutput(), settings: settings, fast: outputOptions.fast)
         let events = session.subscribe()
-        let playable = try store.playable(tracks)
         let highlightsOn = highlights
         let shuffled = shuffle
         let newVolume = volume

@@ -92,8 +92,7 @@ extension Daemon {
     private func queryPlay(_ query: String) throws(Failure) -> [(String, String)] {
         let playable: [PlayableTrack]
         do throws(SongboxError) {
-            let tracks = try store.tracks(matching: query)
-            playable = try store.playable(tracks)
+            playable = try store.playable(matching: query)
         } catch {
             throw Failure(error.code == .invalidQuery ? .argument : .system, error.message)
         }
