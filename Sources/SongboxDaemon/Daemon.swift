@@ -149,16 +149,26 @@ public final class Daemon: ControlCommands, Sendable {
 
     func pluginFolders() -> [String] {
         if let folders = options.pluginFolders { return folders }
-        let user = config.value.pluginFolder ?? SongboxConfig.defaultPath()
-            .replacingOccurrences(of: "/config", with: "/plugins", options: .backwards)
+        // Beside the default config file: ~/.config/songbox/plugins.
+        let user = config.value.pluginFolder ?? (SongboxConfig.defaultPath() as NSString).deletingLastPathComponent + "/plugins"
         return [Self.bundledPluginFolder, user].compactMap { $0 }
     }
 
-    /// The plugins that come with songbox: `share/songbox/plugins` beside the binary's `bin`.
+    /// The plugins that come with songbox: `share/songbox/plugins` beside the binary's `bin`
+    /// (installed), else the `plugins` folder of the source tree the binary was built in (a
+    /// binary under `.build/`, as on a Pi that builds songbox itself).
     static let bundledPluginFolder: String? = {
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        let folder = binary.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("share/songbox/plugins").path
-        return FileManager.default.fileExists(atPath: folder) ? folder : nil
+        var folder = binary.deletingLastPathComponent()
+        let installed = folder.deletingLastPathComponent().appendingPathComponent("share/songbox/plugins").path
+        if FileManager.default.fileExists(atPath: installed) { return installed }
+        for _ in 0..<4 {
+            folder = folder.deletingLastPathComponent()
+            let plugins = folder.appendingPathComponent("plugins").path
+            if FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path),
+               FileManager.default.fileExists(atPath: plugins) { return plugins }
+        }
+        return nil
     }()
 
     /// Rescans the music folders; false when a scan is already running.

@@ -211,6 +211,23 @@ import Testing
         #expect(try daemon.waitForExit() == 0)
     }
 
+    /// With no --plugins: the bundled plugins (here the source tree's plugins/, the binary being
+    /// under .build) and the user's folder under $XDG_CONFIG_HOME.
+    @Test func theBundledAndTheUsersPluginsAreLoadedByDefault() throws {
+        try library.add([("a", 1)])
+        let config = folder + "/xdg"
+        try FileManager.default.createDirectory(atPath: config + "/songbox/plugins", withIntermediateDirectories: true)
+        try Self.watcher.write(toFile: config + "/songbox/plugins/mine.lua", atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(database: songbox.database, folder: folder, arguments: ["--output", "null"],
+                                       environment: ["XDG_CONFIG_HOME": config])
+        try daemon.waitForOutput("[mine] startup")
+        let loaded = try plugins(daemon)
+        #expect(loaded.keys.sorted() == ["forgotten", "liked", "mine", "recently-added", "top10"], "\(loaded)")
+        #expect(loaded.values.allSatisfy { $0["status"] == "running" }, "\(loaded)")
+        daemon.signal(SIGTERM)
+        #expect(try daemon.waitForExit() == 0)
+    }
+
     @Test func aStoppedDaemonResumesWhereItWas() throws {
         try library.add([("long", 8)])
         var daemon = try startDaemon(plugins: try pluginFolder([:]), output: "null", fast: false)
