@@ -204,10 +204,14 @@ struct Remove: ParsableCommand {
 
     @OptionGroup var library: LibraryOptions
 
+    @Flag(name: .shortAndLong, help: "Do not ask (on a terminal, rm shows what will go and asks first).")
+    var yes = false
+
     @Argument(parsing: .allUnrecognized, help: ArgumentHelp("Query words; required.", valueName: "query"))
     var query: [String] = []
 
     func validate() throws {
+        try QueryArguments.refuseUnknownOptions(query, known: ["--yes"])
         if query.allSatisfy({ $0.trimmingCharacters(in: .whitespaces).isEmpty }) {
             throw ValidationError("rm needs a query, e.g. `songbox rm artist:\"Test Artist\"`")
         }
@@ -216,7 +220,22 @@ struct Remove: ParsableCommand {
     func run() throws {
         let store = try library.openStore()
         let tracks = try store.tracks(matching: QueryArguments.join(query))
+        guard !tracks.isEmpty else { throw List.nothingFound(query) }
+        // On a terminal a person typed it: show what will go and ask. A script passes --yes, or
+        // runs without a terminal.
+        if !yes, isatty(STDIN_FILENO) != 0 {
+            if let table = List.table(try store.summaries(matching: QueryArguments.join(query))) { print(table) }
+            print("Remove these \(tracks.count) track\(tracks.count == 1 ? "" : "s") from the library (files stay)? [y/N] ", terminator: "")
+            fflush(nil)  // the question shows before the answer is read
+            guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased()) else {
+                print("Nothing removed.")
+                throw ExitCode(1)
+            }
+        }
         let removed = try store.remove(ids: tracks.map(\.id))
+        for track in tracks {
+            print("removed: \(track.id)  \([track.artist, track.title ?? fileName(track.path)].compactMap { $0 }.joined(separator: " - "))")
+        }
         print("Removed \(removed) track\(removed == 1 ? "" : "s") from the library (files untouched).")
     }
 }

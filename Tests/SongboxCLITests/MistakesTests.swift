@@ -59,6 +59,50 @@ import Testing
         }
     }
 
+    /// On a terminal `rm` shows what will go and asks; without one (a script), or with --yes, it
+    /// goes ahead; either way it prints what it removed.
+    @Test func rmAsksOnATerminalAndSaysWhatItRemoved() throws {
+        // A real pseudo-terminal for stdin (and out), answered "n" then "y".
+        func onTerminal(_ answer: String) throws -> SongboxRunner.Output {
+            try SongboxRunner.run(executable: "/usr/bin/python3", ["-c", """
+                import os, pty, sys
+                pid, fd = pty.fork()
+                if pid == 0:
+                    os.execv(sys.argv[1], sys.argv[1:])
+                out = b""
+                sent = False
+                while True:
+                    try:
+                        chunk = os.read(fd, 4096)
+                    except OSError:
+                        break
+                    if not chunk:
+                        break
+                    out += chunk
+                    if not sent and b"[y/N]" in out:
+                        os.write(fd, (os.environ["ANSWER"] + "\\n").encode())
+                        sent = True
+                _, status = os.waitpid(pid, 0)
+                sys.stdout.write(out.decode("utf-8", "replace"))
+                sys.exit(os.waitstatus_to_exitcode(status))
+                """, SongboxRunner.executable, "--db", songbox.database, "rm", "artist:Mabel Grey"], environment: ["ANSWER": answer])
+        }
+        let declined = try onTerminal("n")
+        #expect(declined.status == 1, "\(declined.stdout)")
+        #expect(declined.stdout.contains("Remove these 3 tracks from the library (files stay)? [y/N]"), "\(declined.stdout)")
+        #expect(declined.stdout.contains("Nothing removed."))
+        #expect(try songbox.run(["ls", "artist:Mabel Grey"]).lines.count == 4)
+        let accepted = try onTerminal("y")
+        #expect(accepted.status == 0, "\(accepted.stdout)")
+        #expect(accepted.stdout.contains("removed: 1  Mabel Grey - Northern Skies"), "\(accepted.stdout)")
+        #expect(accepted.stdout.contains("Removed 3 tracks"))
+        // Not a terminal: no question.
+        let scripted = try songbox.run(["rm", "--yes", "title:שיר העמק"])
+        #expect(scripted.status == 0 && scripted.lines.first == "removed: 8  להקת הגליל - שיר העמק", "\(scripted.stdout)")
+        let none = try songbox.run(["rm", "title:zzzz"])
+        #expect(none.status == 1 && none.stderr == "no tracks match title:zzzz\n")
+    }
+
     @Test func aMistypedDatabasePathIsAnErrorAndMakesNothing() throws {
         let typo = folder + "/typo/x.db"
         let listing = try SongboxRunner.run(executable: SongboxRunner.executable, ["--db", typo, "ls"])
