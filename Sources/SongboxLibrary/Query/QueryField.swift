@@ -81,27 +81,11 @@ struct QueryField: Sendable, Equatable {
         let name = name.lowercased()
         let candidates = all.map(\.name) + aliases.keys.sorted() + directives
         let scored = candidates.compactMap { candidate -> (String, Int)? in
-            let distance = editDistance(name, candidate)
+            let distance = Suggestions.distance(Array(name), Array(candidate))
             let related = candidate.hasPrefix(name) || name.hasPrefix(candidate)
             guard distance <= (name.count <= 3 ? 1 : 2) || (related && name.count >= 2) else { return nil }
             return (candidate, distance)
         }
         return scored.sorted { ($0.1, $0.0) < ($1.1, $1.0) }.prefix(3).map(\.0)
-    }
-
-    /// Levenshtein distance between two short ASCII names.
-    private static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
-        guard !a.isEmpty, !b.isEmpty else { return max(a.count, b.count) }
-        var previous = Array(0...b.count)
-        for i in 1...a.count {
-            var current = [i]
-            for j in 1...b.count {
-                let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
-                current.append(min(previous[j] + 1, current[j - 1] + 1, substitution))
-            }
-            previous = current
-        }
-        return previous[b.count]
     }
 }
