@@ -6,19 +6,23 @@ enum Schema {
     static let searchableTagColumns = ["title", "artist", "album", "albumartist", "genre", "comment", "lyrics"]
 
     /// Brings the database to the current schema. `user_version` counts the migrations applied,
-    /// so opening an up-to-date database costs one read and no write.
+    /// so opening an up-to-date database costs one read transaction (the version, no unknown
+    /// migration, every table there) and no write.
     static func migrate(_ writer: any DatabaseWriter) throws {
         let migrator = Self.migrator
-        let current = try writer.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 }
-        let superseded = try writer.read { db in try migrator.hasBeenSuperseded(db) }
-        if current > migrationCount || superseded {
-            throw SongboxError(.databaseUnavailable, "the library was written by a newer songbox (schema \(current); this one knows "
-                               + "\(migrationCount)): it is left as it is", hint: "run the songbox that wrote it, or a newer one")
+        let current = try writer.read { db in
+            let current = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+            let superseded = try migrator.hasBeenSuperseded(db)
+            if current > migrationCount || superseded {
+                throw SongboxError(.databaseUnavailable, "the library was written by a newer songbox (schema \(current); this one knows "
+                                   + "\(migrationCount)): it is left as it is", hint: "run the songbox that wrote it, or a newer one")
+            }
+            if current == migrationCount { try checkObjects(db) }
+            return current
         }
-        if current != migrationCount {
-            try migrator.migrate(writer)
-            try writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA user_version = \(migrationCount)") }
-        }
+        guard current != migrationCount else { return }
+        try migrator.migrate(writer)
+        try writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA user_version = \(migrationCount)") }
         try writer.read { db in try checkObjects(db) }
     }
 
