@@ -59,7 +59,7 @@ public final class LibraryStore: Sendable {
             case .single: database = try DatabaseQueue(path: path, configuration: configuration)
             case .shared: database = try DatabasePool(path: path, configuration: configuration)
             }
-            try Self.retryingWhileBusy { try Schema.migrate(database) }
+            try Self.retryingWhileBusy(within: busyTimeout + 1) { try Schema.migrate(database) }
         } catch let error as SongboxError {
             throw error
         } catch {
@@ -86,17 +86,18 @@ public final class LibraryStore: Sendable {
 
     /// Runs `body` again when SQLite reports a lock it would not wait for (the busy timeout
     /// covers most waits, not all: a lock met while opening, or a snapshot that went stale),
-    /// a few times with growing pauses; a transaction that failed was rolled back, so running
-    /// it again is safe.
-    static func retryingWhileBusy<T>(_ body: () throws -> T) throws -> T {
+    /// with growing pauses, for at most `bound` seconds in all: a lock the busy timeout already
+    /// waited out is not waited for again and again. A transaction that failed was rolled back,
+    /// so running it again is safe.
+    static func retryingWhileBusy<T>(within bound: TimeInterval = 1, _ body: () throws -> T) throws -> T {
+        let deadline = ContinuousClock.now + .seconds(bound)
         var pause: UInt32 = 20_000
-        for _ in 0..<6 {
-            do { return try body() } catch let error as DatabaseError where isBusy(error) {
+        while true {
+            do { return try body() } catch let error as DatabaseError where isBusy(error) && ContinuousClock.now < deadline {
                 usleep(pause + UInt32.random(in: 0..<pause))
-                pause *= 2
+                pause = min(pause * 2, 320_000)
             }
         }
-        return try body()
     }
 
     /// An empty path, or a folder, is a mistake (GRDB would open a throw-away database for
