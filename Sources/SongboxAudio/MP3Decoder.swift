@@ -40,12 +40,10 @@ public final class MP3Decoder {
     private let file: Int32
     /// MPEG samples per frame: 1152 (MPEG-1), 576 (MPEG-2 and 2.5 layer III).
     private var samplesPerFrame = 1152
-    /// Where the file's audio begins, as the scanner decided it (`ID3v2Normaliser`): a tag that
-    /// claims more bytes than the file holds would make libmpg123 skip the audio with it.
-    private let audioStart: Int
-    private let fileSize: Int
-    /// What libmpg123 reads: the file from `audioStart` (renewed at each reopen).
-    private var stream: VirtualStream?
+    /// What libmpg123 reads: the file from where its audio begins, as the scanner decided it
+    /// (`ID3v2Normaliser`: a tag that claims more bytes than the file holds would make libmpg123
+    /// skip the audio with it). One for the decoder's life, rewound at each reopen.
+    private let stream: VirtualStream
 
     private static let libraryReady: Bool = mpg123_init() == Int32(MPG123_OK.rawValue)
 
@@ -55,9 +53,9 @@ public final class MP3Decoder {
         guard Self.libraryReady else { throw DecodeError(path: path, message: "libmpg123 failed to initialise") }
         file = try Self.openFile(path)
         var info = stat()
-        fileSize = fstat(file, &info) == 0 ? Int(info.st_size) : 0
+        let fileSize = fstat(file, &info) == 0 ? Int(info.st_size) : 0
         let plan = ID3v2Normaliser.plan(fd: file, fileSize: fileSize)
-        audioStart = plan.replacement == nil ? 0 : plan.audioStart
+        stream = VirtualStream(fd: file, prefix: [], fileOffset: plan.replacement == nil ? 0 : plan.audioStart, fileSize: fileSize)
         var status: Int32 = 0
         guard let handle = mpg123_new(nil, &status) else {
             close(file)
@@ -179,9 +177,8 @@ public final class MP3Decoder {
     /// (Re)opens libmpg123 on `file` from its start, with the fresh decoder state of a new handle.
     private func openStream() throws(DecodeError) {
         mpg123_close(handle)
-        let fresh = VirtualStream(fd: file, prefix: [], fileOffset: audioStart, fileSize: fileSize)
-        stream = fresh  // outlives the open handle
-        try check(mpg123_open_handle(handle, Unmanaged.passUnretained(fresh).toOpaque()))
+        stream.rewind()
+        try check(mpg123_open_handle(handle, Unmanaged.passUnretained(stream).toOpaque()))
         var rate = 0, channels: Int32 = 0, encoding: Int32 = 0
         let status = mpg123_getformat(handle, &rate, &channels, &encoding)
         // DONE: no frame before the end; ERR: none within libmpg123's resync limit, or worse.

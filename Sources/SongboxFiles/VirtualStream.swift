@@ -38,6 +38,9 @@ public final class VirtualStream {
         if ownsBuffer { buffer.deallocate() }
     }
 
+    /// Back to the start of the stream (what is read ahead stays good: it is the file's bytes).
+    public func rewind() { position = 0 }
+
     /// POSIX read for libmpg123: up to `count` bytes, 0 at the end, -1 on an error.
     nonisolated(unsafe) public static let read: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Int) -> Int = {
         context, buffer, count in
