@@ -41,6 +41,27 @@ import Testing
         #expect(try songbox.run(["ls", "artist:Mabel"]).lines.count == 4)
     }
 
+    /// An export is written whole to a new file and renamed over the old one: a reader of the
+    /// old file (another inode) never sees half of the new one, and a failed export leaves the
+    /// old file as it was.
+    @Test func anExportReplacesTheFileWholeOrNotAtAll() throws {
+        try library.scanExamples()
+        #expect(try songbox.run(["playlist", "save", "Mix", "artist:Mabel"]).status == 0)
+        let file = folder + "/mix.m3u8"
+        try "old contents\n".write(toFile: file, atomically: false, encoding: .utf8)
+        let before = try #require(try FileManager.default.attributesOfItem(atPath: file)[.systemFileNumber] as? Int)
+        #expect(try songbox.run(["playlist", "export", "Mix", file]).status == 0)
+        let after = try #require(try FileManager.default.attributesOfItem(atPath: file)[.systemFileNumber] as? Int)
+        #expect(after != before, "written in place, not renamed over")
+        #expect(try String(contentsOfFile: file, encoding: .utf8).hasPrefix("#EXTM3U\n"))
+        // A failed export (no such playlist) leaves the file alone.
+        let exported = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(try songbox.run(["playlist", "export", "Nope", file]).status != 0)
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == exported)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.contains("mix.m3u8") && $0 != "mix.m3u8" }
+        #expect(leftovers.isEmpty, "\(leftovers)")
+    }
+
     @Test func saveListShowAndDelete() throws {
         let save = try songbox.run(["playlist", "save", "Road trip", "artist:The Lanterns", "sort:-track"])
         #expect(save.status == 0, "\(save.stderr)")
