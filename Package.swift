@@ -55,20 +55,22 @@ let package = Package(
             // with a pragma (no unsafe flags).
             dependencies: ["CLua"]
         ),
+        // The Lua host. It sees the player through `ScriptPlayer`, which the wiring hands it: it
+        // knows the engine's commands and events, not how playback is recorded (no SongboxPlayback).
         .target(
             name: "SongboxScript",
             dependencies: [
                 "CLuaShim",
                 "SongboxLibrary",
                 "SongboxAudio",
-                "SongboxPlayback",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // The wiring: the daemon that runs the library, the player and the plugins as services,
-        // and the local control socket its clients (the CLI) speak to.
+        // The wiring: builds the library, the player and the plugin host from the config (for
+        // `songbox daemon`, `play` and `run` alike), the daemon's services, and the local
+        // control socket its clients (the CLI) speak to. Nothing imports it but the CLI.
         .target(
-            name: "SongboxDaemon",
+            name: "SongboxWiring",
             dependencies: [
                 "SongboxLibrary",
                 "SongboxScript",
@@ -84,7 +86,7 @@ let package = Package(
         .target(
             name: "SongboxCLI",
             dependencies: [
-                "SongboxDaemon",
+                "SongboxWiring",
                 "SongboxFiles",
                 "SongboxLibrary",
                 "SongboxScript",
@@ -105,17 +107,17 @@ let package = Package(
         ),
         .testTarget(
             name: "SongboxAudioTests",
-            dependencies: ["SongboxAudio", "SongboxPlayback", "SongboxLibrary", "SongboxTestSupport",
+            dependencies: ["SongboxAudio", "SongboxPlayback", "SongboxLibrary", "SongboxScript", "SongboxWiring", "SongboxTestSupport",
                            .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "SongboxScriptTests",
-            dependencies: ["SongboxScript", "SongboxLibrary", "SongboxAudio", "SongboxPlayback", "SongboxTestSupport"],
+            dependencies: ["SongboxScript", "SongboxLibrary", "SongboxAudio", "SongboxPlayback", "SongboxWiring", "SongboxTestSupport"],
             exclude: ["lua", "sandbox-globals.txt"]
         ),
         .testTarget(
             name: "SongboxCLITests",
-            dependencies: ["SongboxCLI", "SongboxDaemon", "SongboxFiles", "SongboxLibrary", "SongboxAudio", "SongboxTestSupport"]
+            dependencies: ["SongboxCLI", "SongboxWiring", "SongboxFiles", "SongboxLibrary", "SongboxAudio", "SongboxTestSupport"]
         ),
     ]
 )

@@ -2,20 +2,46 @@ import Foundation
 
 /// A first-in first-out queue between threads: `put` never blocks, `take` waits.
 /// How events leave the audio thread without it ever waiting on a consumer.
+///
+/// A mailbox may be bounded: once it holds `capacity` items, each `put` first drops the oldest
+/// item that `coalescing` calls expendable (a value that a newer item of its kind says again).
+/// Items that are not expendable are never dropped, so a mailbox of them alone may grow past
+/// its capacity (as fast as tracks change: a slow consumer, not a flood).
 public final class Mailbox<Element: Sendable>: @unchecked Sendable {
     // Guarded by `condition`.
     private let condition = NSCondition()
     private var items: [Element] = []
     private var head = 0
     private var closed = false
+    private let capacity: Int
+    private let expendable: @Sendable (Element) -> Bool
+    private var droppedCount = 0
 
-    public init() {}
+    public init(capacity: Int = .max, coalescing expendable: @escaping @Sendable (Element) -> Bool = { _ in false }) {
+        self.capacity = max(1, capacity)
+        self.expendable = expendable
+    }
 
     public func put(_ item: Element) {
         condition.withLock {
             guard !closed else { return }
+            if items.count - head >= capacity, let oldest = items[head...].firstIndex(where: expendable) {
+                items.remove(at: oldest)
+                droppedCount += 1
+            }
             items.append(item)
             condition.broadcast()
+        }
+    }
+
+    /// Everything waiting now, oldest first, without waiting for more.
+    public func takeAvailable() -> [Element] {
+        condition.withLock {
+            defer {
+                items.removeAll(keepingCapacity: true)
+                head = 0
+            }
+            return Array(items[head...])
         }
     }
 
@@ -41,6 +67,9 @@ public final class Mailbox<Element: Sendable>: @unchecked Sendable {
             return item
         }
     }
+
+    /// Items dropped to keep within the capacity.
+    public var dropped: Int { condition.withLock { droppedCount } }
 
     /// True when nothing is waiting to be taken now.
     public var isEmpty: Bool {

@@ -17,6 +17,8 @@ public final class Player: @unchecked Sendable {
     private let engine: PlayerEngine
     private let fast: Bool
     private let onEvent: @Sendable (PlayerEvent) -> Void
+    /// Seconds on a clock that only goes forward: what paces outputs that do not keep time.
+    private let clock: @Sendable () -> Double
 
     /// How far ahead of real time a paced output may run.
     private static let lead = 0.2
@@ -24,12 +26,14 @@ public final class Player: @unchecked Sendable {
 
     public init(output: any AudioOutput, settings: PlayerSettings = PlayerSettings(), fast: Bool = false,
                 restoring snapshot: PlayerSnapshot? = nil,
-                onEvent: @escaping @Sendable (PlayerEvent) -> Void = { _ in }) {
+                onEvent: @escaping @Sendable (PlayerEvent) -> Void = { _ in },
+                clock: @escaping @Sendable () -> Double = { MonotonicClock.seconds }) {
         let engine = PlayerEngine(output: output, settings: settings)
         if let snapshot { engine.restore(snapshot) }
         self.engine = engine
         self.fast = fast
         self.onEvent = onEvent
+        self.clock = clock
         latestStatus = engine.status
         let thread = Thread { [self] in loop() }
         thread.name = "songbox audio"
@@ -115,14 +119,14 @@ public final class Player: @unchecked Sendable {
             if !batch.isEmpty { publish() }
 
             var wait: Double?
-            if let ahead = pacing.map({ engine.clock - $0.clock - (Self.now - $0.wall) }), ahead > Self.lead {
+            if let ahead = pacing.map({ engine.clock - $0.clock - (clock() - $0.wall) }), ahead > Self.lead {
                 wait = ahead - Self.lead
             } else {
                 switch engine.render() {
                 case .rendered:
                     retries = 0
                     if fast || engine.output.pacesItself { pacing = nil } else if pacing == nil {
-                        pacing = (Self.now, engine.clock)
+                        pacing = (clock(), engine.clock)
                     }
                 case .idle:
                     pacing = nil
@@ -165,8 +169,6 @@ public final class Player: @unchecked Sendable {
             }
         }
     }
-
-    private static var now: Double { Date.timeIntervalSinceReferenceDate }
 }
 
 /// Something that runs commands on a player engine: the threaded `Player`, or a

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import SongboxLibrary
+import SongboxWiring
 import SongboxFiles
 import SongboxPlayback
 

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
-import SongboxDaemon
+import SongboxWiring
 import SongboxLibrary
 import SongboxPlayback
 import Synchronization

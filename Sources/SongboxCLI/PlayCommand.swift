@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import SongboxAudio
-import SongboxDaemon
+import SongboxWiring
 import SongboxLibrary
 import SongboxPlayback
 
@@ -17,20 +17,9 @@ struct OutputOptions: ParsableArguments {
 
     /// The output (--output, else $SONGBOX_OUTPUT, else the config file's, else alsa:default)
     /// and the player's settings from the config file.
-    func resolve() throws -> (spec: OutputSpec, settings: PlayerSettings) {
-        try Self.resolve(output, config: SongboxConfig.load())
-    }
-
-    static func resolve(_ output: String?, config: SongboxConfig) throws -> (spec: OutputSpec, settings: PlayerSettings) {
-        let text = output ?? ProcessInfo.processInfo.environment["SONGBOX_OUTPUT"] ?? config.output
-            ?? OutputSpec.default.description
-        do {
-            let spec = try OutputSpec(parsing: text)
-            try spec.checkDestination()
-            return (spec, config.settings)
-        } catch {
-            throw ValidationError(error.description)
-        }
+    /// The output the options name, else the environment's or the config's (`Wiring.output`).
+    static func resolve(_ output: String?, wiring: Wiring) throws -> OutputSpec {
+        do { return try wiring.output(output) } catch { throw ValidationError(error.description) }
     }
 }
 
@@ -70,12 +59,13 @@ struct Play: ParsableCommand {
         // A running daemon owns the output and the queue: play there.
         if let daemon = try? ControlClient() { return try playThrough(daemon) }
         let store = try library.openStore()
-        let (spec, settings) = try outputOptions.resolve()
+        let wiring = try Wiring.load()
+        let spec = try OutputOptions.resolve(outputOptions.output, wiring: wiring)
         let playable = query.isEmpty ? [] : try store.playable(matching: QueryArguments.join(query))
         if !query.isEmpty, playable.isEmpty {
             throw SongboxError(.notFound, "no track matches \(QueryArguments.join(query))", hint: "try the query with `songbox ls`")
         }
-        let session = PlaybackSession(store: store, output: spec.makeOutput(), settings: settings, fast: outputOptions.fast)
+        let session = wiring.session(store: store, output: spec, fast: outputOptions.fast)
         let events = session.subscribe()
         let highlightsOn = highlights
         let shuffled = shuffle
@@ -108,12 +98,12 @@ struct Play: ParsableCommand {
                 if events.isClosedAndEmpty { break }  // the player ended without a word: never wait on
                 continue
             }
-            tally.note(event, store: store)
-            if case .stopped = event { break }
+            tally.note(event)
+            if case .stopped = event.event { break }
         }
         interrupt.cancel()
         session.shutdown()
-        while let event = events.take(timeout: 0) { tally.note(event, store: store) }
+        while let event = events.take(timeout: 0) { tally.note(event) }
         // What the history holds, not what the events said: a play that could not be committed
         // (a full disk, a damaged library) is not claimed, and fails the command.
         let recorded = session.recorded
@@ -146,11 +136,12 @@ extension Play {
 private struct Tally {
     var started = 0
 
-    mutating func note(_ event: PlayerEvent, store: LibraryStore) {
-        switch event {
+    /// Says what happened, with the track the event carries (as the library had it).
+    mutating func note(_ delivered: PlaybackEvent) {
+        switch delivered.event {
         case .trackStarted(let item, let position, _):
             started += 1
-            let track = try? store.track(id: item.track.trackID)
+            let track = delivered.track
             let name = [track?.artist, track?.title ?? fileName(item.track.path)].compactMap { $0 }.joined(separator: " - ")
             print("\(position + 1). \(name) (\(TerminalText.duration(track?.duration ?? item.track.duration)))")
             fflush(nil)

@@ -4,7 +4,7 @@ import Foundation
 import Synchronization
 import Logging
 import SongboxAudio
-import SongboxDaemon
+import SongboxWiring
 import SongboxLibrary
 import SongboxPlayback
 import SongboxScript
@@ -75,9 +75,10 @@ struct Run: ParsableCommand {
     static func run(file: String, arguments: [String], database: String?, limits: LuaRuntime.Limits, dryRun: Bool,
                     output: String?, fast: Bool, bound: Double? = nil) throws {
         let store = try LibraryOptions.openStore(database)
-        let config = try SongboxConfig.load()
-        let (spec, settings) = try OutputOptions.resolve(output, config: config)
-        let host = PlayerHost(store: store, make: Self.playerMaker(store: store, spec: spec, settings: settings, fast: fast))
+        let wiring = try Wiring.load()
+        let config = wiring.config
+        let spec = try OutputOptions.resolve(output, wiring: wiring)
+        let host = wiring.scriptPlayer(store: store, output: spec, fast: fast)
         // plugin.NAME.KEY lines of the config file, NAME being the script's file name.
         let runtime = try ScriptSetup.makeRuntime(file: file, arguments: arguments, store: store, limits: limits,
                                                   dryRun: dryRun, options: config.pluginOptions, player: host,
@@ -107,26 +108,6 @@ struct Run: ParsableCommand {
         host.shutdown()
         if loop.callbackErrors > 0 { throw ExitCode(1) }
         if let status = runtime.exitRequested, status != 0 { throw ExitCode(Int32(status)) }
-    }
-
-    /// The player a script gets on first use: stepped by the script's loop on a fast output
-    /// (deterministic timers), else on its own audio thread in real time.
-    static func playerMaker(store: LibraryStore, spec: OutputSpec, settings: PlayerSettings,
-                            fast: Bool) -> () throws(SongboxError) -> PlayerHost.Driver {
-        { () throws(SongboxError) in
-            // A running daemon owns the output and the saved queue: a script plays there as a
-            // plugin, not beside it. (A script that never plays never gets here.)
-            if (try? ControlClient()) != nil {
-                throw SongboxError(.invalidArgument, "a songbox daemon runs (\(defaultControlSocketPath())) and owns the player: "
-                                   + "put the script in its plugin folder (~/.config/songbox/plugins), or stop it to play from songbox run")
-            }
-            // ALSA keeps real time whatever --fast says: only the other outputs are stepped.
-            var stepped = fast
-            if case .alsa = spec { stepped = false }
-            if stepped { return .stepped(store: store, output: spec.makeOutput(), settings: settings) }
-            let session = PlaybackSession(store: store, output: spec.makeOutput(), settings: settings, fast: fast)
-            return .threaded(session, events: session.subscribe())
-        }
     }
 }
 

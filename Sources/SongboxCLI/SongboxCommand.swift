@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SongboxLibrary
+import SongboxWiring
 import SongboxScript
 
 /// `songbox`: the command-line entry point.
@@ -44,7 +45,7 @@ struct LibraryOptions: ParsableArguments {
         }
         let store = try LibraryStore(path: path)
         if !exists, creating { FileHandle.standardError.write(Data("Made a new library at \(path)\n".utf8)) }
-        store.scriptEvaluator = ScriptPlaylistRunner(logger: scriptLogger)
+        store.scriptEvaluator = Wiring.scriptPlaylistRunner(logger: scriptLogger)
         return store
     }
 }

@@ -46,40 +46,92 @@ public struct TopTrack: Sendable, Equatable {
     public var lastPlayed: Int64
 }
 
-/// The play history: the single place plays and skips are written, and what reads them.
-/// A trigger keeps each track's `plays`, `skips` and `last_played` in step, in the same transaction.
-extension LibraryStore {
-    /// Records that a track was played or skipped. This is the one entry point the player uses.
-    /// The row keeps a snapshot of the track's path, artist and title (as the library shows them).
-    @discardableResult
-    public func recordPlay(trackID: Int64, kind: HistoryEntry.Kind, reason: String, played: Double,
-                           at time: Date = Date()) throws(SongboxError) -> HistoryEntry {
+/// A play or a skip to record.
+public struct PlayRecord: Sendable, Hashable {
+    public var trackID: Int64
+    public var kind: HistoryEntry.Kind
+    /// Why the track ended ("finished", "skipped", "stopped", ...).
+    public var reason: String
+    /// Seconds heard.
+    public var played: Double
+    public var at: Date
+
+    public init(trackID: Int64, kind: HistoryEntry.Kind, reason: String, played: Double, at: Date = Date()) {
+        self.trackID = trackID
+        self.kind = kind
+        self.reason = reason
+        self.played = played
+        self.at = at
+    }
+
+    var trackGone: SongboxError {
+        SongboxError(.notFound, "no track with id \(trackID)", hint: "find ids with `songbox ls`")
+    }
+
+    func validate() throws(SongboxError) {
         guard !reason.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw SongboxError(.invalidArgument, "a play needs a reason", hint: "for example \"finished\" or \"skipped\"")
         }
         guard played.isFinite, played >= 0 else {
             throw SongboxError(.invalidArgument, "seconds played must be a number of 0 or more, got \(played)")
         }
+    }
+}
+
+/// The play history: the single place plays and skips are written, and what reads them.
+/// A trigger keeps each track's `plays`, `skips` and `last_played` in step, in the same transaction.
+extension LibraryStore {
+    /// Records that a track was played or skipped. The row keeps a snapshot of the track's path,
+    /// artist and title (as the library shows them).
+    @discardableResult
+    public func recordPlay(trackID: Int64, kind: HistoryEntry.Kind, reason: String, played: Double,
+                           at time: Date = Date()) throws(SongboxError) -> HistoryEntry {
+        let play = PlayRecord(trackID: trackID, kind: kind, reason: reason, played: played, at: time)
+        try play.validate()
         return try write { db in
-            // From `tracks`, not the `library` view: a track whose file went missing while it
-            // played keeps the play (its history is what a missing track keeps).
-            guard let snapshot = try Row.fetchOne(db, sql: """
-                SELECT t.path, coalesce(o.artist, t.artist) AS artist, coalesce(o.title, t.title) AS title
-                FROM tracks t LEFT JOIN overrides o ON o.track_id = t.id WHERE t.id = ?
-                """, arguments: [trackID]) else {
-                throw SongboxError(.notFound, "no track with id \(trackID)", hint: "find ids with `songbox ls`")
-            }
-            try db.execute(sql: """
-                INSERT INTO history (track_id, path, artist, title, kind, reason, played, at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [trackID, snapshot["path"] as DatabaseValue, snapshot["artist"] as DatabaseValue,
-                                 snapshot["title"] as DatabaseValue, kind.rawValue,
-                                 reason, played, Self.seconds(time)])
+            guard try Self.insert(play, db) else { throw play.trackGone }
             let row = try Row.fetchOne(db, sql: "SELECT * FROM history WHERE id = ?", arguments: [db.lastInsertedRowID])!
             var entry = HistoryEntry(row: row)
             entry.track = try Track.fetchOne(db, sql: "SELECT * FROM library WHERE id = ?", arguments: [trackID])
             return entry
         }
+    }
+
+    /// Records plays and skips and keeps state values, all in one transaction: the entry point
+    /// the player uses. A track change is a play and a new place, and on a Pi's SD card each
+    /// synced commit costs blocks, so they are one write. A play that cannot be kept (its track
+    /// is gone, a bad number) is left out and its error returned in its place; the rest are kept.
+    @discardableResult
+    public func recordPlayback(_ plays: [PlayRecord], state: [(name: String, value: Data)] = []) throws(SongboxError) -> [SongboxError?] {
+        try write { db in
+            var outcomes: [SongboxError?] = []
+            for play in plays {
+                do throws(SongboxError) { try play.validate() } catch {
+                    outcomes.append(error)
+                    continue
+                }
+                outcomes.append(try Self.insert(play, db) ? nil : play.trackGone)
+            }
+            for (name, value) in state { try Self.keepState(value, as: name, db) }
+            return outcomes
+        }
+    }
+
+    /// False when the track is not in the library.
+    private static func insert(_ play: PlayRecord, _ db: Database) throws -> Bool {
+        // From `tracks`, not the `library` view: a track whose file went missing while it
+        // played keeps the play (its history is what a missing track keeps).
+        guard let snapshot = try Row.fetchOne(db, sql: """
+            SELECT t.path, coalesce(o.artist, t.artist) AS artist, coalesce(o.title, t.title) AS title
+            FROM tracks t LEFT JOIN overrides o ON o.track_id = t.id WHERE t.id = ?
+            """, arguments: [play.trackID]) else { return false }
+        try db.execute(sql: """
+            INSERT INTO history (track_id, path, artist, title, kind, reason, played, at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [play.trackID, snapshot["path"] as DatabaseValue, snapshot["artist"] as DatabaseValue,
+                             snapshot["title"] as DatabaseValue, play.kind.rawValue,
+                             play.reason, play.played, seconds(play.at)])
+        return true
     }
 
     /// The last `limit` plays and skips, newest first.

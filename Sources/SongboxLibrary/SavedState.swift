@@ -57,10 +57,16 @@ extension LibraryStore {
 
     /// Keeps `value` under `name` (the player's queue and position, ...), replacing what was there.
     public func saveState(_ value: Data, as name: String) throws(SongboxError) {
-        try write { db in
-            try db.execute(sql: "INSERT OR REPLACE INTO saved_state (name, value, updated) VALUES (?, ?, ?)",
-                           arguments: [name, value, Self.seconds(Date())])
-        }
+        try write { db in try Self.keepState(value, as: name, db) }
+    }
+
+    /// Updated in place when the name is there (one page written, not a delete and an insert
+    /// that touch the name's index too: a Pi's SD card counts the blocks).
+    static func keepState(_ value: Data, as name: String, _ db: Database) throws {
+        try db.execute(sql: """
+            INSERT INTO saved_state (name, value, updated) VALUES (?, ?, ?)
+            ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated = excluded.updated
+            """, arguments: [name, value, seconds(Date())])
     }
 
     public func savedState(_ name: String) throws(SongboxError) -> Data? {

@@ -9,36 +9,74 @@ public let reportToStandardError: @Sendable (String) -> Void = { message in
 }
 
 /// What the library keeps of playback: each counted play or skip as a history row, and the
-/// player's state between runs. Used from one thread at a time.
-public struct PlaybackRecorder: Sendable {
+/// player's state between runs. Used from one thread at a time (the pipeline's).
+///
+/// The state is kept as two values: the place (current item, where in it, modes, volume: a few
+/// bytes, written often) and the queue (written only when it changed). A commit holds the plays
+/// and the place together: on a Pi's SD card every synced commit costs blocks, and a track
+/// change is both a play and a new place.
+public final class PlaybackRecorder: @unchecked Sendable {
     public let store: LibraryStore
     /// Where problems that stop nothing are told.
     private let report: @Sendable (String) -> Void
     /// What was committed, and what could not be: a summary says only what is stored.
     public let recorded = RecordedCounts()
+    /// The state as last written, to write only what changed.
+    private var written: (place: Data, queueVersion: Int)?
 
-    /// The name the player's state is saved under.
+    /// The names the player's state is saved under.
     public static let stateName = "player"
+    public static let queueStateName = "player.queue"
 
     public init(store: LibraryStore, report: @escaping @Sendable (String) -> Void) {
         self.store = store
         self.report = report
     }
 
-    /// Writes the history row a `track_ended` counts for; other events write nothing.
-    public func record(_ event: PlayerEvent) {
-        guard case .trackEnded(let item, let reason, let played, _, let counted?) = event else { return }
+    /// Writes the history rows the events count for and, when given and changed, the state:
+    /// one transaction.
+    public func commit(_ events: [PlayerEvent], state snapshot: PlayerSnapshot? = nil) {
+        var plays: [(PlayRecord, PlayCount, QueueItem)] = []
+        for case .trackEnded(let item, let reason, let played, _, let counted?) in events {
+            plays.append((PlayRecord(trackID: item.track.trackID, kind: counted == .play ? .play : .skip,
+                                     reason: reason.rawValue, played: played), counted, item))
+        }
+        var state: [(name: String, value: Data)] = []
+        var place: Data?
+        if let snapshot {
+            do {
+                let encoded = try JSONEncoder().encode(SavedPlace(snapshot))
+                if encoded != written?.place { state.append((Self.stateName, encoded)) }
+                if snapshot.queue.version != written?.queueVersion {
+                    state.append((Self.queueStateName, try JSONEncoder().encode(snapshot.queue)))
+                }
+                place = encoded
+            } catch {
+                report("could not save the queue: \(error)")
+            }
+        }
+        guard !plays.isEmpty || !state.isEmpty else { return }
         do {
-            try store.recordPlay(trackID: item.track.trackID, kind: counted == .play ? .play : .skip,
-                                 reason: reason.rawValue, played: played)
-            recorded.add(counted)
+            let outcomes = try store.recordPlayback(plays.map(\.0), state: state)
+            for ((_, counted, item), failure) in zip(plays, outcomes) {
+                if let failure {
+                    recorded.addFailure()
+                    report("could not record the \(counted.rawValue) of \(item.track.path): \(failure)")
+                } else {
+                    recorded.add(counted)
+                }
+            }
+            if let place, let snapshot { written = (place, snapshot.queue.version) }
         } catch {
-            recorded.addFailure()
-            report("could not record the \(counted.rawValue) of \(item.track.path): \(error)")
+            for (_, counted, item) in plays {
+                recorded.addFailure()
+                report("could not record the \(counted.rawValue) of \(item.track.path): \(error)")
+            }
+            if !state.isEmpty { report("could not save the queue: \(error)") }
         }
     }
 
-    /// Whether the event changes what `save` would write (a finished track alone does not:
+    /// Whether the event changes what a save would write (a finished track alone does not:
     /// the next start does).
     public static func changesState(_ event: PlayerEvent) -> Bool {
         switch event {
@@ -47,18 +85,18 @@ public struct PlaybackRecorder: Sendable {
         }
     }
 
-    public func save(_ snapshot: PlayerSnapshot) {
-        do {
-            try store.saveState(try JSONEncoder().encode(snapshot), as: Self.stateName)
-        } catch {
-            report("could not save the queue: \(error)")
-        }
-    }
-
-    /// The state saved last, if any and readable.
+    /// The state saved last, if any and readable (also as an earlier songbox saved it: the
+    /// whole snapshot under one name).
     public func savedSnapshot() -> PlayerSnapshot? {
         do {
-            return try store.savedState(Self.stateName).map { try JSONDecoder().decode(PlayerSnapshot.self, from: $0) }
+            guard let placeData = try store.savedState(Self.stateName) else { return nil }
+            guard let queueData = try store.savedState(Self.queueStateName) else {
+                return try JSONDecoder().decode(PlayerSnapshot.self, from: placeData)
+            }
+            let place = try JSONDecoder().decode(SavedPlace.self, from: placeData)
+            let queue = try JSONDecoder().decode(PlayQueue.self, from: queueData)
+            written = (placeData, queue.version)
+            return place.snapshot(queue: queue)
         } catch {
             report("the saved queue could not be read, starting with an empty one (\(error))")
             return nil
@@ -66,25 +104,28 @@ public struct PlaybackRecorder: Sendable {
     }
 }
 
-extension LibraryStore {
-    /// The tracks matching the query text as the player takes them, with their highlights,
-    /// read compactly (`trackFiles`).
-    public func playable(matching text: String, now: Date = Date()) throws(SongboxError) -> [PlayableTrack] {
-        let files = try trackFiles(matching: text, now: now)
-        let highlights = try highlights(of: files.map(\.id))
-        return files.map { file in
-            PlayableTrack(trackID: file.id, path: file.path, duration: file.duration,
-                          highlight: highlights[file.id].map { HighlightRange(start: $0.start, end: $0.end) })
-        }
+/// The player's place without its queue: what is saved every minute while playing.
+struct SavedPlace: Codable, Equatable {
+    var current: Int?
+    var elapsed: Double
+    var state: PlaybackState
+    var modes: PlaybackModes
+    var volume: Double
+    var highlights: Bool
+
+    init(_ snapshot: PlayerSnapshot) {
+        current = snapshot.current
+        // To the millisecond: what a resume needs, and an unchanged place encodes the same.
+        elapsed = (snapshot.elapsed * 1000).rounded() / 1000
+        state = snapshot.state
+        modes = snapshot.modes
+        volume = snapshot.volume
+        highlights = snapshot.highlights
     }
 
-    /// Library tracks as the player takes them, with their highlights.
-    public func playable(_ tracks: [Track]) throws(SongboxError) -> [PlayableTrack] {
-        let highlights = try highlights(of: tracks.map(\.id))
-        return tracks.map { track in
-            PlayableTrack(trackID: track.id, path: track.path, duration: track.duration,
-                          highlight: highlights[track.id].map { HighlightRange(start: $0.start, end: $0.end) })
-        }
+    func snapshot(queue: PlayQueue) -> PlayerSnapshot {
+        PlayerSnapshot(queue: queue, current: current, elapsed: elapsed, state: state, modes: modes, volume: volume,
+                       highlights: highlights)
     }
 }
 

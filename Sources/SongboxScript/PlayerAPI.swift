@@ -1,68 +1,65 @@
 import Foundation
 import SongboxAudio
 import SongboxLibrary
-import SongboxPlayback
+
+/// A player event as a script gets it: the event, the library's track as it was when its item
+/// started, and when it left the audio thread (`MonotonicClock` seconds).
+public struct ScriptEvent: Sendable {
+    public var event: PlayerEvent
+    public var track: Track?
+    public var emitted: Double
+
+    public init(_ event: PlayerEvent, track: Track?, emitted: Double) {
+        self.event = event
+        self.track = track
+        self.emitted = emitted
+    }
+}
+
+/// The player as a script host sees it. The wiring makes one (a player in real time on its own
+/// thread, or one the script's loop steps on a fast output) and hands it in: the script host
+/// knows the engine's commands and events, not how playback is recorded or saved.
+public protocol ScriptPlayer: AnyObject {
+    var control: any PlayerControl { get }
+    /// The engine the script's loop renders itself; nil when it plays in real time.
+    var steppedEngine: PlayerEngine? { get }
+    /// Stepped: passes what the engine emitted through the recording pipeline, so `nextEvent`
+    /// has it (and saves the place when due). Nothing for a player in real time.
+    func pump()
+    /// The next event for the script, once recorded; waits at most `timeout` seconds.
+    func nextEvent(timeout: Double) -> ScriptEvent?
+    var state: PlaybackState { get }
+    /// Stops what this script started (a player it owns: playback stopped, recorded, the place saved).
+    func shutdown()
+}
 
 /// The player a script controls, made on first use so a script that never plays opens no output.
 public final class PlayerHost {
-    /// How the player runs: on its audio thread in real time (events arrive in a mailbox), or
-    /// stepped by the script's own loop on a fast output (deterministic).
-    public enum Driver {
-        case threaded(PlaybackSession, events: Mailbox<PlayerEvent>)
-        case stepped(SteppedPlayer, PlaybackRecorder)
-
-        /// A player on `output` stepped by the script's loop, from where the saved state left off,
-        /// recording into `store`.
-        public static func stepped(store: LibraryStore, output: any AudioOutput, settings: PlayerSettings) -> Driver {
-            let recorder = PlaybackRecorder(store: store, report: reportToStandardError)
-            let engine = PlayerEngine(output: output, settings: settings)
-            if let saved = recorder.savedSnapshot() { engine.restore(saved) }
-            return .stepped(SteppedPlayer(engine: engine), recorder)
-        }
-    }
-
     public let store: LibraryStore
-    private let make: () throws(SongboxError) -> Driver
-    public private(set) var driver: Driver?
+    private let make: () throws(SongboxError) -> any ScriptPlayer
+    public private(set) var player: (any ScriptPlayer)?
 
     /// `make` may refuse (a daemon owns the output): the script's player call fails with its message.
-    public init(store: LibraryStore, make: @escaping () throws(SongboxError) -> Driver) {
+    public init(store: LibraryStore, make: @escaping () throws(SongboxError) -> any ScriptPlayer) {
         self.store = store
         self.make = make
     }
 
     var control: any PlayerControl {
-        get throws(SongboxError) {
-            switch try started {
-            case .threaded(let session, _): session.player
-            case .stepped(let stepped, _): stepped
-            }
-        }
+        get throws(SongboxError) { try started.control }
     }
 
-    private var started: Driver {
+    private var started: any ScriptPlayer {
         get throws(SongboxError) {
-            if let driver { return driver }
+            if let player { return player }
             let made = try make()
-            driver = made
+            player = made
             return made
         }
     }
 
     /// Stops playback, records what was heard and saves the state, if a player was made.
-    public func shutdown() {
-        switch driver {
-        case .threaded(let session, _)?: session.shutdown()
-        case .stepped(let stepped, let recorder)?:
-            // Saved as it was before the stop, so the next run continues from the same place.
-            let beforeStop = stepped.engine.snapshot
-            stepped.engine.settings.transitionFade = 0
-            stepped.engine.stop()
-            stepped.engine.takeEvents().forEach(recorder.record)
-            recorder.save(beforeStop)
-        case nil: break
-        }
-    }
+    public func shutdown() { player?.shutdown() }
 }
 
 /// `songbox.queue.*` and `songbox.player.*`. Commands that change playback count as writes
@@ -292,25 +289,27 @@ public enum PlayerAPI {
 
     // MARK: Values
 
-    /// The event as plugins see it: `type` and the payload's fields.
-    public static func event(_ event: PlayerEvent, store: LibraryStore) -> LuaValue {
-        var table: [String: LuaValue] = ["type": .string(event.name)]
+    /// The event as plugins see it: `type`, the payload's fields, and `emitted_at` (when it left
+    /// the audio thread, on `songbox.monotonic()`'s clock).
+    public static func event(_ delivered: ScriptEvent) -> LuaValue {
+        let event = delivered.event, track = delivered.track
+        var table: [String: LuaValue] = ["type": .string(event.name), "emitted_at": .number(delivered.emitted)]
         switch event {
         case .trackStarted(let item, let position, let reason):
-            table["track"] = .table(trackTable(item, store))
+            table["track"] = .table(trackTable(item, track))
             table["position"] = .integer(position + 1)
             table["reason"] = .string(reason.rawValue)
         case .trackEnded(let item, let reason, let played, let duration, let counted):
-            table["track"] = .table(trackTable(item, store))
+            table["track"] = .table(trackTable(item, track))
             table["reason"] = .string(reason.rawValue)
             table["played"] = .number(played)
             table["duration"] = .number(duration)
             if let counted { table["counted"] = .string(counted.rawValue) }
         case .paused(let item, let at), .resumed(let item, let at):
-            table["track"] = .table(trackTable(item, store))
+            table["track"] = .table(trackTable(item, track))
             table["elapsed"] = .number(at)
         case .seeked(let item, let from, let to):
-            table["track"] = .table(trackTable(item, store))
+            table["track"] = .table(trackTable(item, track))
             table["from"] = .number(from)
             table["to"] = .number(to)
         case .queueChanged(let version):
@@ -325,7 +324,7 @@ public enum PlayerAPI {
         case .outputError(let message):
             table["message"] = .string(message)
         case .decodeError(let item, let message):
-            table["track"] = .table(trackTable(item, store))
+            table["track"] = .table(trackTable(item, track))
             table["message"] = .string(message)
         case .stopped:
             break

@@ -81,7 +81,12 @@ public final class Plugin: Sendable {
     public let name: String
     public let file: String
     private let environment: Environment
-    private let inbox = Mailbox<Job>()
+    /// Bounded: a plugin that falls behind loses the oldest events that only say a value
+    /// changed (the newest of each kind follows); track and playback events are all kept.
+    private let inbox = Mailbox<Job>(capacity: 1024) { job in
+        guard case .event(let event) = job, case .string(let type)? = event.tableValue?["type"] else { return false }
+        return ["queue_changed", "volume_changed", "options_changed"].contains(type)
+    }
     private let info: Mutex<Info>
     private let finished = Reply<Void>()
 

@@ -1,7 +1,6 @@
 import Foundation
 import SongboxAudio
 import SongboxLibrary
-import SongboxPlayback
 
 /// Runs a script's events and timers after its main chunk, until the run is over:
 ///
@@ -28,13 +27,16 @@ public final class ScriptEventLoop {
     public private(set) var callbackErrors = 0
     /// The script's clock when the player was made (or the run ended without one).
     private var now = 0.0
+    /// Seconds on the clock a run in real time keeps (monotonic: a clock set by NTP moves no timer).
+    private let clock: () -> Double
 
     public init(runtime: LuaRuntime, host: PlayerHost, fast: Bool = false, bound: Double? = nil,
-                report: @escaping (String) -> Void) {
+                clock: @escaping () -> Double = { MonotonicClock.seconds }, report: @escaping (String) -> Void) {
         self.runtime = runtime
         self.host = host
         self.fast = fast
         self.bound = bound
+        self.clock = clock
         self.report = report
     }
 
@@ -42,11 +44,11 @@ public final class ScriptEventLoop {
     /// playback cleanly and keeps the place.
     public func run(interrupted: () -> Bool) throws(LuaScriptError) {
         if finished { return }  // songbox.exit() in the main chunk
-        switch host.driver {
-        case .stepped(let stepped, let recorder)?:
-            try runStepped(stepped.engine, recorder: recorder, interrupted: interrupted)
-        case .threaded(let session, let events)?:
-            try runRealTime(session, events: events, interrupted: interrupted)
+        switch host.player {
+        case let player? where player.steppedEngine != nil:
+            try runStepped(player, engine: player.steppedEngine!, interrupted: interrupted)
+        case let player?:
+            try runRealTime(player, interrupted: interrupted)
         case nil:
             try runWithoutPlayer(interrupted: interrupted)
         }
@@ -66,31 +68,31 @@ public final class ScriptEventLoop {
 
     /// No player (yet): only timers, on the wall clock, or jumping from one to the next when fast.
     private func runWithoutPlayer(interrupted: () -> Bool) throws(LuaScriptError) {
-        let start = Date().addingTimeInterval(-now)
+        let start = clock() - now
         while !interrupted() {
-            if !fast { now = Date().timeIntervalSince(start) }
+            if !fast { now = clock() - start }
             let timers = try advanceTimers(to: now)
-            if host.driver != nil { return try run(interrupted: interrupted) }
+            if host.player != nil { return try run(interrupted: interrupted) }
             if finished || !timersGoOn(timers) { return }
             let deadline = timers.deadline!
             if fast {
                 now = max(now, deadline)
             } else {
-                let wait = deadline - Date().timeIntervalSince(start)
+                let wait = deadline - (clock() - start)
                 if wait > 0 { Thread.sleep(forTimeInterval: min(wait, 0.25)) }
             }
         }
     }
 
-    private func runStepped(_ engine: PlayerEngine, recorder: PlaybackRecorder, interrupted: () -> Bool) throws(LuaScriptError) {
+    private func runStepped(_ player: any ScriptPlayer, engine: PlayerEngine, interrupted: () -> Bool) throws(LuaScriptError) {
         // The script's clock (`now`): audio rendered, plus the jumps made while nothing played.
-        var saved = engine.snapshot
         // The timers as Lua last told them; nil: ask. Only Lua code changes them, and Lua runs
         // only in `dispatch` and `advance`, so between those the answer stands until it is due.
         var timers: (deadline: Double?, once: Bool)?
         while true {
-            for event in engine.takeEvents() {
-                recorder.record(event)
+            // Recorded (and the place saved when due) the same way as in real time, then handled.
+            player.pump()
+            while let event = player.nextEvent(timeout: 0) {
                 try dispatch(event, at: now)
                 timers = nil
             }
@@ -100,10 +102,6 @@ public final class ScriptEventLoop {
             let (deadline, once) = timers ?? (nil, false)
             // What the timers did comes first.
             if engine.hasPendingEvents { continue }
-            if engine.state != .playing, engine.snapshot != saved {
-                saved = engine.snapshot
-                recorder.save(saved)
-            }
             guard engine.state == .playing else {
                 // Nothing plays: jump to the next timer (periodic timers alone only up to a bound:
                 // unbounded they would run forever in no time).
@@ -124,17 +122,17 @@ public final class ScriptEventLoop {
         }
     }
 
-    private func runRealTime(_ session: PlaybackSession, events: Mailbox<PlayerEvent>, interrupted: () -> Bool) throws(LuaScriptError) {
-        let start = Date().addingTimeInterval(-now)
+    private func runRealTime(_ player: any ScriptPlayer, interrupted: () -> Bool) throws(LuaScriptError) {
+        let start = clock() - now
         while !interrupted() {
-            now = Date().timeIntervalSince(start)
+            now = clock() - start
             let timers = try advanceTimers(to: now)
             if finished { return }
-            let state = session.player.status.snapshot.state
+            let state = player.state
             let next = [timers.deadline, bound].compactMap { $0 }.min()
-            let wait = next.map { max(0, $0 - Date().timeIntervalSince(start)) }
-            if let event = events.take(timeout: min(wait ?? 0.25, 0.25)) {
-                now = Date().timeIntervalSince(start)
+            let wait = next.map { max(0, $0 - (clock() - start)) }
+            if let event = player.nextEvent(timeout: min(wait ?? 0.25, 0.25)) {
+                now = clock() - start
                 try dispatch(event, at: now)
                 continue
             }
@@ -144,8 +142,8 @@ public final class ScriptEventLoop {
     }
 
     /// Runs the event's handlers; `now` is the script's clock when it happened.
-    private func dispatch(_ event: PlayerEvent, at now: Double) throws(LuaScriptError) {
-        let errors = try runtime.callHost("dispatch", [PlayerAPI.event(event, store: host.store), .number(now)])
+    private func dispatch(_ event: ScriptEvent, at now: Double) throws(LuaScriptError) {
+        let errors = try runtime.callHost("dispatch", [PlayerAPI.event(event), .number(now)])
         note(errors.first)
     }
 

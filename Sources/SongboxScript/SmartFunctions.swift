@@ -2,7 +2,6 @@ import Foundation
 import Logging
 import SongboxAudio
 import SongboxLibrary
-import SongboxPlayback
 internal import CLuaShim
 
 /// `songbox.smart(name, query_or_function)`: a live smart playlist. A query is stored as text; a
@@ -137,13 +136,15 @@ public struct ScriptPlaylistRunner: ScriptPlaylistEvaluator {
     /// command that reads none does not read the config file. By default the config file's (one
     /// with a mistake gives none here: the commands that use it report it).
     public var pluginOptions: @Sendable () -> [String: [String: String]]
+    /// The player's saved state, which `songbox.player.status()` reads (the script plays nothing).
+    public var savedPlayer: @Sendable (LibraryStore) -> PlayerSnapshot?
     public var logger: Logger
 
-    public init(limits: LuaRuntime.Limits = .init(),
-                pluginOptions: @escaping @Sendable () -> [String: [String: String]] = { (try? SongboxConfig.load())?.pluginOptions ?? [:] },
-                logger: Logger) {
+    public init(limits: LuaRuntime.Limits = .init(), pluginOptions: @escaping @Sendable () -> [String: [String: String]] = { [:] },
+                savedPlayer: @escaping @Sendable (LibraryStore) -> PlayerSnapshot? = { _ in nil }, logger: Logger) {
         self.limits = limits
         self.pluginOptions = pluginOptions
+        self.savedPlayer = savedPlayer
         self.logger = logger
     }
 
@@ -159,7 +160,7 @@ public struct ScriptPlaylistRunner: ScriptPlaylistEvaluator {
         do {
             runtime = try ScriptSetup.makeRuntime(
                 file: playlist.script, store: store, limits: limits, options: pluginOptions(),
-                player: ScriptSetup.stillPlayer(store: store), logger: logger,
+                player: PlayerHost(store: store) { StillPlayer(restoring: savedPlayer(store)) }, logger: logger,
                 output: { bytes in
                     let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .newlines)
                     logger.debug("\(playlist.script): \(text)")
@@ -205,11 +206,22 @@ public enum ScriptSetup {
     public static func scriptName(_ file: String) -> String {
         ((file as NSString).lastPathComponent as NSString).deletingPathExtension
     }
+}
 
-    /// A player that never plays (a null output, stepped by nobody), restored from the saved
-    /// state: `songbox.player.status()` reads what is saved; commands are writes, refused where
-    /// this is used.
-    static func stillPlayer(store: LibraryStore) -> PlayerHost {
-        PlayerHost(store: store) { .stepped(store: store, output: NullOutput(), settings: PlayerSettings()) }
+/// A player that never plays (a null output, stepped by nobody), holding a saved state:
+/// `songbox.player.status()` reads it; commands are writes, refused where this is used.
+public final class StillPlayer: ScriptPlayer {
+    public let control: any PlayerControl
+    public var steppedEngine: PlayerEngine? { nil }
+    public var state: PlaybackState { .stopped }
+
+    public init(restoring snapshot: PlayerSnapshot?) {
+        let engine = PlayerEngine(output: NullOutput())
+        if let snapshot { engine.restore(snapshot) }
+        control = SteppedPlayer(engine: engine)
     }
+
+    public func pump() {}
+    public func nextEvent(timeout: Double) -> ScriptEvent? { nil }
+    public func shutdown() {}
 }

@@ -1,4 +1,5 @@
 import Logging
+import SongboxAudio
 import SongboxLibrary
 internal import CLuaShim
 
@@ -22,6 +23,9 @@ extension LuaRuntime {
             self?.exitRequested = self?.exitRequested ?? status
             return []
         }
+        // `songbox.monotonic()`: seconds on a clock that never jumps (boot is zero), the clock of
+        // events' `emitted_at`: how long an event took to reach its handler, how long work took.
+        try register("monotonic") { _ in [.number(MonotonicClock.seconds)] }
         try register("json.encode") { args in
             if args.count < 1 { throw LuaFunctionError.type(1, expected: "value") }
             let options = try args.optionalTable(2)?.tableValue ?? [:]

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import SongboxLibrary
 import SongboxPlayback
+import SongboxScript
 import SongboxTestSupport
 import Testing
 @testable import SongboxAudio
@@ -37,8 +38,8 @@ import Testing
         // A subscriber gets each event after it has been recorded: up to `stopped`, all are.
         var seen: [String] = []
         while let event = events.take(timeout: 10) {
-            seen.append(event.name)
-            if event.name == "stopped" { break }
+            seen.append(event.event.name)
+            if event.event.name == "stopped" { break }
         }
         #expect(seen.filter { $0 == "track_ended" }.count == 3)
         #expect(seen.last == "stopped")

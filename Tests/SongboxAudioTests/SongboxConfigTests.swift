@@ -2,6 +2,7 @@ import SongboxLibrary
 import Testing
 @testable import SongboxAudio
 @testable import SongboxPlayback
+@testable import SongboxWiring
 
 @Suite struct SongboxConfigTests {
     @Test func everyKeyCommentsAndBlankLines() throws {

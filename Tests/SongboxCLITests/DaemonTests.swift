@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import SongboxDaemon
+import SongboxWiring
 import SongboxLibrary
 import SongboxTestSupport
 import Testing

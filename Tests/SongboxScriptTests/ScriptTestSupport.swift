@@ -4,6 +4,7 @@ import SongboxAudio
 import SongboxLibrary
 import SongboxPlayback
 import SongboxScript
+import SongboxWiring
 import SongboxTestSupport
 import Synchronization
 import Testing
@@ -41,8 +42,7 @@ final class TestRuntime {
         if let library {
             // The player API too, on a null output stepped by hand (made only if a script plays).
             try PlayerAPI.install(on: runtime, host: PlayerHost(store: library) {
-                .stepped(SteppedPlayer(engine: PlayerEngine(output: NullOutput())),
-                         PlaybackRecorder(store: library, report: { _ in }))
+                SteppedScriptPlayer(SteppedPlayback(store: library, output: NullOutput(), restore: false, report: { _ in }))
             })
         }
         try runtime.addModulePath(luaFolder + "/modules")

@@ -40,41 +40,37 @@ public final class Daemon: ControlCommands, Sendable {
     let plugins: PluginSet
     let logger: Logger
     private let config: CurrentConfig
+    /// The events plugins get, after they are recorded.
+    private let events: Mailbox<PlaybackEvent>
     private let scanning = Mutex(false)
 
     /// Opens the library and the output and loads the plugins; nothing is served yet.
     public init(options: DaemonOptions, logger: Logger) throws {
         self.options = options
         self.logger = logger
-        let config = try SongboxConfig.load(from: options.configPath)
+        let wiring = try Wiring.load(configPath: options.configPath)
+        let config = wiring.config
         let current = CurrentConfig(config)
         self.config = current
         let store = try LibraryStore(path: options.database, access: .shared)
         self.store = store
-        let outputText = options.output ?? ProcessInfo.processInfo.environment["SONGBOX_OUTPUT"] ?? config.output
-            ?? OutputSpec.default.description
         let spec: OutputSpec
-        do {
-            spec = try OutputSpec(parsing: outputText)
-            try spec.checkDestination()
-        } catch { throw DaemonError(error.description) }
-        session = PlaybackSession(store: store, output: spec.makeOutput(), settings: config.settings, fast: options.fast,
-                                  report: { message in logger.warning("\(message)") })
+        do { spec = try wiring.output(options.output) } catch { throw DaemonError(error.description) }
+        session = wiring.session(store: store, output: spec, fast: options.fast,
+                                 report: { message in logger.warning("\(message)") })
+        events = session.subscribe()
         let session = self.session
-        let start = ContinuousClock.now
+        let start = MonotonicClock.seconds
         var environment = Plugin.Environment(
             // Each plugin's own handle on the one player (made on the plugin's thread).
-            store: store, player: { PlayerHost(store: store) { .threaded(session, events: Mailbox()) } },
+            store: store, player: { Wiring.pluginPlayer(store: store, session: session) },
             limits: Daemon.pluginLimits,
             options: { current.value.pluginOptions }, logger: logger,
             output: { name, text in
                 // A plugin's print, one line each, named.
                 FileHandle.standardOutput.write(Data("[\(name)] \(text)".utf8))
             },
-            now: {
-                let elapsed = ContinuousClock.now - start
-                return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            })
+            now: { MonotonicClock.seconds - start })
         // A plugin reads and writes files only in its own folder beside the library
         // (plugins/NAME, made on demand) and the folders granted to it by name.
         let dataFolder = (options.database as NSString).deletingLastPathComponent + "/plugins"
@@ -89,7 +85,7 @@ public final class Daemon: ControlCommands, Sendable {
         environment.policy.failuresBeforeDisabling = config.pluginFailures
         plugins = PluginSet(environment: environment, logger: logger)
         store.scriptEvaluator = ChainedEvaluator(first: LivePluginPlaylists { [plugins] in plugins.current },
-                                                 then: ScriptPlaylistRunner(logger: logger))
+                                                 then: Wiring.scriptPlaylistRunner(logger: logger) { current.value.pluginOptions })
     }
 
     /// Limits of a plugin's state: each event or timer callback gets this many instructions.
@@ -115,11 +111,10 @@ public final class Daemon: ControlCommands, Sendable {
     /// Starts the plugins and the flow of events to them.
     func start() {
         plugins.load(folders: pluginFolders())
-        let events = session.subscribe()
         let thread = Thread { [self] in
-            // One conversion per event (the track as the library has it), handed to every plugin.
+            // One conversion per event (with the track the pipeline attached), handed to every plugin.
             while let event = events.take() {
-                let value = PlayerAPI.event(event, store: store)
+                let value = PlayerAPI.event(ScriptEvent(event))
                 for plugin in plugins.current { plugin.deliver(value) }
             }
         }

@@ -1,0 +1,156 @@
+import Foundation
+import SongboxAudio
+import SongboxLibrary
+
+/// A player event as every consumer gets it: the event as the engine emitted it, the library's
+/// track of its queue item as it was when the item started (read once, not again by each
+/// consumer), and when it left the audio thread (`MonotonicClock` seconds).
+public struct PlaybackEvent: Sendable {
+    public let event: PlayerEvent
+    /// The library's record of the event's track; nil for events without one, or a track that
+    /// has left the library.
+    public let track: Track?
+    public let emitted: Double
+
+    public init(_ event: PlayerEvent, track: Track? = nil, emitted: Double = MonotonicClock.seconds) {
+        self.event = event
+        self.track = track
+        self.emitted = emitted
+    }
+
+    /// Events that only say a value changed: the newest of its kind says all of it, so a
+    /// consumer that falls behind may lose older ones. Track, playback and error events are
+    /// never dropped.
+    public var isExpendable: Bool {
+        switch event {
+        case .queueChanged, .volumeChanged, .optionsChanged: true
+        default: false
+        }
+    }
+}
+
+/// The one path of player events: the engine emits each event once; the pipeline, on one
+/// thread at a time, attaches the track, records the plays and saves the state (one
+/// transaction per batch), then hands the event to every subscriber. `PlaybackSession` runs it
+/// on a worker thread for a player in real time; a stepped player's owner runs it between two
+/// chunks (`SteppedPlayback`). A subscriber sees an event only after its play is recorded.
+public final class EventPipeline: @unchecked Sendable {
+    public let recorder: PlaybackRecorder
+    private var store: LibraryStore { recorder.store }
+    /// Guarded by `lock`; everything else belongs to the pipeline's thread.
+    private let lock = NSLock()
+    private var subscribers: [Mailbox<PlaybackEvent>] = []
+    /// The tracks of the items events were last about (the one playing and the one before),
+    /// as they were when each started.
+    private var tracks: [(item: Int, track: Track?)] = []
+    /// The player clock at the last save.
+    private var lastSave = -Double.infinity
+
+    /// Seconds of playing between two saves of the place when nothing else changes it.
+    /// Five minutes: each save is a synced SQLite commit, and on a Pi's SD card writes are what
+    /// wear it. Every change (a new track, a pause, a queue edit, the volume) is saved as it
+    /// happens, together with the play it records; a power cut resumes the right track, at most
+    /// this much earlier in it (MPD saves its state every 2 minutes).
+    public static let saveInterval = 300.0
+    /// How many events a subscriber may fall behind before expendable ones are dropped.
+    public static let subscriberCapacity = 1024
+
+    public init(recorder: PlaybackRecorder) {
+        self.recorder = recorder
+    }
+
+    /// A mailbox that gets every event from now on, after it has been recorded.
+    public func subscribe() -> Mailbox<PlaybackEvent> {
+        let mailbox = Mailbox<PlaybackEvent>(capacity: Self.subscriberCapacity) { $0.isExpendable }
+        lock.withLock { subscribers.append(mailbox) }
+        return mailbox
+    }
+
+    /// Records a batch of events (what came out of the engine together) and, if they changed
+    /// it or it is due, the state `status` shows; then passes each event on.
+    public func handle(_ events: [(event: PlayerEvent, emitted: Double)], status: PlayerStatus) {
+        guard !events.isEmpty else { return tick(status) }
+        let changed = events.contains { PlaybackRecorder.changesState($0.event) }
+        let due = status.snapshot.state == .playing && status.clock - lastSave >= Self.saveInterval
+        recorder.commit(events.map(\.event), state: changed || due ? status.snapshot : nil)
+        if changed || due { lastSave = status.clock }
+        deliver(events)
+    }
+
+    /// Saves the place when playing and a save is due.
+    public func tick(_ status: PlayerStatus) {
+        guard status.snapshot.state == .playing, status.clock - lastSave >= Self.saveInterval else { return }
+        recorder.commit([], state: status.snapshot)
+        lastSave = status.clock
+    }
+
+    /// The last events (those of a clean stop) with `snapshot` as the state to keep, then the
+    /// end of the subscriptions.
+    public func finish(_ events: [(event: PlayerEvent, emitted: Double)], saving snapshot: PlayerSnapshot) {
+        recorder.commit(events.map(\.event), state: snapshot)
+        deliver(events)
+        lock.withLock { subscribers }.forEach { $0.close() }
+    }
+
+    private func deliver(_ events: [(event: PlayerEvent, emitted: Double)]) {
+        let delivered = events.map { PlaybackEvent($0.event, track: track(of: $0.event), emitted: $0.emitted) }
+        let listeners = lock.withLock { subscribers }
+        for event in delivered {
+            for listener in listeners { listener.put(event) }
+        }
+    }
+
+    /// The library's track of the event's item: read when the item starts (or when an event is
+    /// first about it), then kept for the events after, `track_ended` included.
+    private func track(of event: PlayerEvent) -> Track? {
+        let item: QueueItem
+        switch event {
+        case .trackStarted(let started, _, _): item = started
+        case .trackEnded(let ended, _, _, _, _), .paused(let ended, _), .resumed(let ended, _),
+             .seeked(let ended, _, _), .decodeError(let ended, _): item = ended
+        default: return nil
+        }
+        if let known = tracks.first(where: { $0.item == item.id }) { return known.track }
+        let track = try? store.track(id: item.track.trackID)
+        tracks = Array((tracks + [(item.id, track)]).suffix(2))
+        return track
+    }
+}
+
+/// A player stepped by its owner (a `--fast` script's loop, a test): the engine and the
+/// pipeline its events go through, the same as a player in real time.
+public final class SteppedPlayback: @unchecked Sendable {
+    public let player: SteppedPlayer
+    public let pipeline: EventPipeline
+    public var engine: PlayerEngine { player.engine }
+
+    /// A player on `output`, from where the saved state left off, recording into `store`.
+    public init(store: LibraryStore, output: any AudioOutput, settings: PlayerSettings = PlayerSettings(),
+                restore: Bool = true, report: @escaping @Sendable (String) -> Void = reportToStandardError) {
+        let recorder = PlaybackRecorder(store: store, report: report)
+        let engine = PlayerEngine(output: output, settings: settings)
+        if restore, let saved = recorder.savedSnapshot() { engine.restore(saved) }
+        player = SteppedPlayer(engine: engine)
+        pipeline = EventPipeline(recorder: recorder)
+    }
+
+    /// Passes what the engine emitted since the last call through the pipeline; false when
+    /// there was nothing.
+    @discardableResult
+    public func pump() -> Bool {
+        let events = engine.takeEvents()
+        let now = MonotonicClock.seconds
+        pipeline.handle(events.map { ($0, now) }, status: engine.status)
+        return !events.isEmpty
+    }
+
+    /// Stops playback, records what was heard, and saves the place as it was before the stop
+    /// (the next run continues from there).
+    public func shutdown() {
+        let beforeStop = engine.snapshot
+        engine.settings.transitionFade = 0
+        engine.stop()
+        let now = MonotonicClock.seconds
+        pipeline.finish(engine.takeEvents().map { ($0, now) }, saving: beforeStop)
+    }
+}

@@ -1,0 +1,25 @@
+import Foundation
+import SongboxAudio
+import SongboxLibrary
+
+extension LibraryStore {
+    /// The tracks matching the query text as the player takes them, with their highlights,
+    /// read compactly (`trackFiles`).
+    public func playable(matching text: String, now: Date = Date()) throws(SongboxError) -> [PlayableTrack] {
+        let files = try trackFiles(matching: text, now: now)
+        let highlights = try highlights(of: files.map(\.id))
+        return files.map { file in
+            PlayableTrack(trackID: file.id, path: file.path, duration: file.duration,
+                          highlight: highlights[file.id].map { HighlightRange(start: $0.start, end: $0.end) })
+        }
+    }
+
+    /// Library tracks as the player takes them, with their highlights.
+    public func playable(_ tracks: [Track]) throws(SongboxError) -> [PlayableTrack] {
+        let highlights = try highlights(of: tracks.map(\.id))
+        return tracks.map { track in
+            PlayableTrack(trackID: track.id, path: track.path, duration: track.duration,
+                          highlight: highlights[track.id].map { HighlightRange(start: $0.start, end: $0.end) })
+        }
+    }
+}

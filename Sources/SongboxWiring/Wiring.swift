@@ -1,0 +1,134 @@
+import Foundation
+import Logging
+import SongboxAudio
+import SongboxLibrary
+import SongboxPlayback
+import SongboxScript
+
+/// How songbox is put together from its config: the output, the player wired to the library,
+/// the player a script or a plugin drives, the evaluator of function smart playlists.
+/// `songbox daemon`, `songbox play` and `songbox run` all start here, so they record plays,
+/// save the place and hand events on the same way.
+public struct Wiring: Sendable {
+    public let config: SongboxConfig
+
+    public init(config: SongboxConfig) {
+        self.config = config
+    }
+
+    /// The config file at `path` (none there: the defaults).
+    public static func load(configPath: String = SongboxConfig.defaultPath()) throws -> Wiring {
+        Wiring(config: try SongboxConfig.load(from: configPath))
+    }
+
+    public var settings: PlayerSettings { config.settings }
+
+    /// Where the audio goes: `override`, else `$SONGBOX_OUTPUT`, else the config's, else ALSA's
+    /// default; a file output's folder must exist.
+    public func output(_ override: String?) throws(AudioOutputError) -> OutputSpec {
+        let text = override ?? ProcessInfo.processInfo.environment["SONGBOX_OUTPUT"] ?? config.output
+            ?? OutputSpec.default.description
+        let spec = try OutputSpec(parsing: text)
+        try spec.checkDestination()
+        return spec
+    }
+
+    /// A player in real time on `spec`, recording into `store`, from where the saved state left off.
+    public func session(store: LibraryStore, output spec: OutputSpec, fast: Bool = false,
+                        report: @escaping @Sendable (String) -> Void = reportToStandardError) -> PlaybackSession {
+        PlaybackSession(store: store, output: spec.makeOutput(), settings: settings, fast: fast, report: report)
+    }
+
+    /// The player of a `songbox run` script, made on its first player call: stepped by the
+    /// script's loop on a fast output (deterministic timers), else in real time on its own
+    /// thread. Refused while a daemon runs: it owns the output and the saved queue.
+    public func scriptPlayer(store: LibraryStore, output spec: OutputSpec, fast: Bool) -> PlayerHost {
+        let settings = self.settings
+        return PlayerHost(store: store) { () throws(SongboxError) -> any ScriptPlayer in
+            if (try? ControlClient()) != nil {
+                throw SongboxError(.invalidArgument, "a songbox daemon runs (\(defaultControlSocketPath())) and owns the player: "
+                                   + "put the script in its plugin folder (~/.config/songbox/plugins), or stop it to play from songbox run")
+            }
+            // ALSA keeps real time whatever --fast says: only the other outputs are stepped.
+            var stepped = fast
+            if case .alsa = spec { stepped = false }
+            if stepped {
+                return SteppedScriptPlayer(SteppedPlayback(store: store, output: spec.makeOutput(), settings: settings))
+            }
+            let session = PlaybackSession(store: store, output: spec.makeOutput(), settings: settings, fast: fast)
+            return SessionScriptPlayer(session, owned: true)
+        }
+    }
+
+    /// The player of a daemon's plugin: the daemon's session, shared. Its events reach the
+    /// plugin through the daemon's dispatcher, and the plugin never stops it.
+    public static func pluginPlayer(store: LibraryStore, session: PlaybackSession) -> PlayerHost {
+        PlayerHost(store: store) { SessionScriptPlayer(session, owned: false) }
+    }
+
+    /// The evaluator of smart playlists defined by a function when no plugin holds it: the
+    /// script run again, read-only, with its `plugin.NAME.*` options and the saved player state.
+    /// By default the options are the config file's, read only when a playlist is evaluated (a
+    /// command that reads none does not read the file; one with a mistake gives none here: the
+    /// commands that use it report it).
+    public static func scriptPlaylistRunner(
+        logger: Logger,
+        pluginOptions: @escaping @Sendable () -> [String: [String: String]] = { (try? SongboxConfig.load())?.pluginOptions ?? [:] }
+    ) -> ScriptPlaylistRunner {
+        ScriptPlaylistRunner(pluginOptions: pluginOptions, savedPlayer: savedPlayer, logger: logger)
+    }
+
+    /// The player's state as saved in `store`, if any.
+    @Sendable public static func savedPlayer(_ store: LibraryStore) -> PlayerSnapshot? {
+        PlaybackRecorder(store: store, report: { _ in }).savedSnapshot()
+    }
+}
+
+extension ScriptEvent {
+    init(_ event: PlaybackEvent) {
+        self.init(event.event, track: event.track, emitted: event.emitted)
+    }
+}
+
+/// A script's player in real time: a `PlaybackSession`, and the script's subscription to it.
+final class SessionScriptPlayer: ScriptPlayer {
+    let session: PlaybackSession
+    /// Set when the script owns the session (`songbox run`): it stops it at the end.
+    private let events: Mailbox<PlaybackEvent>?
+
+    init(_ session: PlaybackSession, owned: Bool) {
+        self.session = session
+        events = owned ? session.subscribe() : nil
+    }
+
+    var control: any PlayerControl { session.player }
+    var steppedEngine: PlayerEngine? { nil }
+    var state: PlaybackState { session.player.status.snapshot.state }
+    func pump() {}
+
+    func nextEvent(timeout: Double) -> ScriptEvent? {
+        events?.take(timeout: timeout).map(ScriptEvent.init)
+    }
+
+    func shutdown() {
+        if events != nil { session.shutdown() }
+    }
+}
+
+/// A script's player stepped by its own loop, its events through the same pipeline.
+public final class SteppedScriptPlayer: ScriptPlayer {
+    public let playback: SteppedPlayback
+    private let events: Mailbox<PlaybackEvent>
+
+    public init(_ playback: SteppedPlayback) {
+        self.playback = playback
+        events = playback.pipeline.subscribe()
+    }
+
+    public var control: any PlayerControl { playback.player }
+    public var steppedEngine: PlayerEngine? { playback.engine }
+    public var state: PlaybackState { playback.engine.state }
+    public func pump() { playback.pump() }
+    public func nextEvent(timeout: Double) -> ScriptEvent? { events.take(timeout: timeout).map(ScriptEvent.init) }
+    public func shutdown() { playback.shutdown() }
+}
