@@ -3,10 +3,10 @@ import Foundation
 /// A first-in first-out queue between threads: `put` never blocks, `take` waits.
 /// How events leave the audio thread without it ever waiting on a consumer.
 ///
-/// A mailbox may be bounded: once it holds `capacity` items, each `put` first drops the oldest
-/// item that `coalescing` calls expendable (a value that a newer item of its kind says again).
-/// Items that are not expendable are never dropped, so a mailbox of them alone may grow past
-/// its capacity (as fast as tracks change: a slow consumer, not a flood).
+/// A mailbox may be bounded: once it holds `capacity` items, an item that `coalescing` gives a
+/// kind replaces the oldest waiting item of the same kind (a value the newer one says again).
+/// Items without a kind are never dropped, so past the capacity only they add up (as fast as
+/// tracks change: a slow consumer, not a flood).
 public final class Mailbox<Element: Sendable>: @unchecked Sendable {
     // Guarded by `condition`.
     private let condition = NSCondition()
@@ -14,18 +14,19 @@ public final class Mailbox<Element: Sendable>: @unchecked Sendable {
     private var head = 0
     private var closed = false
     private let capacity: Int
-    private let expendable: @Sendable (Element) -> Bool
+    private let kind: @Sendable (Element) -> String?
     private var droppedCount = 0
 
-    public init(capacity: Int = .max, coalescing expendable: @escaping @Sendable (Element) -> Bool = { _ in false }) {
+    public init(capacity: Int = .max, coalescing kind: @escaping @Sendable (Element) -> String? = { _ in nil }) {
         self.capacity = max(1, capacity)
-        self.expendable = expendable
+        self.kind = kind
     }
 
     public func put(_ item: Element) {
         condition.withLock {
             guard !closed else { return }
-            if items.count - head >= capacity, let oldest = items[head...].firstIndex(where: expendable) {
+            if items.count - head >= capacity, let itemKind = kind(item),
+               let oldest = items[head...].firstIndex(where: { kind($0) == itemKind }) {
                 items.remove(at: oldest)
                 droppedCount += 1
             }

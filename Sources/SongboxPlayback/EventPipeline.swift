@@ -18,13 +18,15 @@ public struct PlaybackEvent: Sendable {
         self.emitted = emitted
     }
 
-    /// Events that only say a value changed: the newest of its kind says all of it, so a
-    /// consumer that falls behind may lose older ones. Track, playback and error events are
-    /// never dropped.
-    public var isExpendable: Bool {
+    /// For events that only say a value changed, their kind: the newest of a kind says all of
+    /// it, so a consumer that falls behind may lose older ones of that kind. Nil for track,
+    /// playback and error events, which are never dropped.
+    public var coalescingKind: String? { Self.coalescingKind(of: event) }
+
+    public static func coalescingKind(of event: PlayerEvent) -> String? {
         switch event {
-        case .queueChanged, .volumeChanged, .optionsChanged: true
-        default: false
+        case .queueChanged, .volumeChanged, .optionsChanged: event.name
+        default: nil
         }
     }
 }
@@ -61,7 +63,7 @@ public final class EventPipeline: @unchecked Sendable {
 
     /// A mailbox that gets every event from now on, after it has been recorded.
     public func subscribe() -> Mailbox<PlaybackEvent> {
-        let mailbox = Mailbox<PlaybackEvent>(capacity: Self.subscriberCapacity) { $0.isExpendable }
+        let mailbox = Mailbox<PlaybackEvent>(capacity: Self.subscriberCapacity) { $0.coalescingKind }
         lock.withLock { subscribers.append(mailbox) }
         return mailbox
     }

@@ -22,7 +22,7 @@ public final class PlaybackRecorder: @unchecked Sendable {
     /// What was committed, and what could not be: a summary says only what is stored.
     public let recorded = RecordedCounts()
     /// The state as last written, to write only what changed.
-    private var written: (place: Data, queueVersion: Int)?
+    private var written: (place: SavedPlace, queueVersion: Int)?
 
     /// The names the player's state is saved under.
     public static let stateName = "player"
@@ -42,15 +42,13 @@ public final class PlaybackRecorder: @unchecked Sendable {
                                      reason: reason.rawValue, played: played), counted, item))
         }
         var state: [(name: String, value: Data)] = []
-        var place: Data?
-        if let snapshot {
+        let place = snapshot.map(SavedPlace.init)
+        if let snapshot, let place {
             do {
-                let encoded = try JSONEncoder().encode(SavedPlace(snapshot))
-                if encoded != written?.place { state.append((Self.stateName, encoded)) }
+                if place != written?.place { state.append((Self.stateName, try JSONEncoder().encode(place))) }
                 if snapshot.queue.version != written?.queueVersion {
                     state.append((Self.queueStateName, try JSONEncoder().encode(snapshot.queue)))
                 }
-                place = encoded
             } catch {
                 report("could not save the queue: \(error)")
             }
@@ -95,7 +93,7 @@ public final class PlaybackRecorder: @unchecked Sendable {
             }
             let place = try JSONDecoder().decode(SavedPlace.self, from: placeData)
             let queue = try JSONDecoder().decode(PlayQueue.self, from: queueData)
-            written = (placeData, queue.version)
+            written = (place, queue.version)
             return place.snapshot(queue: queue)
         } catch {
             report("the saved queue could not be read, starting with an empty one (\(error))")

@@ -23,7 +23,7 @@ public final class PlaybackSession: @unchecked Sendable {
                 report: @escaping @Sendable (String) -> Void = reportToStandardError) {
         self.store = store
         let incoming = Mailbox<(event: PlayerEvent, emitted: Double)>(capacity: EventPipeline.subscriberCapacity) {
-            PlaybackEvent($0.event).isExpendable
+            PlaybackEvent.coalescingKind(of: $0.event)
         }
         self.incoming = incoming
         let recorder = PlaybackRecorder(store: store, report: report)

@@ -84,8 +84,9 @@ public final class Plugin: Sendable {
     /// Bounded: a plugin that falls behind loses the oldest events that only say a value
     /// changed (the newest of each kind follows); track and playback events are all kept.
     private let inbox = Mailbox<Job>(capacity: 1024) { job in
-        guard case .event(let event) = job, case .string(let type)? = event.tableValue?["type"] else { return false }
-        return ["queue_changed", "volume_changed", "options_changed"].contains(type)
+        guard case .event(let event) = job, case .string(let type)? = event.tableValue?["type"],
+              ["queue_changed", "volume_changed", "options_changed"].contains(type) else { return nil }
+        return type
     }
     private let info: Mutex<Info>
     private let finished = Reply<Void>()

@@ -88,7 +88,7 @@ import Testing
     @Test func handlersAndTimersOnTheAudioClock() throws {
         try makeLibrary()
         let output = try run("player-events.lua")
-        expectPassed(output, ["argument errors", "timers", "handler order and off", "event order"])
+        expectPassed(output, ["argument errors", "timers", "handler order and off", "event order", "emitted_at"])
         #expect(!output.stdout.contains("tick"), "a periodic timer kept a stopped run going")
         // The WAV holds what was rendered: 12.1 s.
         #expect(try AudioFixtures.pcm(ofWAV: wav).count == Int((12.1 * 44_100).rounded()) * 2)

@@ -463,6 +463,7 @@ function songbox.player.sleep(when) end
 ---An event: `type` and its fields (see docs/player.md#events).
 ---@class songbox.event
 ---@field type songbox.event_name
+---@field emitted_at? number when it left the audio thread, on songbox.monotonic()'s clock
 ---@field track? songbox.queue_item
 ---@field reason? string
 ---@field played? number
@@ -497,6 +498,11 @@ function songbox.after(seconds, fn) end
 ---@param fn fun()
 ---@return songbox.handle
 function songbox.every(seconds, fn) end
+
+---Seconds on a clock that never jumps (its zero is arbitrary): the clock of events'
+---`emitted_at`, to measure how late a handler runs or how long work takes.
+---@return number
+function songbox.monotonic() end
 
 ---Ends the run once the running function returns, whatever timers are left; `songbox run`
 ---exits with `status` (0 to 255, default 0).

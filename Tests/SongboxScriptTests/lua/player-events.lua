@@ -128,6 +128,14 @@ local function check()
   lib.at(log[2].clock, 3, "three ended")
   assert(log[1].event.position == 1 and log[3].event.position == 2 and log[5].event.position == 3)
   lib.ok("event order")
+  -- Each event says when it left the audio thread, on songbox.monotonic()'s clock.
+  local now = sb.monotonic()
+  for i, entry in ipairs(log) do
+    local at = entry.event.emitted_at
+    assert(math.type(at) == "float" and at > 0 and at <= now, "emitted_at of event " .. i .. ": " .. tostring(at))
+    assert(i == 1 or at >= log[i - 1].event.emitted_at, "events are stamped in order")
+  end
+  lib.ok("emitted_at")
   -- A periodic timer alone does not keep a stopped run going: the run ends here.
   sb.every(1, function() print("tick") end)
 end
