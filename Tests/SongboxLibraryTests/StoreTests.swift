@@ -44,6 +44,21 @@ import Testing
         #expect(try reopened.track(id: id)?.title == "A")
     }
 
+    @Test func aNewLibraryHasSmallPagesAndAnOlderOneKeepsItsOwn() throws {
+        #expect(try store.read { db in try Int.fetchOne(db, sql: "PRAGMA page_size") } == LibraryStore.pageSize)
+        // A library made with SQLite's default pages opens as it is, with its data.
+        let older = folder + "/older.db"
+        let queue = try DatabaseQueue(path: older)
+        try queue.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA page_size = 4096")
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+        }
+        try queue.close()
+        let opened = try LibraryStore(path: older)
+        #expect(try opened.read { db in try Int.fetchOne(db, sql: "PRAGMA page_size") } == 4096)
+        #expect(try opened.tracks(matching: "").isEmpty)
+    }
+
     @Test func playsSkipsAndLastPlayedFollowFromHistory() throws {
         let id = try insertTrack("/m/a.mp3", title: "A")
         try record("play", id, at: 1000)
