@@ -66,12 +66,25 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // MPD's protocol: the server (SwiftNIO: Unix sockets and TCP, command lists, idle,
+        // messages) and the command table over the library and the player.
+        .target(
+            name: "SongboxServer",
+            dependencies: [
+                "SongboxLibrary",
+                "SongboxAudio",
+                "SongboxPlayback",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         // The wiring: builds the library, the player and the plugin host from the config (for
         // `songbox daemon`, `play` and `run` alike), the daemon's services, and the local
         // control socket its clients (the CLI) speak to. Nothing imports it but the CLI.
         .target(
             name: "SongboxWiring",
             dependencies: [
+                "SongboxServer",
                 "SongboxLibrary",
                 "SongboxScript",
                 "SongboxAudio",
@@ -87,6 +100,7 @@ let package = Package(
             name: "SongboxCLI",
             dependencies: [
                 "SongboxWiring",
+                "SongboxServer",
                 "SongboxFiles",
                 "SongboxLibrary",
                 "SongboxScript",
@@ -117,7 +131,8 @@ let package = Package(
         ),
         .testTarget(
             name: "SongboxCLITests",
-            dependencies: ["SongboxCLI", "SongboxWiring", "SongboxFiles", "SongboxLibrary", "SongboxAudio", "SongboxTestSupport"]
+            dependencies: ["SongboxCLI", "SongboxWiring", "SongboxServer", "SongboxFiles", "SongboxLibrary", "SongboxAudio", "SongboxTestSupport"],
+            exclude: ["mpd"]
         ),
     ]
 )

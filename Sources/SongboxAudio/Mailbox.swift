@@ -22,15 +22,20 @@ public final class Mailbox<Element: Sendable>: @unchecked Sendable {
         self.kind = kind
     }
 
-    public func put(_ item: Element) {
+    public func put(_ item: Element) { put(contentsOf: [item]) }
+
+    /// Puts `items` in together: a taker sees all of them or none.
+    public func put(contentsOf batch: [Element]) {
         condition.withLock {
             guard !closed else { return }
-            if items.count - head >= capacity, let itemKind = kind(item),
-               let oldest = items[head...].firstIndex(where: { kind($0) == itemKind }) {
-                items.remove(at: oldest)
-                droppedCount += 1
+            for item in batch {
+                if items.count - head >= capacity, let itemKind = kind(item),
+                   let oldest = items[head...].firstIndex(where: { kind($0) == itemKind }) {
+                    items.remove(at: oldest)
+                    droppedCount += 1
+                }
+                items.append(item)
             }
-            items.append(item)
             condition.broadcast()
         }
     }

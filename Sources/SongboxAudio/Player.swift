@@ -16,7 +16,7 @@ public final class Player: @unchecked Sendable {
     private var latestStatus: PlayerStatus
     private let engine: PlayerEngine
     private let fast: Bool
-    private let onEvent: @Sendable (PlayerEvent) -> Void
+    private let onEvents: @Sendable ([PlayerEvent]) -> Void
     /// Seconds on a clock that only goes forward: what paces outputs that do not keep time.
     private let clock: @Sendable () -> Double
 
@@ -26,13 +26,16 @@ public final class Player: @unchecked Sendable {
 
     public init(output: any AudioOutput, settings: PlayerSettings = PlayerSettings(), fast: Bool = false,
                 restoring snapshot: PlayerSnapshot? = nil,
-                onEvent: @escaping @Sendable (PlayerEvent) -> Void = { _ in },
+                onEvent: (@Sendable (PlayerEvent) -> Void)? = nil,
+                onEvents: (@Sendable ([PlayerEvent]) -> Void)? = nil,
                 clock: @escaping @Sendable () -> Double = { MonotonicClock.seconds }) {
         let engine = PlayerEngine(output: output, settings: settings)
         if let snapshot { engine.restore(snapshot) }
         self.engine = engine
         self.fast = fast
-        self.onEvent = onEvent
+        // What one chunk or command caused goes out together (a track's end and the next
+        // one's start): consumers see it as one change.
+        self.onEvents = onEvents ?? { events in events.forEach { onEvent?($0) } }
         self.clock = clock
         latestStatus = engine.status
         let thread = Thread { [self] in loop() }
@@ -155,7 +158,7 @@ public final class Player: @unchecked Sendable {
             latestStatus = status
             condition.broadcast()
         }
-        for event in events { onEvent(event) }
+        if !events.isEmpty { onEvents(events) }
     }
 
     /// Sleeps for `seconds`, or until a command arrives.

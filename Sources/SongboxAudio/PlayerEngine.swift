@@ -112,7 +112,23 @@ public final class PlayerEngine {
     public var status: PlayerStatus {
         PlayerStatus(snapshot: snapshot, duration: duration, format: decoder?.format, currentVolume: currentVolume,
                      sleepTimer: sleepTimer,
-                     clock: clock, outputError: outputError)
+                     clock: clock, outputError: outputError, heading: heading, headingID: headingID)
+    }
+
+    /// The item playback is going to: the next one already while the fade before a skip plays out.
+    public var headingID: Int? {
+        if case .play(let id, _, _)? = transition?.action { return id }
+        return currentID
+    }
+
+    /// The state playback is going to: `paused` or `stopped` already while the fade before
+    /// a pause or a stop plays out (what a remote control shows the moment it was pressed).
+    public var heading: PlaybackState {
+        switch transition?.action {
+        case .pause?: .paused
+        case .stop?: .stopped
+        default: state
+        }
     }
 
     /// Takes up a saved state. Playback does not start: `play()` continues where it was.

@@ -134,4 +134,8 @@ public struct PlayerStatus: Sendable, Hashable {
     public var clock: Double
     /// Set while the output is unavailable and being retried.
     public var outputError: String?
+    /// The state playback is going to (see `PlayerEngine.heading`).
+    public var heading: PlaybackState = .stopped
+    /// The item playback is going to (see `PlayerEngine.headingID`).
+    public var headingID: Int?
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import SongboxServer
 import SongboxWiring
 import SongboxLibrary
 import SongboxPlayback
@@ -36,6 +37,9 @@ struct DaemonCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The control socket (default: $XDG_RUNTIME_DIR/songbox/control.sock).", valueName: "path"))
     var socket: String?
 
+    @Option(name: .long, help: ArgumentHelp("Where MPD clients connect over TCP, HOST:PORT (may be given again; none: only the socket; default: the config's `bind`, else 127.0.0.1:6600).", valueName: "address"))
+    var bind: [String] = []
+
     @Flag(help: "Play wav, fifo and null outputs as fast as the machine allows (tests and demos).")
     var fast = false
 
@@ -45,6 +49,7 @@ struct DaemonCommand: ParsableCommand {
         options.output = output
         options.pluginFolders = plugins.isEmpty ? nil : plugins.map(Self.absolute)
         options.socketPath = socket
+        options.binds = bind.isEmpty ? nil : bind.filter { $0 != "none" }
         options.fast = fast
         let logger = Logger(label: "songbox.daemon") { _ in StandardErrorLogHandler() }
         let daemon = try Daemon(options: options, logger: logger)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SongboxAudio
+import SongboxServer
 import SongboxWiring
 import SongboxLibrary
 import SongboxPlayback

@@ -96,10 +96,7 @@ public final class EventPipeline: @unchecked Sendable {
 
     private func deliver(_ events: [(event: PlayerEvent, emitted: Double)]) {
         let delivered = events.map { PlaybackEvent($0.event, track: track(of: $0.event), emitted: $0.emitted) }
-        let listeners = lock.withLock { subscribers }
-        for event in delivered {
-            for listener in listeners { listener.put(event) }
-        }
+        for listener in lock.withLock({ subscribers }) { listener.put(contentsOf: delivered) }
     }
 
     /// The library's track of the event's item: read when the item starts (or when an event is

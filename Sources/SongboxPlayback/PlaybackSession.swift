@@ -29,8 +29,9 @@ public final class PlaybackSession: @unchecked Sendable {
         let recorder = PlaybackRecorder(store: store, report: report)
         pipeline = EventPipeline(recorder: recorder)
         let saved = restore ? recorder.savedSnapshot() : nil
-        player = Player(output: output, settings: settings, fast: fast, restoring: saved, onEvent: { event in
-            incoming.put((event, MonotonicClock.seconds))
+        player = Player(output: output, settings: settings, fast: fast, restoring: saved, onEvents: { events in
+            let now = MonotonicClock.seconds
+            incoming.put(contentsOf: events.map { ($0, now) })
         })
         let worker = Thread { [self] in work() }
         worker.name = "songbox playback"

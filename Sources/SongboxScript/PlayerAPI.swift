@@ -29,6 +29,8 @@ public protocol ScriptPlayer: AnyObject {
     /// The next event for the script, once recorded; waits at most `timeout` seconds.
     func nextEvent(timeout: Double) -> ScriptEvent?
     var state: PlaybackState { get }
+    /// Library tracks as the queue takes them (with their highlights).
+    func playable(_ tracks: [Track]) throws(SongboxError) -> [PlayableTrack]
     /// Stops what this script started (a player it owns: playback stopped, recorded, the place saved).
     func shutdown()
 }
@@ -48,6 +50,8 @@ public final class PlayerHost {
     var control: any PlayerControl {
         get throws(SongboxError) { try started.control }
     }
+
+    func player(orMake: Void) throws(SongboxError) -> any ScriptPlayer { try started }
 
     private var started: any ScriptPlayer {
         get throws(SongboxError) {
@@ -152,7 +156,7 @@ public enum PlayerAPI {
         if let missing = ids.first(where: { found[$0] == nil }) {
             return [.nil, .string("songbox.queue.add: no track with id \(missing)")]
         }
-        let playable = try host.store.playable(ids.compactMap { found[$0] })
+        let playable = try host.player(orMake: ()).playable(ids.compactMap { found[$0] })
         let added = try host.control.perform { $0.add(playable, placement: placement, lane: lane) }
         return [.array(added.map { .integer($0) })]
     }

@@ -224,4 +224,9 @@ public final class StillPlayer: ScriptPlayer {
     public func pump() {}
     public func nextEvent(timeout: Double) -> ScriptEvent? { nil }
     public func shutdown() {}
+
+    /// Without highlights: a still player never plays.
+    public func playable(_ tracks: [Track]) throws(SongboxError) -> [PlayableTrack] {
+        tracks.map { PlayableTrack(trackID: $0.id, path: $0.path, duration: $0.duration) }
+    }
 }

@@ -16,7 +16,9 @@ public final class DaemonProcess: @unchecked Sendable {
         _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
         _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
         process.executableURL = URL(fileURLWithPath: SongboxRunner.executable)
-        process.arguments = ["--db", database, "daemon", "--socket", socket] + arguments
+        // No TCP port unless the test names one: tests run side by side, and beside a real MPD.
+        let binds = arguments.contains("--bind") ? [] : ["--bind", "none"]
+        process.arguments = ["--db", database, "daemon", "--socket", socket] + binds + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))

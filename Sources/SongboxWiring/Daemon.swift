@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ServiceLifecycle
+import SongboxServer
 import SongboxAudio
 import SongboxLibrary
 import SongboxPlayback
@@ -20,6 +21,9 @@ public struct DaemonOptions: Sendable {
     /// nil: the bundled plugins, then the user's folder.
     public var pluginFolders: [String]?
     public var socketPath: String?
+    /// TCP addresses for MPD clients (`--bind`); nil: the config's `bind`, else 127.0.0.1:6600;
+    /// empty: none.
+    public var binds: [String]?
     /// Play wav, fifo and null outputs as fast as possible (tests, demos).
     public var fast = false
 
@@ -33,16 +37,21 @@ public struct DaemonOptions: Sendable {
 /// each, and the control socket; run as services under swift-service-lifecycle. SIGTERM and
 /// SIGINT stop it cleanly (plays recorded, the place saved, plugins get `shutdown`); SIGHUP
 /// reads the config again and reloads the plugins without stopping the music.
-public final class Daemon: ControlCommands, Sendable {
+public final class Daemon: MPDBackend, Sendable {
     public let options: DaemonOptions
-    let store: LibraryStore
+    public let store: LibraryStore
     let session: PlaybackSession
+    /// The MPD clients connected: what changed for each (`idle`), their channels.
+    let clients = Clients()
+    let output: OutputSpec
+    private let started = MonotonicClock.seconds
+    /// The rescan running (its job id) and the last id given.
+    private let updates = Mutex((running: Int?.none, last: 0))
     let plugins: PluginSet
     let logger: Logger
     private let config: CurrentConfig
-    /// The events plugins get, after they are recorded.
+    /// The events plugins and `idle` clients get, after they are recorded.
     private let events: Mailbox<PlaybackEvent>
-    private let scanning = Mutex(false)
 
     /// Opens the library and the output and loads the plugins; nothing is served yet.
     public init(options: DaemonOptions, logger: Logger) throws {
@@ -56,6 +65,7 @@ public final class Daemon: ControlCommands, Sendable {
         self.store = store
         let spec: OutputSpec
         do { spec = try wiring.output(options.output) } catch { throw DaemonError(error.description) }
+        output = spec
         session = wiring.session(store: store, output: spec, fast: options.fast,
                                  report: { message in logger.warning("\(message)") })
         events = session.subscribe()
@@ -94,8 +104,14 @@ public final class Daemon: ControlCommands, Sendable {
     /// Serves until SIGTERM or SIGINT, then stops cleanly.
     public func run() async throws {
         let socketPath = options.socketPath ?? config.value.socket ?? defaultControlSocketPath()
-        let server = try ControlServer(path: socketPath, commands: self)
-        logger.info("songbox daemon: listening on \(socketPath), playing to the configured output")
+        var endpoints = [MPDEndpoint.unix(path: socketPath)]
+        for bind in options.binds ?? config.value.binds ?? ["127.0.0.1:6600"] {
+            do { endpoints.append(try MPDEndpoint(parsing: bind)) } catch { throw DaemonError(error.message) }
+        }
+        let server = try MPDServer(endpoints: endpoints, commands: MPDCommands(backend: self), clients: clients,
+                                   maximumConnections: config.value.maxConnections)
+        let tcp = server.tcpPorts.map(String.init).joined(separator: ", ")
+        logger.info("songbox daemon: listening on \(socketPath)\(tcp.isEmpty ? "" : " and TCP port \(tcp)"), playing to \(output)")
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: [
                 .init(service: CoreService(daemon: self)),
@@ -112,10 +128,16 @@ public final class Daemon: ControlCommands, Sendable {
     func start() {
         plugins.load(folders: pluginFolders())
         let thread = Thread { [self] in
-            // One conversion per event (with the track the pipeline attached), handed to every plugin.
-            while let event = events.take() {
-                let value = PlayerAPI.event(ScriptEvent(event))
-                for plugin in plugins.current { plugin.deliver(value) }
+            while let first = events.take() {
+                // What came together (a track's end and the next one's start) wakes an idle
+                // client once.
+                let batch = [first] + events.takeAvailable()
+                clients.post(batch.reduce(into: IdleSubsystems()) { $0.formUnion(Self.subsystems(of: $1.event)) })
+                // One conversion per event (with the track the pipeline attached), handed to every plugin.
+                for event in batch {
+                    let value = PlayerAPI.event(ScriptEvent(event))
+                    for plugin in plugins.current { plugin.deliver(value) }
+                }
             }
         }
         thread.name = "songbox events"
@@ -166,14 +188,48 @@ public final class Daemon: ControlCommands, Sendable {
         return nil
     }()
 
+    /// What `idle` clients hear of a player event.
+    static func subsystems(of event: PlayerEvent) -> IdleSubsystems {
+        switch event {
+        case .queueChanged: .playlist
+        case .volumeChanged: .mixer
+        case .optionsChanged: .options
+        case .outputError: .output
+        default: .player
+        }
+    }
+
     /// Rescans the music folders; false when a scan is already running.
     @discardableResult
     func rescan() -> Bool {
-        guard scanning.withLock({ running in
-            defer { running = true }
-            return !running
-        }) else { return false }
-        defer { scanning.withLock { $0 = false } }
+        startUpdate(detached: false) != nil
+    }
+
+    /// Starts a rescan (on a thread of its own unless `detached` is false); its job id, or nil
+    /// when one runs already.
+    private func startUpdate(detached: Bool) -> Int? {
+        let job = updates.withLock { updates -> Int? in
+            guard updates.running == nil else { return nil }
+            updates.last += 1
+            updates.running = updates.last
+            return updates.last
+        }
+        guard let job else { return nil }
+        clients.post(.update)
+        if detached {
+            Thread.detachNewThread { [self] in scanFolders(job) }
+        } else {
+            scanFolders(job)
+        }
+        return job
+    }
+
+    private func scanFolders(_ job: Int) {
+        logger.info("rescan \(job): started")
+        defer {
+            updates.withLock { $0.running = nil }
+            clients.post([.update, .database])
+        }
         var scanner = LibraryScanner(store: store, logger: logger)
         let settings = config.value
         scanner.missingGrace = settings.missingDays * 86_400
@@ -189,16 +245,37 @@ public final class Daemon: ControlCommands, Sendable {
         } catch {
             logger.error("rescan failed: \(error)")
         }
-        return true
     }
 
     var rescanInterval: Double { config.value.rescanMinutes * 60 }
 
-    // MARK: Control commands
+    // MARK: What the MPD commands act on
 
-    public func handle(_ command: String, _ arguments: [String]) -> Result<[(String, String)], ControlProtocol.Failure> {
-        Result { () throws(ControlProtocol.Failure) in try answer(command, arguments) }
+    public var player: Player { session.player }
+    public var outputName: String { output.description }
+    public var outputPlugin: String {
+        switch output {
+        case .alsa: "alsa"
+        case .wav: "wav"
+        case .fifo: "fifo"
+        case .null: "null"
+        }
     }
+    public var uptime: Double { MonotonicClock.seconds - started }
+    public func startUpdate() -> Int? { startUpdate(detached: true) }
+    public var updateJob: Int? { updates.withLock { $0.running } }
+
+    public func deliver(message: String, channel: String) {
+        let event = LuaValue.table(["type": .string("message"), "channel": .string(channel), "text": .string(message)])
+        for plugin in plugins.current { plugin.deliver(event) }
+    }
+
+    public func songboxCommand(_ command: String, _ arguments: [String]) -> Result<[(String, String)], MPDProtocol.Failure>? {
+        guard Self.songboxCommandNames.contains(command) else { return nil }
+        return Result { () throws(MPDProtocol.Failure) in try answer(command, arguments) }
+    }
+
+    public var songboxCommandNames: [String] { Self.songboxCommandNames }
 }
 
 /// Runs the evaluators in order: the first that holds the function answers.
@@ -275,7 +352,7 @@ struct CoreService: Service {
 
 /// The control socket, closed first on the way out.
 struct ControlService: Service {
-    let server: ControlServer
+    let server: MPDServer
 
     func run() async throws {
         try? await gracefulShutdown()

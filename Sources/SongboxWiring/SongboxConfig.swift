@@ -1,6 +1,7 @@
 import Foundation
 import SongboxAudio
 import SongboxLibrary
+import SongboxServer
 
 /// The config file (`~/.config/songbox/config`): one `key = value` a line, `#` starts a
 /// comment. With no file, the defaults apply. The player's settings, and each plugin's options
@@ -18,6 +19,8 @@ import SongboxLibrary
 /// plugins = ~/songbox-plugins   # the user's plugin folder (default ~/.config/songbox/plugins)
 /// rescan_minutes = 60     # the daemon rescans the music folders this often (0: only on request)
 /// socket = /run/songbox/control.sock  # the daemon's control socket
+/// bind = 127.0.0.1:6600   # where MPD clients connect over TCP (may be given again; none: socket only)
+/// max_connections = 100   # clients connected at once
 /// plugin_restart_pause = 1  # seconds before a failed plugin is restarted (doubling each time)
 /// plugin_failures = 5     # failures within 10 minutes before a plugin is disabled
 /// grant.alarm = /home/pi/sounds  # a folder the daemon's plugin alarm.lua may read and write
@@ -37,6 +40,11 @@ public struct SongboxConfig: Sendable, Equatable {
     public var rescanMinutes: Double = 0
     /// The daemon's control socket, when the file names one.
     public var socket: String?
+    /// Where MPD clients reach the daemon over TCP (`bind = HOST:PORT`, may be given again;
+    /// `bind = none`: only the socket). Nil: 127.0.0.1:6600, as MPD.
+    public var binds: [String]?
+    /// The most clients connected at once (MPD's `max_connections`).
+    public var maxConnections = 100
     /// Seconds before a failed plugin is restarted; the pause doubles with each failure.
     public var pluginRestartPause = 1.0
     /// Failures within ten minutes after which a plugin is disabled.
@@ -83,7 +91,7 @@ public struct SongboxConfig: Sendable, Equatable {
     }
 
     static let keys = ["output", "play_fraction", "play_seconds", "skip_after", "fade", "sleep_fade", "missing_days", "music", "plugins",
-                             "rescan_minutes", "socket", "plugin_restart_pause", "plugin_failures"]
+                             "rescan_minutes", "socket", "plugin_restart_pause", "plugin_failures", "bind", "max_connections"]
 
     /// `~/x` as `$HOME/x`, as a shell would.
     static func expandingHome(_ path: String) -> String {
@@ -116,6 +124,14 @@ public struct SongboxConfig: Sendable, Equatable {
             return
         default: break
         }
+        if key == "bind" {
+            guard !value.isEmpty else { throw SongboxError(.invalidArgument, "bind needs HOST:PORT or none", at: place) }
+            if value != "none" {
+                do { _ = try MPDEndpoint(parsing: value) } catch { throw SongboxError(.invalidArgument, error.message, at: place) }
+            }
+            binds = (binds ?? []) + (value == "none" ? [] : [value])
+            return
+        }
         if key == "output" {
             do { _ = try OutputSpec(parsing: value) } catch { throw SongboxError(.invalidArgument, error.description, at: place) }
             output = value
@@ -139,6 +155,11 @@ public struct SongboxConfig: Sendable, Equatable {
                 throw SongboxError(.invalidArgument, "plugin_failures is a whole number from 1 to 1000, got \(value)", at: place)
             }
             pluginFailures = Int(number)
+        case "max_connections":
+            guard number >= 1, number <= 10_000, number == number.rounded() else {
+                throw SongboxError(.invalidArgument, "max_connections is a whole number from 1 to 10000, got \(value)", at: place)
+            }
+            maxConnections = Int(number)
         case "missing_days":
             guard number <= 36_500 else { throw SongboxError(.invalidArgument, "missing_days is at most 36500, got \(value)", at: place) }
             missingDays = number

@@ -4,6 +4,7 @@ import SongboxAudio
 import SongboxLibrary
 import SongboxPlayback
 import SongboxScript
+import SongboxServer
 
 /// How songbox is put together from its config: the output, the player wired to the library,
 /// the player a script or a plugin drives, the evaluator of function smart playlists.
@@ -105,6 +106,7 @@ final class SessionScriptPlayer: ScriptPlayer {
     var steppedEngine: PlayerEngine? { nil }
     var state: PlaybackState { session.player.status.snapshot.state }
     func pump() {}
+    func playable(_ tracks: [Track]) throws(SongboxError) -> [PlayableTrack] { try session.store.playable(tracks) }
 
     func nextEvent(timeout: Double) -> ScriptEvent? {
         events?.take(timeout: timeout).map(ScriptEvent.init)
@@ -129,6 +131,7 @@ public final class SteppedScriptPlayer: ScriptPlayer {
     public var steppedEngine: PlayerEngine? { playback.engine }
     public var state: PlaybackState { playback.engine.state }
     public func pump() { playback.pump() }
+    public func playable(_ tracks: [Track]) throws(SongboxError) -> [PlayableTrack] { try playback.pipeline.recorder.store.playable(tracks) }
     public func nextEvent(timeout: Double) -> ScriptEvent? { events.take(timeout: timeout).map(ScriptEvent.init) }
     public func shutdown() { playback.shutdown() }
 }

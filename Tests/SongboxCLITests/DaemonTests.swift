@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SongboxServer
 import SongboxWiring
 import SongboxLibrary
 import SongboxTestSupport

@@ -52,7 +52,7 @@ public final class ControlClient {
     /// Sends `command` with `arguments` (quoted as needed) and returns the answer's fields;
     /// an `ACK` becomes a `DaemonError` with its message.
     public func send(_ command: String, _ arguments: [String] = []) throws -> [(String, String)] {
-        let line = ([command] + arguments.map(ControlProtocol.quote)).joined(separator: " ") + "\n"
+        let line = ([command] + arguments.map(MPDProtocol.quote)).joined(separator: " ") + "\n"
         let data = Array(line.utf8)
         var sent = 0
         while sent < data.count {

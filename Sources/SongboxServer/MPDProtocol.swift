@@ -1,17 +1,21 @@
-/// The control protocol: MPD's line protocol (`doc/protocol.rst` in MPD's repository), so the
-/// daemon's local socket answers `songbox` commands and MPD clients alike. A request is one line:
-/// a command and its arguments, an argument with spaces in double quotes (`\"` and `\\` inside);
-/// a response is `key: value` lines and `OK`, or one `ACK [code@0] {command} message` line.
-public enum ControlProtocol {
+/// MPD's protocol (`doc/protocol.rst` in MPD's repository), which the daemon speaks on its local
+/// socket and on TCP, so `songbox` commands and every MPD client talk to it alike. A request is
+/// one line: a command and its arguments, an argument with spaces in double or single quotes
+/// (`\"` and `\\` inside double quotes); a response is `key: value` lines and `OK`, or one
+/// `ACK [code@index] {command} message` line.
+public enum MPDProtocol {
     /// The first line a client reads. MPD clients check the version they get.
     public static let greeting = "OK MPD 0.23.5"
 
     /// The longest request line taken (MPD's default is 4 KiB; a songbox query may be longer).
+    /// A longer one ends the connection.
     public static let maximumLineLength = 64 << 10
 
     /// MPD's error codes (`enum ack` in MPD's protocol).
     public enum ErrorCode: Int, Sendable {
-        case argument = 2, permission = 4, unknown = 5, noExist = 50, system = 52, exists = 56
+        case notList = 1, argument = 2, password = 3, permission = 4, unknown = 5
+        case noExist = 50, playlistMax = 51, system = 52, playlistLoad = 53, updateAlready = 54
+        case playerSync = 55, exists = 56
     }
 
     public struct Failure: Error, Sendable, Equatable {
@@ -24,36 +28,37 @@ public enum ControlProtocol {
         }
     }
 
-    /// A request line split into its command and arguments.
+    /// A request line split into its command and arguments. The command is lowercased, as MPD
+    /// takes it.
     public static func parse(_ line: String) throws(Failure) -> (command: String, arguments: [String]) {
         var words: [String] = []
         var characters = line.makeIterator()
         var current = ""
         var inWord = false
-        var quoted = false
+        var quote: Character?
         while let character = characters.next() {
-            if quoted {
+            if let open = quote {
                 switch character {
-                case "\"": quoted = false
-                case "\\":
+                case open: quote = nil
+                case "\\" where open == "\"":
                     guard let escaped = characters.next() else { throw Failure(.argument, "a backslash ends the line") }
                     current.append(escaped)
                 default: current.append(character)
                 }
             } else if character == " " || character == "\t" {
                 if inWord { words.append(current); current = ""; inWord = false }
-            } else if character == "\"" {
+            } else if character == "\"" || (character == "'" && !inWord) {
                 inWord = true
-                quoted = true
+                quote = character
             } else {
                 inWord = true
                 current.append(character)
             }
         }
-        guard !quoted else { throw Failure(.argument, "missing closing '\"'") }
+        guard quote == nil else { throw Failure(.argument, "missing closing quote") }
         if inWord { words.append(current) }
-        guard let command = words.first else { throw Failure(.unknown, "no command given") }
-        return (command, Array(words.dropFirst()))
+        guard let command = words.first else { throw Failure(.unknown, "No command given") }
+        return (command.lowercased(), Array(words.dropFirst()))
     }
 
     /// `value` quoted for a request line when it needs it.
@@ -69,14 +74,22 @@ public enum ControlProtocol {
         return quoted + "\""
     }
 
+    /// A value as one response line holds it: a line break or a NUL would break the framing.
+    public static func fieldValue(_ value: String) -> String {
+        guard value.contains(where: { $0 == "\n" || $0 == "\r" || $0 == "\0" }) else { return value }
+        return String(value.map { $0 == "\n" || $0 == "\r" || $0 == "\0" ? " " : $0 })
+    }
+
+    /// The `ACK` line of a failure of the `index`th command of a list (0 outside lists).
+    public static func ack(_ failure: Failure, command: String, index: Int = 0) -> String {
+        "ACK [\(failure.code.rawValue)@\(index)] {\(command)} \(fieldValue(failure.message))\n"
+    }
+
     /// The response to a command: its fields then `OK`, or the `ACK` line.
     public static func response(_ result: Result<[(String, String)], Failure>, command: String) -> String {
         switch result {
-        case .success(let fields):
-            // A value never holds a line break: the protocol is one field a line.
-            return fields.map { "\($0): \($1.replacingOccurrences(of: "\n", with: " "))\n" }.joined() + "OK\n"
-        case .failure(let failure):
-            return "ACK [\(failure.code.rawValue)@0] {\(command)} \(failure.message.replacingOccurrences(of: "\n", with: " "))\n"
+        case .success(let fields): return fields.map { "\($0): \(fieldValue($1))\n" }.joined() + "OK\n"
+        case .failure(let failure): return ack(failure, command: command)
         }
     }
 }

@@ -1,0 +1,75 @@
+import Foundation
+import GRDB
+
+/// Values and totals over the tracks a query finds: what MPD's `list` and `count` answer.
+extension LibraryStore {
+    /// Columns of the `library` view the aggregates may name (the rest are not tags).
+    public static let tagColumns: Set<String> = [
+        "title", "artist", "album", "albumartist", "genre", "comment", "year", "date", "track", "disc",
+        "mb_trackid", "mb_albumid", "mb_artistid", "mb_albumartistid", "mb_releasegroupid", "isrc", "path",
+        // A tag no track has: one group, without a value.
+        "NULL",
+    ]
+
+    /// The distinct combinations of `columns` among the tracks `text` finds, sorted by them in
+    /// order; a missing tag is nil. Streamed to `visit`, one combination at a time.
+    public func forEachDistinct(_ columns: [String], matching text: String, now: Date = Date(),
+                                _ visit: @escaping @Sendable ([String?]) -> Void) throws(SongboxError) {
+        try checkTagColumns(columns)
+        guard !columns.isEmpty else { return }
+        let query = try LibraryQuery.parse(text, now: now)
+        let evaluated = try evaluateScriptPlaylists(reachedBy: query)
+        try read { db in
+            let (inner, arguments) = try Self.statement(for: query, selecting: "id", in: db, evaluated: evaluated)
+            let list = columns.joined(separator: ", ")
+            let cursor = try Row.fetchCursor(db, sql: """
+                SELECT DISTINCT \(list) FROM library WHERE id IN (\(inner)) ORDER BY \(list)
+                """, arguments: arguments)
+            while let row = try cursor.next() {
+                visit((0..<columns.count).map { index in
+                    let value = row[index] as DatabaseValue
+                    return value.isNull ? nil : String(describing: value.storage.value!)
+                })
+            }
+        }
+    }
+
+    /// The number of tracks `text` finds and their seconds, in one group or grouped by `column`
+    /// (sorted; a missing tag is nil).
+    public func totals(matching text: String, groupedBy column: String? = nil, now: Date = Date()) throws(SongboxError)
+        -> [(group: String?, songs: Int, seconds: Double)] {
+        if let column { try checkTagColumns([column]) }
+        let query = try LibraryQuery.parse(text, now: now)
+        let evaluated = try evaluateScriptPlaylists(reachedBy: query)
+        return try read { db in
+            let (inner, arguments) = try Self.statement(for: query, selecting: "id", in: db, evaluated: evaluated)
+            let group = column.map { "\($0)" } ?? "NULL"
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT \(group), count(*), coalesce(sum(duration), 0) FROM library WHERE id IN (\(inner))
+                \(column.map { "GROUP BY \($0) ORDER BY \($0)" } ?? "")
+                """, arguments: arguments)
+            return rows.map { row in
+                let value = row[0] as DatabaseValue
+                return (value.isNull ? nil : String(describing: value.storage.value!), row[1] as Int, row[2] as Double)
+            }
+        }
+    }
+
+    private func checkTagColumns(_ columns: [String]) throws(SongboxError) {
+        if let unknown = columns.first(where: { !Self.tagColumns.contains($0) }) {
+            throw SongboxError(.invalidArgument, "'\(unknown)' is not a tag the library can list")
+        }
+    }
+}
+
+extension LibraryStore {
+    /// The music folders scans go over, sorted.
+    public func musicFolders() throws(SongboxError) -> [String] {
+        try read { db in try String.fetchAll(db, sql: "SELECT path FROM folders ORDER BY path") }
+    }
+
+    /// Unix seconds of the newest track a scan added (0: none yet): MPD's `db_update`.
+    public func lastScan() throws(SongboxError) -> Int64 {
+        try read { db in try Int64.fetchOne(db, sql: "SELECT coalesce(max(added), 0) FROM tracks") ?? 0 }
+    }
+}

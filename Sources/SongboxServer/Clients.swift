@@ -1,0 +1,142 @@
+import Foundation
+import Synchronization
+
+/// MPD's `idle` subsystems: what changed.
+public struct IdleSubsystems: OptionSet, Sendable, Hashable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    public static let database = IdleSubsystems(rawValue: 1 << 0)
+    public static let update = IdleSubsystems(rawValue: 1 << 1)
+    public static let storedPlaylist = IdleSubsystems(rawValue: 1 << 2)
+    public static let playlist = IdleSubsystems(rawValue: 1 << 3)
+    public static let player = IdleSubsystems(rawValue: 1 << 4)
+    public static let mixer = IdleSubsystems(rawValue: 1 << 5)
+    public static let output = IdleSubsystems(rawValue: 1 << 6)
+    public static let options = IdleSubsystems(rawValue: 1 << 7)
+    public static let partition = IdleSubsystems(rawValue: 1 << 8)
+    public static let sticker = IdleSubsystems(rawValue: 1 << 9)
+    public static let subscription = IdleSubsystems(rawValue: 1 << 10)
+    public static let message = IdleSubsystems(rawValue: 1 << 11)
+
+    /// The names, in the order MPD lists them.
+    public static let names: [(String, IdleSubsystems)] = [
+        ("database", .database), ("update", .update), ("stored_playlist", .storedPlaylist), ("playlist", .playlist),
+        ("player", .player), ("mixer", .mixer), ("output", .output), ("options", .options), ("partition", .partition),
+        ("sticker", .sticker), ("subscription", .subscription), ("message", .message),
+    ]
+    public static let all = IdleSubsystems(names.map(\.1))
+
+    public init(named name: String) throws(MPDProtocol.Failure) {
+        guard let found = Self.names.first(where: { $0.0 == name.lowercased() }) else {
+            throw MPDProtocol.Failure(.argument, "Unrecognized idle event: \(name)")
+        }
+        self = found.1
+    }
+
+    public var names: [String] { Self.names.filter { contains($0.1) }.map(\.0) }
+}
+
+/// The connected clients: what changed since each last looked (`idle`), the channels each is
+/// subscribed to and the messages waiting for it. Posting never blocks: a client is woken and
+/// answers on its own queue.
+public final class Clients: Sendable {
+    /// Messages kept for a client that does not read them (MPD keeps 64).
+    public static let messageLimit = 64
+
+    private struct Entry {
+        var pending: IdleSubsystems = []
+        var channels: Set<String> = []
+        var messages: [(channel: String, text: String)] = []
+        let wake: @Sendable () -> Void
+    }
+
+    private let entries = Mutex<[Int: Entry]>([:])
+    private let nextID = Mutex(0)
+
+    public init() {}
+
+    /// A new client; `wake` runs (on the poster's thread) whenever something is posted to it.
+    func register(wake: @escaping @Sendable () -> Void) -> Int {
+        let id = nextID.withLock { id in
+            defer { id += 1 }
+            return id
+        }
+        entries.withLock { $0[id] = Entry(wake: wake) }
+        return id
+    }
+
+    func unregister(_ id: Int) {
+        let hadChannels = entries.withLock { $0.removeValue(forKey: id)?.channels.isEmpty == false }
+        if hadChannels { post(.subscription) }
+    }
+
+    public var count: Int { entries.withLock { $0.count } }
+
+    /// Tells every client that `subsystems` changed.
+    public func post(_ subsystems: IdleSubsystems) {
+        guard !subsystems.isEmpty else { return }
+        let wakes = entries.withLock { entries in
+            entries.keys.map { id in
+                entries[id]!.pending.formUnion(subsystems)
+                return entries[id]!.wake
+            }
+        }
+        for wake in wakes { wake() }
+    }
+
+    /// What changed for client `id` among `mask` since it last took it; cleared.
+    func take(_ id: Int, _ mask: IdleSubsystems) -> IdleSubsystems {
+        entries.withLock { entries in
+            guard let pending = entries[id]?.pending else { return [] }
+            let taken = pending.intersection(mask)
+            entries[id]!.pending.subtract(taken)
+            return taken
+        }
+    }
+
+    // MARK: Channels and messages
+
+    /// False when already subscribed.
+    func subscribe(_ id: Int, to channel: String) -> Bool {
+        let added = entries.withLock { $0[id]?.channels.insert(channel).inserted ?? false }
+        if added { post(.subscription) }
+        return added
+    }
+
+    func unsubscribe(_ id: Int, from channel: String) -> Bool {
+        let removed = entries.withLock { $0[id]?.channels.remove(channel) != nil }
+        if removed { post(.subscription) }
+        return removed
+    }
+
+    /// The channels some client is subscribed to, sorted.
+    public func channels() -> [String] {
+        entries.withLock { Set($0.values.flatMap(\.channels)).sorted() }
+    }
+
+    /// Gives `text` to every client subscribed to `channel`; how many got it.
+    @discardableResult
+    public func send(_ text: String, to channel: String) -> Int {
+        let wakes = entries.withLock { entries in
+            entries.keys.compactMap { id -> (@Sendable () -> Void)? in
+                guard entries[id]!.channels.contains(channel) else { return nil }
+                if entries[id]!.messages.count >= Self.messageLimit { entries[id]!.messages.removeFirst() }
+                entries[id]!.messages.append((channel, text))
+                entries[id]!.pending.insert(.message)
+                return entries[id]!.wake
+            }
+        }
+        for wake in wakes { wake() }
+        return wakes.count
+    }
+
+    func channels(of id: Int) -> Set<String> { entries.withLock { $0[id]?.channels ?? [] } }
+
+    func takeMessages(_ id: Int) -> [(channel: String, text: String)] {
+        entries.withLock { entries in
+            defer { entries[id]?.messages = [] }
+            return entries[id]?.messages ?? []
+        }
+    }
+}

@@ -1,0 +1,585 @@
+import Foundation
+import SongboxAudio
+import SongboxLibrary
+import SongboxPlayback
+
+/// What the MPD commands act on: the daemon's library, player and jobs.
+public protocol MPDBackend: Sendable {
+    var store: LibraryStore { get }
+    var player: Player { get }
+    /// The output as `outputs` lists it.
+    var outputName: String { get }
+    var outputPlugin: String { get }
+    /// Seconds since the daemon started.
+    var uptime: Double { get }
+    /// Starts a rescan of the music folders (`update`, `rescan`): its job id, or nil when one
+    /// runs already.
+    func startUpdate() -> Int?
+    /// The running rescan's job id.
+    var updateJob: Int? { get }
+    /// A message a client sent (`sendmessage`): the plugins get every one.
+    func deliver(message: String, channel: String)
+    /// songbox's own commands (`queryplay`, `plugins`, ...); nil when `command` is not one.
+    func songboxCommand(_ command: String, _ arguments: [String]) -> Result<[(String, String)], MPDProtocol.Failure>?
+    var songboxCommandNames: [String] { get }
+}
+
+/// MPD's commands, answered from the daemon's library and player. See docs/mpd-compatibility.md
+/// for what each does and where songbox differs.
+public struct MPDCommands: MPDCommandHandler {
+    public typealias Failure = MPDProtocol.Failure
+    let backend: any MPDBackend
+    private var store: LibraryStore { backend.store }
+    private var player: Player { backend.player }
+
+    public init(backend: any MPDBackend) {
+        self.backend = backend
+    }
+
+    /// The commands answered here (without songbox's own).
+    static let names = [
+        "add", "addid", "binarylimit", "channels", "clear", "close", "commands", "consume", "count", "crossfade",
+        "currentsong", "decoders", "delete", "deleteid", "disableoutput", "enableoutput", "find", "findadd", "getvol",
+        "idle", "list", "listall", "listallinfo", "lsinfo", "mixrampdb", "mixrampdelay", "move", "moveid", "next",
+        "noidle", "notcommands", "outputs", "pause", "ping", "play", "playid", "playlistfind", "playlistid",
+        "playlistinfo", "playlistsearch", "plchanges", "plchangesposid", "previous", "prio", "prioid", "random",
+        "rangeid", "readmessages", "repeat", "replay_gain_mode", "replay_gain_status", "rescan", "search",
+        "searchadd", "seek", "seekcur", "seekid", "sendmessage", "setvol", "shuffle", "single", "stats", "status",
+        "stop", "subscribe", "swap", "swapid", "tagtypes", "toggleoutput", "unsubscribe", "update", "urlhandlers",
+        "volume",
+    ]
+
+    public func handle(_ command: String, _ arguments: [String], client: MPDClient, out: MPDResponse) throws(Failure) {
+        let args = Arguments(command: command, values: arguments)
+        switch command {
+        // Connection and server
+        case "ping": return
+        case "commands":
+            for name in (Self.names + backend.songboxCommandNames).sorted() { out.field("command", name) }
+        case "notcommands": return
+        case "tagtypes": try tagTypes(args, client, out)
+        case "urlhandlers": return
+        case "decoders":
+            out.fields([("plugin", "mpg123"), ("suffix", "mp3"), ("mime_type", "audio/mpeg")])
+        case "binarylimit":
+            let limit = try args.integer(0)
+            guard limit >= 64 else { throw Failure(.argument, "Value too small") }
+            client.binaryLimit = min(limit, 1 << 20)
+        case "outputs":
+            out.fields([("outputid", "0"), ("outputname", backend.outputName), ("plugin", backend.outputPlugin),
+                        ("outputenabled", "1")])
+        case "enableoutput", "disableoutput", "toggleoutput":
+            // One output, always on: disabling it is refused rather than faked.
+            guard try args.integer(0) == 0 else { throw Failure(.noExist, "No such audio output") }
+            if command != "enableoutput" { throw Failure(.argument, "songbox has one output: it cannot be disabled") }
+
+        // Status
+        case "status": status(out)
+        case "currentsong":
+            let status = player.status, snapshot = status.snapshot
+            guard let current = status.headingID, let position = snapshot.queue.position(of: current) else { return }
+            let item = snapshot.queue.items[position]
+            out.queueItem(item, position: position, track: try? store.track(id: item.track.trackID), roots: roots(), client: client)
+        case "stats": try stats(out)
+
+        // Playback
+        case "play":
+            let position = try args.optionalInteger(0)
+            try perform { engine throws(Failure) in
+                guard let position else { return engine.state == .paused ? engine.resume() : engine.play() }
+                guard engine.queue.items.indices.contains(position) else { throw Failure(.argument, "Bad song index") }
+                engine.play(id: engine.queue.items[position].id)
+            }
+        case "playid":
+            let id = try args.optionalInteger(0)
+            try perform { engine throws(Failure) in
+                guard let id else { return engine.state == .paused ? engine.resume() : engine.play() }
+                guard engine.queue.item(id: id) != nil else { throw Failure(.noExist, "No such song") }
+                engine.play(id: id)
+            }
+        case "pause":
+            let pause = try args.optionalInteger(0)
+            player.perform { engine in
+                switch (pause, engine.state) {
+                case (1?, .playing), (nil, .playing): engine.pause()
+                case (0?, .paused), (nil, .paused): engine.resume()
+                default: break
+                }
+            }
+        case "stop": player.perform { $0.stop() }
+        case "next": player.perform { $0.next() }
+        case "previous": player.perform { $0.previous() }
+        case "seek", "seekid":
+            let target = try args.integer(0), seconds = try args.seconds(1)
+            try perform { engine throws(Failure) in
+                let id: Int
+                if command == "seek" {
+                    guard engine.queue.items.indices.contains(target) else { throw Failure(.argument, "Bad song index") }
+                    id = engine.queue.items[target].id
+                } else {
+                    guard engine.queue.item(id: target) != nil else { throw Failure(.noExist, "No such song") }
+                    id = target
+                }
+                if engine.currentID != id || engine.state == .stopped { engine.play(id: id) }
+                engine.seek(to: seconds)
+            }
+        case "seekcur":
+            let text = try args.string(0)
+            guard let value = Double(text), value.isFinite, abs(value) < 1e7 else { throw Failure(.argument, "Number expected: \(text)") }
+            let relative = text.hasPrefix("+") || text.hasPrefix("-")
+            try perform { engine throws(Failure) in
+                guard engine.state != .stopped else { throw Failure(.playerSync, "Not playing") }
+                if relative { engine.seek(by: value) } else { engine.seek(to: value) }
+            }
+        case "setvol":
+            let volume = try args.integer(0)
+            guard (0...100).contains(volume) else { throw Failure(.argument, "Invalid volume value") }
+            player.perform { $0.setVolume(Double(volume)) }
+        case "volume":
+            let change = try args.integer(0)
+            guard (-100...100).contains(change) else { throw Failure(.argument, "Invalid volume value") }
+            player.perform { $0.setVolume(min(100, max(0, $0.volume + Double(change)))) }
+        case "getvol":
+            out.field("volume", String(Int(player.status.currentVolume.rounded())))
+        case "repeat", "random":
+            let on = try args.boolean(0)
+            player.perform { engine in
+                var modes = engine.modes
+                if command == "repeat" { modes.repeat = on } else { modes.random = on }
+                engine.setModes(modes)
+            }
+        case "single", "consume":
+            let toggle = try args.toggle(0)
+            player.perform { engine in
+                var modes = engine.modes
+                if command == "single" { modes.single = toggle } else { modes.consume = toggle }
+                engine.setModes(modes)
+            }
+        case "crossfade", "mixrampdb", "mixrampdelay":
+            // Accepted and ignored: songbox plays gapless, with no crossfade.
+            _ = try args.string(0)
+        case "replay_gain_mode": _ = try args.string(0)
+        case "replay_gain_status": out.field("replay_gain_mode", "off")
+
+        // The queue
+        case "add", "addid":
+            let uri = try args.string(0)
+            let position = try args.optionalInteger(1)
+            let tracks = try playable(under: uri, single: command == "addid")
+            let placement: PlayQueue.Placement = position.map { .position($0) } ?? .end
+            let ids = try perform { engine throws(Failure) -> [Int] in
+                if let position, position > engine.queue.count { throw Failure(.argument, "Bad song index") }
+                return engine.add(tracks, placement: placement)
+            }
+            if command == "addid", let id = ids.first { out.field("Id", String(id)) }
+        case "delete":
+            let range = try args.range(0)
+            try perform { engine throws(Failure) in
+                guard range.lowerBound < engine.queue.count else { throw Failure(.argument, "Bad song index") }
+                let ids = engine.queue.items[range.clamped(to: 0..<engine.queue.count)].map(\.id)
+                engine.remove(ids: Set(ids))
+            }
+        case "deleteid":
+            let id = try args.integer(0)
+            try perform { engine throws(Failure) in
+                guard engine.queue.item(id: id) != nil else { throw Failure(.noExist, "No such song") }
+                engine.remove(ids: [id])
+            }
+        case "move":
+            let range = try args.range(0), to = try args.integer(1)
+            try perform { engine throws(Failure) in
+                let count = engine.queue.count
+                guard range.lowerBound < count, range.upperBound <= count || range.upperBound == Int.max,
+                      to >= 0, to + min(range.upperBound, count) - range.lowerBound <= count else {
+                    throw Failure(.argument, "Bad song index")
+                }
+                let ids = engine.queue.items[range.clamped(to: 0..<count)].map(\.id)
+                for (offset, id) in ids.enumerated() { engine.move(id: id, to: to + offset) }
+            }
+        case "moveid":
+            let id = try args.integer(0), to = try args.integer(1)
+            try perform { engine throws(Failure) in
+                guard engine.queue.item(id: id) != nil else { throw Failure(.noExist, "No such song") }
+                guard (0..<engine.queue.count).contains(to) else { throw Failure(.argument, "Bad song index") }
+                engine.move(id: id, to: to)
+            }
+        case "swap", "swapid":
+            let first = try args.integer(0), second = try args.integer(1)
+            try perform { engine throws(Failure) in
+                let positions: (Int, Int)
+                if command == "swap" {
+                    positions = (first, second)
+                } else {
+                    guard let a = engine.queue.position(of: first), let b = engine.queue.position(of: second) else {
+                        throw Failure(.noExist, "No such song")
+                    }
+                    positions = (a, b)
+                }
+                let items = engine.queue.items
+                guard items.indices.contains(positions.0), items.indices.contains(positions.1) else {
+                    throw Failure(.argument, "Bad song index")
+                }
+                let (low, high) = (min(positions.0, positions.1), max(positions.0, positions.1))
+                guard low != high else { return }
+                engine.move(id: items[high].id, to: low)
+                engine.move(id: items[low].id, to: high)
+            }
+        case "clear": player.perform { $0.clear() }
+        case "shuffle": player.perform { $0.shuffle() }
+        case "prio", "prioid", "rangeid":
+            // Accepted: songbox's random mode does not weigh priorities, and plays whole songs.
+            _ = try args.string(0)
+        case "playlistinfo", "playlistid":
+            let items = player.status.snapshot.queue.items
+            var selected = Array(items.indices)
+            if command == "playlistinfo", let range = try args.optionalRange(0) {
+                guard range.lowerBound < items.count || (range.lowerBound == 0 && items.isEmpty) else { throw Failure(.argument, "Bad song index") }
+                selected = Array(range.clamped(to: 0..<items.count))
+            } else if command == "playlistid", let id = try args.optionalInteger(0) {
+                guard let position = items.firstIndex(where: { $0.id == id }) else { throw Failure(.noExist, "No such song") }
+                selected = [position]
+            }
+            try queueItems(items, selected, client, out)
+        case "plchanges", "plchangesposid":
+            // Versions are kept for the whole queue, not per item: a client that is behind gets
+            // the whole queue, which is always a correct answer.
+            let version = try args.integer(0)
+            let snapshot = player.status.snapshot
+            guard version != snapshot.queue.version else { return }
+            if command == "plchanges" {
+                try queueItems(snapshot.queue.items, Array(snapshot.queue.items.indices), client, out)
+            } else {
+                for (position, item) in snapshot.queue.items.enumerated() {
+                    out.field("cpos", String(position))
+                    out.field("Id", String(item.id))
+                }
+            }
+        case "playlistfind", "playlistsearch":
+            let selection = try MPDSelection(arguments, exact: command == "playlistfind", roots: roots())
+            let items = player.status.snapshot.queue.items
+            let wanted = Set(try library { () throws(SongboxError) in try store.trackFiles(matching: selection.query).map(\.id) })
+            try queueItems(items, items.indices.filter { wanted.contains(items[$0].track.trackID) }, client, out)
+
+        // The database
+        case "find", "search":
+            let selection = try MPDSelection(arguments, exact: command == "find", roots: roots())
+            let roots = roots()
+            let index = Box(0)
+            let window = selection.window ?? 0..<Int.max
+            _ = try library { () throws(SongboxError) in
+                try store.forEachTrack(matching: selection.query) { track in
+                    defer { index.value += 1 }
+                    guard window.contains(index.value) else { return }
+                    out.song(track, path: track.path, duration: track.duration, roots: roots, client: client)
+                }
+            }
+        case "findadd", "searchadd":
+            let selection = try MPDSelection(arguments, exact: command == "findadd", roots: roots())
+            var tracks = try library { () throws(SongboxError) in try store.playable(matching: selection.query) }
+            if let window = selection.window { tracks = Array(tracks[window.clamped(to: 0..<tracks.count)]) }
+            let placement: PlayQueue.Placement = selection.position.map { .position($0) } ?? .end
+            let found = tracks
+            player.perform { engine in _ = engine.add(found, placement: placement) }
+        case "count":
+            var rest = arguments
+            var group: String?
+            if rest.count >= 2, rest[rest.count - 2].lowercased() == "group" {
+                group = try MPDTag.named(rest.removeLast())?.column ?? "NULL"
+                rest.removeLast()
+            }
+            let selection = try MPDSelection(rest, exact: true, roots: roots())
+            let name = group.flatMap { column in MPDTag.table.first { $0.column == column }?.name }
+            for total in try library({ () throws(SongboxError) in try store.totals(matching: selection.query, groupedBy: group) }) {
+                if let name { out.field(name, total.group ?? "") }
+                out.field("songs", String(total.songs))
+                out.field("playtime", String(Int(total.seconds.rounded())))
+            }
+        case "list": try list(arguments, out)
+        case "lsinfo", "listall", "listallinfo", "listfiles":
+            try browse(command, uri: arguments.first ?? "", client: client, out: out)
+        case "update", "rescan":
+            guard let job = backend.startUpdate() else { throw Failure(.updateAlready, "Already updating") }
+            out.field("updating_db", String(job))
+
+        // Messages
+        case "subscribe":
+            let channel = try args.string(0)
+            guard Self.validChannel(channel) else { throw Failure(.argument, "invalid channel name") }
+            guard client.subscribe(to: channel) else { throw Failure(.exists, "already subscribed to this channel") }
+        case "unsubscribe":
+            guard client.unsubscribe(from: try args.string(0)) else { throw Failure(.noExist, "not subscribed to this channel") }
+        case "channels":
+            for channel in client.clients.channels() { out.field("channel", channel) }
+        case "readmessages":
+            for message in client.takeMessages() {
+                out.field("channel", message.channel)
+                out.field("message", message.text)
+            }
+        case "sendmessage":
+            let channel = try args.string(0), text = try args.string(1)
+            guard Self.validChannel(channel) else { throw Failure(.argument, "invalid channel name") }
+            // Every message reaches the plugins, so a channel needs no listening client.
+            client.clients.send(text, to: channel)
+            backend.deliver(message: text, channel: channel)
+
+        default:
+            if let result = backend.songboxCommand(command, arguments) {
+                out.fields(try result.get())
+                return
+            }
+            throw Failure(.unknown, "unknown command \"\(command)\"")
+        }
+    }
+
+    // MARK: Pieces
+
+    /// Channel names as MPD allows them: letters, digits, `-_.:`.
+    static func validChannel(_ name: String) -> Bool {
+        !name.isEmpty && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.:".contains($0)) }
+    }
+
+    private func roots() -> MusicRoots { MusicRoots((try? store.musicFolders()) ?? []) }
+
+    /// Runs `body` on the audio thread; its failure is the command's.
+    private func perform<T: Sendable>(_ body: @escaping @Sendable (PlayerEngine) throws(Failure) -> T) throws(Failure) -> T {
+        let result = player.perform { engine in Result { () throws(Failure) in try body(engine) } }
+        return try result.get()
+    }
+
+    /// A library call, its error as MPD's.
+    private func library<T>(_ body: () throws(SongboxError) -> T) throws(Failure) -> T {
+        do { return try body() } catch {
+            throw Failure(error.code == .invalidQuery || error.code == .invalidArgument ? .argument
+                          : error.code == .notFound ? .noExist : .system, error.message)
+        }
+    }
+
+    private func status(_ out: MPDResponse) {
+        let status = player.status
+        let snapshot = status.snapshot
+        out.fields([
+            ("volume", String(Int(status.currentVolume.rounded()))),
+            ("repeat", snapshot.modes.repeat ? "1" : "0"), ("random", snapshot.modes.random ? "1" : "0"),
+            ("single", Self.toggle(snapshot.modes.single)), ("consume", Self.toggle(snapshot.modes.consume)),
+            ("playlist", String(snapshot.queue.version)), ("playlistlength", String(snapshot.queue.count)),
+            ("mixrampdb", "0.000000"),
+            ("state", status.heading == .playing ? "play" : status.heading == .paused ? "pause" : "stop"),
+        ])
+        // Where playback is going: a skip's or a pause's short fade already counts as done.
+        if let current = status.headingID, let position = snapshot.queue.position(of: current) {
+            let elapsed = current == snapshot.current ? snapshot.elapsed : 0
+            out.fields([("song", String(position)), ("songid", String(current))])
+            if !snapshot.modes.random, let next = Self.next(after: position, snapshot) {
+                out.fields([("nextsong", String(next)), ("nextsongid", String(snapshot.queue.items[next].id))])
+            }
+            if status.heading != .stopped {
+                let duration = current == snapshot.current ? status.duration ?? snapshot.queue.items[position].track.duration
+                    : snapshot.queue.items[position].track.duration
+                out.fields([("time", "\(Int(elapsed.rounded())):\(Int(duration.rounded()))"),
+                            ("elapsed", Self.seconds(elapsed)), ("duration", Self.seconds(duration))])
+                if let format = status.format { out.field("audio", "\(format.sampleRate):16:\(AudioFormat.channels)") }
+            }
+        }
+        if let job = backend.updateJob { out.field("updating_db", String(job)) }
+        if let error = status.outputError { out.field("error", error) }
+    }
+
+    private static func next(after position: Int, _ snapshot: PlayerSnapshot) -> Int? {
+        if snapshot.modes.single == .on, snapshot.modes.repeat { return position }
+        if position + 1 < snapshot.queue.count { return position + 1 }
+        return snapshot.modes.repeat && snapshot.queue.count > 0 ? 0 : nil
+    }
+
+    private func stats(_ out: MPDResponse) throws(Failure) {
+        let stats = try library { () throws(SongboxError) in try store.statistics() }
+        out.fields([("artists", String(stats.artists)), ("albums", String(stats.albums)), ("songs", String(stats.tracks)),
+                    ("uptime", String(Int(backend.uptime))), ("db_playtime", String(Int(stats.duration.rounded()))),
+                    ("db_update", String(Int((try? store.lastScan()) ?? 0))), ("playtime", String(Int(player.status.clock)))])
+    }
+
+    private func tagTypes(_ args: Arguments, _ client: MPDClient, _ out: MPDResponse) throws(Failure) {
+        let all = Set((MPDTag.names + MPDTag.absent).map { $0.lowercased() })
+        guard let verb = args.values.first?.lowercased() else {
+            for name in MPDTag.names + MPDTag.absent where client.tagTypes.map({ $0.contains(name.lowercased()) }) ?? true {
+                out.field("tagtype", name)
+            }
+            return
+        }
+        let named = try args.values.dropFirst().map { name throws(Failure) in try MPDTag.canonicalName(name).lowercased() }
+        switch verb {
+        case "all": client.tagTypes = nil
+        case "clear": client.tagTypes = []
+        case "enable": client.tagTypes = (client.tagTypes ?? all).union(named)
+        case "disable": client.tagTypes = (client.tagTypes ?? all).subtracting(named)
+        default: throw Failure(.argument, "Unknown sub command: \(verb)")
+        }
+    }
+
+    /// Queue items at `positions`, their tracks read in pieces.
+    private func queueItems(_ items: [QueueItem], _ positions: [Int], _ client: MPDClient, _ out: MPDResponse) throws(Failure) {
+        let roots = roots()
+        for start in stride(from: 0, to: positions.count, by: 500) {
+            let chunk = positions[start..<min(start + 500, positions.count)]
+            let tracks = try library { () throws(SongboxError) in try store.tracks(ids: chunk.map { items[$0].track.trackID }) }
+            for position in chunk {
+                out.queueItem(items[position], position: position, track: tracks[items[position].track.trackID], roots: roots, client: client)
+            }
+        }
+    }
+
+    /// The tracks a URI names: a file, or every track under a folder in path order.
+    private func playable(under uri: String, single: Bool) throws(Failure) -> [PlayableTrack] {
+        guard let path = roots().path(uri) else { throw Failure(.noExist, "No such directory") }
+        let tracks = try library { () throws(SongboxError) -> [PlayableTrack] in
+            if let track = try store.track(path: path) { return try store.playable([track]) }
+            guard !single else { return [] }
+            return try store.playable(matching: "path:" + FilterParser.quoted(path == "/" ? "/" : path + "/") + " sort:path")
+        }
+        guard !tracks.isEmpty else { throw Failure(.noExist, single ? "No such song" : "No such directory") }
+        return tracks
+    }
+
+    /// `list TAG [FILTER] [group TAG]...`
+    private func list(_ arguments: [String], _ out: MPDResponse) throws(Failure) {
+        guard let first = arguments.first else { throw Failure(.argument, "too few arguments for \"list\"") }
+        // A tag songbox does not keep lists nothing.
+        guard let tag = try MPDTag.named(first) else { return }
+        var rest = Array(arguments.dropFirst())
+        var groups: [(name: String, column: String, field: String)] = []
+        while rest.count >= 2, rest[rest.count - 2].lowercased() == "group" {
+            let name = rest.removeLast()
+            if let group = try MPDTag.named(name) { groups.insert(group, at: 0) }
+            rest.removeLast()
+        }
+        // `list album ARTIST` (one value, an old form): the albums of that artist.
+        if rest.count == 1, !rest[0].hasPrefix("("), tag.name == "Album" { rest = ["Artist", rest[0]] }
+        let selection = try MPDSelection(rest, exact: true, roots: roots())
+        let columns = groups.map(\.column) + [tag.column]
+        let names = groups.map(\.name)
+        // The group values shown last: a group's value is shown when it changes.
+        let last = Box<[String?]?>(nil)
+        try library { () throws(SongboxError) in
+            try store.forEachDistinct(columns, matching: selection.query) { values in
+                for (index, name) in names.enumerated() where last.value?[index] != values[index] || last.value == nil {
+                    out.field(name, values[index] ?? "")
+                }
+                last.value = values
+                // A track without the tag lists as empty only when grouped (as MPD does).
+                if let value = values.last!, !value.isEmpty { out.field(tag.name, value) } else if !names.isEmpty { out.field(tag.name, "") }
+            }
+        }
+    }
+
+    /// `lsinfo`, `listall`, `listallinfo`, `listfiles` of a folder (or one file).
+    private func browse(_ command: String, uri: String, client: MPDClient, out: MPDResponse) throws(Failure) {
+        let roots = roots()
+        guard let path = roots.path(uri) else { throw Failure(.noExist, "No such directory") }
+        if let track = try library({ () throws(SongboxError) in try store.track(path: path) }) {
+            if command == "listall" || command == "listfiles" { out.field("file", roots.uri(path)) } else {
+                out.song(track, path: track.path, duration: track.duration, roots: roots, client: client)
+            }
+            return
+        }
+        // Above the music folders (several of them): each is a directory.
+        if roots.folders.count > 1, uri.trimmingCharacters(in: CharacterSet(charactersIn: "/")).isEmpty {
+            for folder in roots.folders { out.field("directory", roots.uri(folder)) }
+            if command == "lsinfo" || command == "listfiles" { return }
+        }
+        let recursive = command == "listall" || command == "listallinfo"
+        let withInfo = command == "lsinfo" || command == "listallinfo"
+        let prefix = path == "/" ? "/" : path + "/"
+        let shownFolders = Box(Set<String>())
+        let found = Box(0)
+        _ = try library { () throws(SongboxError) in
+            try store.forEachTrack(matching: "path:" + FilterParser.quoted(prefix) + " sort:path") { track in
+                guard track.path.hasPrefix(prefix) else { return }
+                found.value += 1
+                let inside = track.path.dropFirst(prefix.count)
+                let parts = inside.split(separator: "/")
+                // The folders on the way (all of them when recursive, else the first).
+                for depth in 1..<max(1, parts.count) where recursive || depth == 1 {
+                    let folder = prefix + parts[0..<depth].joined(separator: "/")
+                    if shownFolders.value.insert(folder).inserted { out.field("directory", roots.uri(folder)) }
+                }
+                guard recursive || parts.count == 1 else { return }
+                if withInfo { out.song(track, path: track.path, duration: track.duration, roots: roots, client: client) } else {
+                    out.field("file", roots.uri(track.path))
+                }
+            }
+        }
+        if found.value == 0, !uri.isEmpty, roots.folders.first(where: { $0 == path }) == nil {
+            throw Failure(.noExist, "No such directory")
+        }
+    }
+
+    static func toggle(_ value: PlaybackModes.Toggle) -> String {
+        switch value {
+        case .off: "0"
+        case .on: "1"
+        case .oneshot: "oneshot"
+        }
+    }
+
+    static func seconds(_ value: Double) -> String { String(format: "%.3f", value.isFinite ? value : 0) }
+}
+
+/// A value a streamed read's callback changes (the read runs it on the calling thread, in order).
+final class Box<Value>: @unchecked Sendable {
+    var value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+/// A command's arguments, read as MPD reads them.
+struct Arguments {
+    let command: String
+    let values: [String]
+
+    func string(_ index: Int) throws(MPDProtocol.Failure) -> String {
+        guard values.indices.contains(index) else {
+            throw MPDProtocol.Failure(.argument, "too few arguments for \"\(command)\"")
+        }
+        return values[index]
+    }
+
+    func integer(_ index: Int) throws(MPDProtocol.Failure) -> Int {
+        let text = try string(index)
+        guard let value = Int(text), abs(value) < Int(Int32.max) else { throw MPDProtocol.Failure(.argument, "Integer expected: \(text)") }
+        return value
+    }
+
+    func optionalInteger(_ index: Int) throws(MPDProtocol.Failure) -> Int? {
+        values.indices.contains(index) ? try integer(index) : nil
+    }
+
+    /// Seconds: a finite number from 0 to a day's worth of weeks.
+    func seconds(_ index: Int) throws(MPDProtocol.Failure) -> Double {
+        let text = try string(index)
+        guard let value = Double(text), value.isFinite, value >= 0, value < 1e7 else {
+            throw MPDProtocol.Failure(.argument, "Number expected: \(text)")
+        }
+        return value
+    }
+
+    func boolean(_ index: Int) throws(MPDProtocol.Failure) -> Bool {
+        switch try string(index) {
+        case "1": return true
+        case "0": return false
+        case let text: throw MPDProtocol.Failure(.argument, "Boolean (0/1) expected: \(text)")
+        }
+    }
+
+    func toggle(_ index: Int) throws(MPDProtocol.Failure) -> PlaybackModes.Toggle {
+        switch try string(index) {
+        case "1": return .on
+        case "0": return .off
+        case "oneshot": return .oneshot
+        case let text: throw MPDProtocol.Failure(.argument, "Boolean (0/1) or oneshot expected: \(text)")
+        }
+    }
+
+    func range(_ index: Int) throws(MPDProtocol.Failure) -> Range<Int> { try MPDSelection.range(try string(index)) }
+
+    func optionalRange(_ index: Int) throws(MPDProtocol.Failure) -> Range<Int>? {
+        values.indices.contains(index) ? try range(index) : nil
+    }
+}

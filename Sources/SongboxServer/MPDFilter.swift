@@ -1,0 +1,226 @@
+import Foundation
+
+/// What a database command selects: MPD's filter (an expression like `((artist == 'x') AND
+/// (album contains 'y'))`, or the older `TAG VALUE` pairs), turned into songbox's query
+/// language, plus `sort`, `window` and `position`.
+struct MPDSelection {
+    /// The query text for `LibraryStore` (empty: every track).
+    var query = ""
+    /// First and end (exclusive) of the results to give.
+    var window: Range<Int>?
+    /// Where `findadd`/`searchadd` put what they find.
+    var position: Int?
+
+    /// `exact`: `find`'s pairs compare whole values; `search`'s find them inside.
+    init(_ arguments: [String], exact: Bool, roots: MusicRoots) throws(MPDProtocol.Failure) {
+        var terms: [String] = []
+        var rest = arguments[...]
+        if let first = rest.first, first.hasPrefix("(") {
+            var parser = FilterParser(text: first, roots: roots, caseFolded: !exact)
+            terms.append(try parser.expression())
+            try parser.end()
+            rest = rest.dropFirst()
+        }
+        while let key = rest.first {
+            guard rest.count >= 2 else { throw MPDProtocol.Failure(.argument, "Incorrect number of filter arguments") }
+            let value = rest[rest.index(after: rest.startIndex)]
+            rest = rest.dropFirst(2)
+            switch key.lowercased() {
+            case "sort":
+                let descending = value.hasPrefix("-")
+                if let tag = try MPDTag.named(descending ? String(value.dropFirst()) : value) {
+                    terms.append("sort:\(descending ? "-" : "")\(tag.field)")
+                }
+            case "window":
+                window = try Self.range(value)
+            case "position":
+                guard let at = Int(value), at >= 0 else { throw MPDProtocol.Failure(.argument, "Integer expected: \(value)") }
+                position = at
+            default:
+                terms.append(try FilterParser.term(tag: key, operator: exact ? "==" : "contains", value: value, roots: roots))
+            }
+        }
+        query = terms.joined(separator: " ")
+    }
+
+    /// `START:END`, `START:` or `N` (one item).
+    static func range(_ text: String) throws(MPDProtocol.Failure) -> Range<Int> {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard let start = Int(parts[0]), start >= 0 else { throw MPDProtocol.Failure(.argument, "Integer expected: \(text)") }
+        if parts.count == 1 { return start..<(start + 1) }
+        if parts.count == 2, parts[1].isEmpty { return start..<Int.max }
+        guard parts.count == 2, let end = Int(parts[1]), end >= start else { throw MPDProtocol.Failure(.argument, "Bad range: \(text)") }
+        return start..<end
+    }
+}
+
+/// MPD's filter expression grammar (protocol.rst, "Filters"), written out as songbox terms.
+struct FilterParser {
+    let text: [Character]
+    let roots: MusicRoots
+    /// `search`-style: `==` compares without case (songbox's folding), as MPD's search does.
+    let caseFolded: Bool
+    var index = 0
+
+    init(text: String, roots: MusicRoots, caseFolded: Bool) {
+        self.text = Array(text)
+        self.roots = roots
+        self.caseFolded = caseFolded
+    }
+
+    static func failure(_ message: String) -> MPDProtocol.Failure { MPDProtocol.Failure(.argument, message) }
+
+    mutating func end() throws(MPDProtocol.Failure) {
+        skipSpaces()
+        guard index == text.count else { throw Self.failure("Unparsed garbage after expression") }
+    }
+
+    /// `( ... )`
+    mutating func expression() throws(MPDProtocol.Failure) -> String {
+        skipSpaces()
+        guard take("(") else { throw Self.failure("'(' expected") }
+        skipSpaces()
+        let result: String
+        if take("!") {
+            result = "-(" + (try expression()) + ")"
+        } else if peek() == "(" {
+            var parts = [try expression()]
+            skipSpaces()
+            while takeWord("AND") {
+                parts.append(try expression())
+                skipSpaces()
+            }
+            result = parts.count == 1 ? parts[0] : "(" + parts.joined(separator: " ") + ")"
+        } else {
+            let tag = word()
+            skipSpaces()
+            switch tag.lowercased() {
+            case "base":
+                guard let path = roots.path(try string()) else { throw Self.failure("No such directory") }
+                result = "path:" + Self.quoted(path == "/" ? "/" : path + "/")
+            case "modified-since", "added-since":
+                result = "added:>=" + (try Self.day(try string()))
+            case "audioformat":
+                throw Self.failure("AudioFormat filters are not supported by songbox")
+            default:
+                let op = operatorWord()
+                skipSpaces()
+                result = try Self.term(tag: tag, operator: op, value: try string(), roots: roots, caseFolded: caseFolded)
+            }
+        }
+        skipSpaces()
+        guard take(")") else { throw Self.failure("')' expected") }
+        return result
+    }
+
+    /// One comparison as a songbox term.
+    static func term(tag: String, operator op: String, value: String, roots: MusicRoots, caseFolded: Bool = true) throws(MPDProtocol.Failure) -> String {
+        let field: String
+        var value = value
+        switch tag.lowercased() {
+        case "any": field = ""
+        case "file", "filename":
+            field = "path"
+            value = roots.path(value) ?? value
+        default:
+            guard let known = try MPDTag.named(tag) else {
+                // A tag songbox does not keep: no song has it.
+                return op.hasPrefix("!") ? "" : "id:<0"
+            }
+            field = known.field
+        }
+        let prefix = field.isEmpty ? "" : field
+        switch op {
+        case "==", "eq":
+            if field == "year", Int(value) == nil { return "year:=" + quoted(value) }
+            return field.isEmpty ? quoted(value) : prefix + ":=" + quoted(value)
+        case "!=":
+            return "-" + (field.isEmpty ? quoted(value) : prefix + ":=" + quoted(value))
+        case "contains", "starts_with":
+            // `starts_with` is answered as `contains` (songbox's query has no prefix match).
+            return field.isEmpty ? quoted(value) : prefix + ":" + quoted(value)
+        case "!contains":
+            return "-" + (field.isEmpty ? quoted(value) : prefix + ":" + quoted(value))
+        case "=~", "!~":
+            throw failure("regular expressions (\(op)) are not supported by songbox; use contains")
+        default:
+            throw failure("Unknown filter operator: \(op)")
+        }
+    }
+
+    /// A quoted query phrase (`\"` and `\\` escaped).
+    static func quoted(_ value: String) -> String {
+        "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+
+    /// A date as songbox's query takes it (YYYY-MM-DD), from Unix seconds or ISO 8601.
+    static func day(_ text: String) throws(MPDProtocol.Failure) -> String {
+        let date: Date?
+        if let seconds = Double(text), seconds.isFinite, abs(seconds) < 1e11 {
+            date = Date(timeIntervalSince1970: seconds)
+        } else {
+            date = ISO8601DateFormatter().date(from: text)
+        }
+        guard let date else { throw failure("Invalid date: \(text)") }
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyy-MM-dd"
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.string(from: date)
+    }
+
+    // MARK: Characters
+
+    private func peek() -> Character? { index < text.count ? text[index] : nil }
+
+    private mutating func take(_ character: Character) -> Bool {
+        guard peek() == character else { return false }
+        index += 1
+        return true
+    }
+
+    private mutating func skipSpaces() { while peek() == " " { index += 1 } }
+
+    private mutating func takeWord(_ word: String) -> Bool {
+        let end = index + word.count
+        guard end <= text.count, String(text[index..<end]) == word else { return false }
+        index = end
+        return true
+    }
+
+    /// A tag name or keyword.
+    private mutating func word() -> String {
+        var result = ""
+        while let character = peek(), character.isLetter || character.isNumber || character == "_" || character == "-" {
+            result.append(character)
+            index += 1
+        }
+        return result
+    }
+
+    private mutating func operatorWord() -> String {
+        var result = ""
+        while let character = peek(), character != " ", character != "'", character != "\"" {
+            result.append(character)
+            index += 1
+        }
+        return result
+    }
+
+    /// A quoted value, `'...'` or `"..."`, with backslash escapes.
+    private mutating func string() throws(MPDProtocol.Failure) -> String {
+        guard let quote = peek(), quote == "'" || quote == "\"" else { throw Self.failure("Quoted string expected") }
+        index += 1
+        var result = ""
+        while let character = peek() {
+            index += 1
+            if character == quote { return result }
+            if character == "\\", let escaped = peek() {
+                index += 1
+                result.append(escaped)
+            } else {
+                result.append(character)
+            }
+        }
+        throw Self.failure("Closing quote not found")
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import SongboxAudio
+import SongboxLibrary
+
+/// How MPD clients name songs and folders: URIs relative to the music folder. With one music
+/// folder a track's URI is its path inside it; with several, each folder is a top-level
+/// directory named by its last component. A track outside every music folder is named by its
+/// absolute path.
+public struct MusicRoots: Sendable {
+    public let folders: [String]
+
+    public init(_ folders: [String]) {
+        self.folders = folders.map { $0.count > 1 && $0.hasSuffix("/") ? String($0.dropLast()) : $0 }.sorted()
+    }
+
+    private func name(_ folder: String) -> String { (folder as NSString).lastPathComponent }
+
+    /// The URI of the track or folder at `path`.
+    public func uri(_ path: String) -> String {
+        for folder in folders.sorted(by: { $0.count > $1.count }) {
+            let relative: Substring
+            if path == folder {
+                relative = ""
+            } else if path.hasPrefix(folder == "/" ? "/" : folder + "/") {
+                relative = path.dropFirst(folder == "/" ? 1 : folder.count + 1)
+            } else {
+                continue
+            }
+            if folders.count == 1 { return String(relative) }
+            return relative.isEmpty ? name(folder) : name(folder) + "/" + relative
+        }
+        return path
+    }
+
+    /// The path a URI names; nil when it names nothing songbox knows (an unknown top folder).
+    public func path(_ uri: String) -> String? {
+        var uri = uri
+        while uri.hasSuffix("/") { uri.removeLast() }
+        if uri.hasPrefix("/") { return uri }
+        if uri.hasPrefix("file://") { return String(uri.dropFirst("file://".count)) }
+        if folders.count == 1 { return uri.isEmpty ? folders[0] : (folders[0] == "/" ? "/" : folders[0] + "/") + uri }
+        let first = uri.split(separator: "/", maxSplits: 1)
+        guard let head = first.first, let folder = folders.first(where: { name($0) == head }) else { return nil }
+        return first.count > 1 ? folder + "/" + first[1] : folder
+    }
+}
+
+/// The tags MPD clients know, and where songbox keeps each.
+public enum MPDTag {
+    /// MPD's name, the `library` column it lists and groups by, the query field it filters on.
+    static let table: [(name: String, column: String, field: String)] = [
+        ("Artist", "artist", "artist"), ("Album", "album", "album"), ("AlbumArtist", "albumartist", "albumartist"),
+        ("Title", "title", "title"), ("Track", "track", "track"), ("Genre", "genre", "genre"), ("Date", "year", "year"),
+        ("Comment", "comment", "comment"), ("Disc", "disc", "disc"),
+        ("MUSICBRAINZ_ARTISTID", "mb_artistid", "mb_artistid"), ("MUSICBRAINZ_ALBUMID", "mb_albumid", "mb_albumid"),
+        ("MUSICBRAINZ_ALBUMARTISTID", "mb_albumartistid", "mb_albumartistid"),
+        ("MUSICBRAINZ_TRACKID", "mb_trackid", "mb_trackid"), ("MUSICBRAINZ_RELEASEGROUPID", "mb_releasegroupid", "mb_releasegroupid"),
+        ("ISRC", "isrc", "isrc"),
+    ]
+
+    /// MPD's other tags: known to clients (`tagtypes enable Name`), but not read from the files
+    /// by songbox, so no song has them: a filter on one finds nothing, a listing is empty.
+    static let absent = ["ArtistSort", "AlbumSort", "AlbumArtistSort", "Name", "OriginalDate", "Composer", "Performer",
+                         "Conductor", "Work", "Grouping", "Label", "MUSICBRAINZ_RELEASETRACKID", "MUSICBRAINZ_WORKID"]
+
+    public static var names: [String] { table.map(\.name) }
+
+    /// The tag called `name`, in any case; nil for one songbox does not keep (`absent`); throws
+    /// MPD's error for a name MPD does not know either.
+    static func named(_ name: String) throws(MPDProtocol.Failure) -> (name: String, column: String, field: String)? {
+        if let tag = table.first(where: { $0.name.lowercased() == name.lowercased() }) { return tag }
+        if absent.contains(where: { $0.lowercased() == name.lowercased() }) { return nil }
+        throw MPDProtocol.Failure(.argument, "Unknown tag type: \(name)")
+    }
+
+    /// The name of a tag MPD knows, kept or not, as MPD spells it.
+    static func canonicalName(_ name: String) throws(MPDProtocol.Failure) -> String {
+        if let tag = try named(name) { return tag.name }
+        return absent.first { $0.lowercased() == name.lowercased() }!
+    }
+
+    /// The song's tags as MPD fields, in MPD's order, those in `wanted` (nil: all).
+    static func fields(of track: Track, wanted: Set<String>?) -> [(String, String)] {
+        let values: [(String, String?)] = [
+            ("Artist", track.artist), ("AlbumArtist", track.albumArtist), ("Title", track.title), ("Album", track.album),
+            ("Track", track.track.map(String.init)), ("Date", track.date ?? track.year.map(String.init)),
+            ("Genre", track.genre), ("Comment", track.comment), ("Disc", track.disc.map(String.init)),
+            ("MUSICBRAINZ_ARTISTID", track.musicBrainzArtistID), ("MUSICBRAINZ_ALBUMID", track.musicBrainzAlbumID),
+            ("MUSICBRAINZ_ALBUMARTISTID", track.musicBrainzAlbumArtistID), ("MUSICBRAINZ_TRACKID", track.musicBrainzTrackID),
+            ("MUSICBRAINZ_RELEASEGROUPID", track.musicBrainzReleaseGroupID), ("ISRC", track.isrc),
+        ]
+        return values.compactMap { name, value in
+            guard let value, !value.isEmpty, wanted.map({ $0.contains(name.lowercased()) }) ?? true else { return nil }
+            return (name, value)
+        }
+    }
+}
+
+extension MPDResponse {
+    /// A song as `lsinfo`, `find` and the queue listings show it.
+    func song(_ track: Track?, path: String, duration: Double, roots: MusicRoots, client: MPDClient) {
+        field("file", roots.uri(path))
+        if let track {
+            fields(MPDTag.fields(of: track, wanted: client.tagTypes))
+            if let rate = track.sampleRate, let channels = track.channels, rate > 0 { field("Format", "\(rate):f:\(channels)") }
+        }
+        field("Time", String(Int(duration.isFinite ? duration.rounded() : 0)))
+        field("duration", MPDCommands.seconds(duration))
+    }
+
+    /// A queue item: the song, its position and id.
+    func queueItem(_ item: QueueItem, position: Int, track: Track?, roots: MusicRoots, client: MPDClient) {
+        song(track, path: item.track.path, duration: item.track.duration, roots: roots, client: client)
+        field("Pos", String(position))
+        field("Id", String(item.id))
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import SongboxServer
+import SongboxTestSupport
+import Testing
+
+/// The MPD protocol server with real MPD clients: mpc and python-mpd2 against a real daemon
+/// on the example library, and clients that abuse it.
+@Suite(.serialized) struct MPDServerTests: TestLibrarySuite {
+    let library: TestLibrary
+
+    init() throws {
+        library = try TestLibrary()
+        try library.scanExamples()
+    }
+
+    /// A TCP port no one listens on now.
+    static func freePort() throws -> Int {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
+        }
+        guard bound else { throw FixtureError("no free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// A daemon playing in real time to the null output, for MPD clients on a TCP port.
+    func startDaemon(plugins: [String: String] = [:], config: String = "") throws -> (DaemonProcess, port: Int) {
+        let pluginFolder = folder + "/plugins"
+        try FileManager.default.createDirectory(atPath: pluginFolder, withIntermediateDirectories: true)
+        for (name, source) in plugins { try source.write(toFile: pluginFolder + "/" + name + ".lua", atomically: true, encoding: .utf8) }
+        try config.write(toFile: folder + "/config", atomically: true, encoding: .utf8)
+        let port = try Self.freePort()
+        let daemon = try DaemonProcess(database: songbox.database, folder: folder, arguments: [
+            "--plugins", pluginFolder, "--output", "null", "--config", folder + "/config", "--bind", "127.0.0.1:\(port)",
+        ])
+        return (daemon, port)
+    }
+
+    func mpc(_ port: Int, _ arguments: [String]) throws -> SongboxRunner.Output {
+        try SongboxRunner.run(executable: "/usr/bin/mpc", ["--host", "127.0.0.1", "--port", String(port)] + arguments)
+    }
+
+    @Test func mpcDrivesTheLibraryTheQueueAndThePlayer() throws {
+        let (daemon, port) = try startDaemon()
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        #expect(try mpc(port, ["version"]).stdout == "mpd version: 0.23.5\n")
+        #expect(try mpc(port, ["ls"]).lines.contains("Mabel Grey"))
+        #expect(try mpc(port, ["add", "Mabel Grey"]).status == 0)
+        #expect(try mpc(port, ["playlist"]).lines == ["Mabel Grey - Northern Skies", "Mabel Grey - Old Roads", "Mabel Grey - The River's Lullaby"])
+        let playing = try mpc(port, ["play", "2"])
+        #expect(playing.lines.first == "Mabel Grey - Old Roads", "\(playing.stdout)\(playing.stderr)")
+        #expect(playing.lines.dropFirst().first?.hasPrefix("[playing] #2/3") == true)
+        let current = try mpc(port, ["-f", "%artist% / %album% / %title% / %file%", "current"])
+        #expect(current.stdout == "Mabel Grey / Old Roads / Old Roads / Mabel Grey/Old Roads/01 - Old Roads.mp3\n", "\(current.stdout)\(current.stderr)")
+        let paused = try mpc(port, ["pause"])
+        #expect(paused.lines.dropFirst().first?.hasPrefix("[paused]") == true, "\(paused.stdout)\(paused.stderr)")
+        let options = try mpc(port, ["volume", "40"]).lines.last ?? ""
+        #expect(options.hasPrefix("volume: 40%"), "\(options)")
+        #expect(try mpc(port, ["repeat", "on"]).lines.last?.contains("repeat: on") == true)
+        #expect(try mpc(port, ["random", "on"]).lines.last?.contains("random: on") == true)
+        #expect(try mpc(port, ["search", "title", "river"]).lines == ["Mabel Grey/Old Roads/02 - The River's Lullaby.mp3"])
+        #expect(try mpc(port, ["list", "artist"]).lines.count == 5)
+        #expect(try mpc(port, ["del", "1"]).status == 0)
+        #expect(try mpc(port, ["playlist"]).lines.count == 2)
+        #expect(try mpc(port, ["clear"]).status == 0)
+        #expect(try mpc(port, ["playlist"]).lines.isEmpty)
+        let unknown = try mpc(port, ["sendmessage", "bad channel!", "x"])
+        #expect(unknown.status != 0 && unknown.stderr.contains("invalid channel name"), "\(unknown.stderr)")
+    }
+
+    @Test func pythonMpd2DrivesEveryCommandGroupAndPluginsHearMessages() throws {
+        let listener = """
+            local sb = require "songbox"
+            sb.on("message", function(e) print("message " .. e.channel .. " " .. e.text) end)
+            """
+        let (daemon, port) = try startDaemon(plugins: ["listener": listener])
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        let session = try SongboxRunner.run(executable: "/usr/bin/python3", [
+            Fixtures.packageRoot + "/Tests/SongboxCLITests/mpd/session.py", "127.0.0.1", String(port),
+        ])
+        #expect(session.status == 0, "\(session.stdout)\n\(session.stderr)")
+        #expect(session.lines == ["ok server", "ok database", "ok queue", "ok playback", "ok command lists", "ok idle",
+                                  "ok messages", "session done"], "\(session.stderr)")
+        try daemon.waitForOutput("message nobody-listens to-plugins")
+        #expect(daemon.output.contains("message alarm snooze"))
+    }
+}

@@ -1,0 +1,226 @@
+"""A scripted MPD session with python-mpd2 against a songbox daemon: every command group the
+daemon answers. Run by MPDServerTests.swift as `python3 session.py HOST PORT`; prints `ok GROUP`
+after each group and exits non-zero (with the traceback) at the first surprise."""
+import sys
+import socket
+import threading
+import time
+
+import mpd
+
+host, port = sys.argv[1], int(sys.argv[2])
+
+
+def connect():
+    client = mpd.MPDClient()
+    client.timeout = 20
+    client.connect(host, port)
+    return client
+
+
+def ok(group):
+    print("ok", group, flush=True)
+
+
+def expect_ack(code, call, *args):
+    try:
+        call(*args)
+    except mpd.CommandError as error:
+        assert f"[{code}@" in str(error), f"{call.__name__}{args}: {error}"
+        return str(error)
+    raise AssertionError(f"{call.__name__}{args} did not fail")
+
+
+c = connect()
+assert c.mpd_version == "0.23.5", c.mpd_version
+
+# Connection and server facts
+c.ping()
+commands = c.commands()
+for name in ["status", "currentsong", "idle", "find", "search", "list", "count", "lsinfo", "listallinfo",
+             "add", "addid", "deleteid", "moveid", "swapid", "playlistinfo", "plchanges", "sendmessage", "queryplay"]:
+    assert name in commands, name
+assert "Artist" in c.tagtypes()
+c.tagtypes("clear")
+assert c.tagtypes() == []
+c.tagtypes("enable", "Artist", "Title", "Name")
+assert set(c.tagtypes()) == {"Artist", "Title", "Name"}
+c.tagtypes("all")
+assert c.outputs()[0]["outputenabled"] == "1"
+assert c.decoders()[0]["plugin"] == "mpg123"
+def raw(*lines):
+    """What the daemon answers to raw request lines, up to its final OK or ACK line."""
+    with socket.create_connection((host, port), timeout=20) as connection:
+        stream = connection.makefile("rwb")
+        assert stream.readline().startswith(b"OK MPD ")
+        stream.write(b"".join(line.encode() + b"\n" for line in lines))
+        stream.flush()
+        answer = []
+        while True:
+            line = stream.readline().decode()
+            answer.append(line.rstrip("\n"))
+            if line.startswith("OK") or line.startswith("ACK") or not line:
+                return answer
+
+
+def raw_idle_then_noidle():
+    """`idle playlist`, nothing changes, `noidle`: the answer."""
+    with socket.create_connection((host, port), timeout=20) as connection:
+        stream = connection.makefile("rwb")
+        stream.readline()
+        stream.write(b"idle playlist\n")
+        stream.flush()
+        time.sleep(0.2)
+        stream.write(b"noidle\n")
+        stream.flush()
+        return [stream.readline().decode().rstrip("\n")]
+
+
+assert raw("nosuchcommand")[-1].startswith("ACK [5@0] {nosuchcommand}")
+assert raw("getvol") == ["volume: 100", "OK"] or raw("getvol")[0].startswith("volume: ")
+ok("server")
+
+# The database: stats, browsing, both filter forms, Hebrew folding, list/count with groups
+stats = c.stats()
+assert stats["songs"] == "16" and stats["artists"] == "5", stats
+top = [entry["directory"] for entry in c.lsinfo() if "directory" in entry]
+assert "Mabel Grey" in top and "נגה שחר" in top, top
+album = c.lsinfo("Mabel Grey/Old Roads")
+assert [song["title"] for song in album] == ["Old Roads", "The River's Lullaby"], album
+assert album[0]["file"] == "Mabel Grey/Old Roads/01 - Old Roads.mp3"
+everything = c.listallinfo()
+assert len([entry for entry in everything if "file" in entry]) == 16
+assert len(c.find("artist", "Mabel Grey")) == 3
+assert len(c.find("(artist == 'Mabel Grey')")) == 3
+assert len(c.find("((artist == 'Mabel Grey') AND (album == 'Old Roads'))")) == 2
+assert len(c.find("(!(artist == 'Mabel Grey'))")) == 13
+assert c.find("artist", "mabel") == []                    # find compares whole values
+assert len(c.search("artist", "mabel")) == 3               # search finds inside, any case
+hebrew = c.search("title", "אהבה")                          # niqqud-free search of Hebrew titles
+assert len(hebrew) >= 2, hebrew
+assert len(c.search("(title contains 'אַהֲבָה')")) == len(hebrew)
+assert len(c.find("artist", "Mabel Grey", "window", "1:3")) == 2
+expect_ack(2, c.find, "(artist =~ 'M.*')")
+expect_ack(2, c.find, "nosuchtag", "x")
+assert c.find("(composer == 'x')") == []
+artists = [entry["artist"] for entry in c.list("artist")]
+assert "Mabel Grey" in artists and len(artists) == 5, artists
+grouped = raw("list album group artist")
+at = grouped.index("Artist: Mabel Grey")
+assert grouped[at + 1:at + 3] == ["Album: Northern Skies", "Album: Old Roads"], grouped
+assert [entry["album"] for entry in c.list("album", "artist", "Mabel Grey")] == ["Northern Skies", "Old Roads"]
+count = c.count("artist", "Mabel Grey")
+assert count["songs"] == "3" and int(count["playtime"]) > 0, count
+ok("database")
+
+# The queue
+c.clear()
+c.add("Mabel Grey")
+assert [song["pos"] for song in c.playlistinfo()] == ["0", "1", "2"]
+first = c.addid("The Lanterns/Morning Light/03 - Paper Boats.mp3", 0)
+queue = c.playlistinfo()
+assert queue[0]["id"] == first and queue[0]["title"] == "Paper Boats", queue[0]
+c.moveid(first, 3)
+assert c.playlistinfo()[3]["id"] == first
+c.swap(0, 3)
+assert c.playlistinfo()[0]["id"] == first
+c.delete(0)
+assert len(c.playlistinfo()) == 3
+c.findadd("artist", "The Lanterns")
+version = c.status()["playlist"]
+assert len(c.playlistinfo()) == 3 + len(c.find("artist", "The Lanterns"))
+assert c.plchanges(version) == []
+assert len(c.playlistfind("artist", "Mabel Grey")) == 3
+expect_ack(50, c.deleteid, 99999)
+expect_ack(2, c.play, 999)
+ok("queue")
+
+# Playback and options
+c.setvol(60)
+assert c.status()["volume"] == "60"
+c.volume(-10)
+assert c.status()["volume"] == "50"
+c.repeat(1)
+c.random(0)
+c.single("oneshot")
+c.consume(0)
+c.crossfade(0)
+status = c.status()
+assert (status["repeat"], status["random"], status["single"], status["consume"]) == ("1", "0", "oneshot", "0"), status
+c.single(0)
+c.play(1)
+time.sleep(0.3)
+status = c.status()
+assert status["state"] == "play" and status["song"] == "1", status
+assert c.currentsong()["pos"] == "1"
+c.seekcur(2)
+assert float(c.status()["elapsed"]) >= 2
+c.pause(1)
+assert c.status()["state"] == "pause"
+c.pause(0)
+c.next()
+assert c.status()["song"] == "2"
+c.previous()
+c.stop()
+assert c.status()["state"] == "stop"
+ok("playback")
+
+# Command lists
+c.command_list_ok_begin()
+c.setvol(70)
+c.status()
+c.currentsong()
+results = c.command_list_end()
+assert results[1]["volume"] == "70", results
+failure = raw("command_list_begin", "ping", "play 12345", "ping", "command_list_end")
+assert failure[-1].startswith("ACK [2@1] {play}"), failure
+ok("command lists")
+
+# idle: one wake-up for exactly what changed
+time.sleep(0.5)  # the stop's short fade has played out: nothing is still changing
+watcher = connect()
+woken = []
+thread = threading.Thread(target=lambda: woken.append(watcher.idle()))
+thread.start()
+time.sleep(0.3)
+c.setvol(30)
+thread.join(10)
+assert woken == [["mixer"]], woken
+assert raw_idle_then_noidle() == ["OK"]
+c.play(0)
+time.sleep(0.3)
+assert "player" in watcher.idle()
+c.next()
+time.sleep(0.5)
+assert watcher.idle("player") == ["player"]       # a song change wakes it once, not twice
+thread = threading.Thread(target=lambda: woken.append(watcher.idle("player")))
+thread.start()
+time.sleep(0.6)
+assert thread.is_alive(), "woken again by the same song change"
+c.pause(1)
+thread.join(10)
+assert woken[-1] == ["player"], woken
+c.update()
+changed = set()
+deadline = time.time() + 20
+while "database" not in changed and time.time() < deadline:
+    changed.update(watcher.idle("update", "database"))
+assert "database" in changed, changed
+watcher.disconnect()
+ok("idle")
+
+# Messages: between clients, and to the plugins
+listener = connect()
+listener.subscribe("alarm")
+expect_ack(56, listener.subscribe, "alarm")
+assert "alarm" in c.channels()
+c.sendmessage("alarm", "snooze")
+assert listener.readmessages() == [{"channel": "alarm", "message": "snooze"}]
+assert listener.readmessages() == []
+c.sendmessage("nobody-listens", "to-plugins")     # no client: the plugins still hear it
+listener.unsubscribe("alarm")
+listener.disconnect()
+ok("messages")
+
+c.disconnect()
+print("session done", flush=True)
