@@ -89,4 +89,16 @@ import Testing
         try daemon.waitForOutput("message nobody-listens to-plugins")
         #expect(daemon.output.contains("message alarm snooze"))
     }
+
+    @Test func clientsThatAbuseThePortLeaveTheDaemonAndTheMusicAlone() throws {
+        let (daemon, port) = try startDaemon()
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        let abuse = try SongboxRunner.run(executable: "/usr/bin/python3", [
+            Fixtures.packageRoot + "/Tests/SongboxCLITests/mpd/abuse.py", "127.0.0.1", String(port), String(daemon.pid),
+        ])
+        #expect(abuse.status == 0, "\(abuse.stdout)\n\(abuse.stderr)")
+        #expect(abuse.lines == ["ok 1 MiB line", "ok 8 KiB line", "ok garbage bytes", "ok command lists", "ok 200 connections",
+                                "ok unread replies", "ok still playing"], "\(abuse.stderr)")
+        #expect(try ControlClient(path: daemon.socket).send("ping").isEmpty)
+    }
 }
