@@ -29,11 +29,13 @@ public protocol MPDBackend: Sendable {
 public struct MPDCommands: MPDCommandHandler {
     public typealias Failure = MPDProtocol.Failure
     let backend: any MPDBackend
-    private var store: LibraryStore { backend.store }
-    private var player: Player { backend.player }
+    let clients: Clients
+    var store: LibraryStore { backend.store }
+    var player: Player { backend.player }
 
-    public init(backend: any MPDBackend) {
+    public init(backend: any MPDBackend, clients: Clients) {
         self.backend = backend
+        self.clients = clients
     }
 
     /// The commands answered here (without songbox's own).
@@ -55,7 +57,7 @@ public struct MPDCommands: MPDCommandHandler {
         // Connection and server
         case "ping": return
         case "commands":
-            for name in (Self.names + backend.songboxCommandNames).sorted() { out.field("command", name) }
+            for name in (Self.names + Self.playlistCommandNames + backend.songboxCommandNames).sorted() { out.field("command", name) }
         case "notcommands": return
         case "tagtypes": try tagTypes(args, client, out)
         case "urlhandlers": return
@@ -323,6 +325,7 @@ public struct MPDCommands: MPDCommandHandler {
             backend.deliver(message: text, channel: channel)
 
         default:
+            if try playlistCommand(command, args, client: client, out: out) { return }
             if let result = backend.songboxCommand(command, arguments) {
                 out.fields(try result.get())
                 return
@@ -338,16 +341,16 @@ public struct MPDCommands: MPDCommandHandler {
         !name.isEmpty && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.:".contains($0)) }
     }
 
-    private func roots() -> MusicRoots { MusicRoots((try? store.musicFolders()) ?? []) }
+    func roots() -> MusicRoots { MusicRoots((try? store.musicFolders()) ?? []) }
 
     /// Runs `body` on the audio thread; its failure is the command's.
-    private func perform<T: Sendable>(_ body: @escaping @Sendable (PlayerEngine) throws(Failure) -> T) throws(Failure) -> T {
+    func perform<T: Sendable>(_ body: @escaping @Sendable (PlayerEngine) throws(Failure) -> T) throws(Failure) -> T {
         let result = player.perform { engine in Result { () throws(Failure) in try body(engine) } }
         return try result.get()
     }
 
     /// A library call, its error as MPD's.
-    private func library<T>(_ body: () throws(SongboxError) -> T) throws(Failure) -> T {
+    func library<T>(_ body: () throws(SongboxError) -> T) throws(Failure) -> T {
         do { return try body() } catch {
             throw Failure(error.code == .invalidQuery || error.code == .invalidArgument ? .argument
                           : error.code == .notFound ? .noExist : .system, error.message)
@@ -428,7 +431,7 @@ public struct MPDCommands: MPDCommandHandler {
     }
 
     /// The tracks a URI names: a file, or every track under a folder in path order.
-    private func playable(under uri: String, single: Bool) throws(Failure) -> [PlayableTrack] {
+    func playable(under uri: String, single: Bool) throws(Failure) -> [PlayableTrack] {
         guard let path = roots().path(uri) else { throw Failure(.noExist, "No such directory") }
         let tracks = try library { () throws(SongboxError) -> [PlayableTrack] in
             if let track = try store.track(path: path) { return try store.playable([track]) }

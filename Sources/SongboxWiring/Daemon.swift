@@ -108,7 +108,7 @@ public final class Daemon: MPDBackend, Sendable {
         for bind in options.binds ?? config.value.binds ?? ["127.0.0.1:6600"] {
             do { endpoints.append(try MPDEndpoint(parsing: bind)) } catch { throw DaemonError(error.message) }
         }
-        let server = try MPDServer(endpoints: endpoints, commands: MPDCommands(backend: self), clients: clients,
+        let server = try MPDServer(endpoints: endpoints, commands: MPDCommands(backend: self, clients: clients), clients: clients,
                                    maximumConnections: config.value.maxConnections)
         let tcp = server.tcpPorts.map(String.init).joined(separator: ", ")
         logger.info("songbox daemon: listening on \(socketPath)\(tcp.isEmpty ? "" : " and TCP port \(tcp)"), playing to \(output)")

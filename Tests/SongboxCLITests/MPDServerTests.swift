@@ -78,13 +78,15 @@ import Testing
             local sb = require "songbox"
             sb.on("message", function(e) print("message " .. e.channel .. " " .. e.text) end)
             """
+        let smart = try songbox.run(["playlist", "smart", "Hebrew songs", "path:שחר"])
+        #expect(smart.status == 0, "\(smart.stderr)")
         let (daemon, port) = try startDaemon(plugins: ["listener": listener])
         defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
         let session = try SongboxRunner.run(executable: "/usr/bin/python3", [
             Fixtures.packageRoot + "/Tests/SongboxCLITests/mpd/session.py", "127.0.0.1", String(port),
         ])
         #expect(session.status == 0, "\(session.stdout)\n\(session.stderr)")
-        #expect(session.lines == ["ok server", "ok database", "ok queue", "ok playback", "ok command lists", "ok idle",
+        #expect(session.lines == ["ok server", "ok database", "ok queue", "ok stored playlists", "ok playback", "ok command lists", "ok idle",
                                   "ok messages", "session done"], "\(session.stderr)")
         try daemon.waitForOutput("message nobody-listens to-plugins")
         #expect(daemon.output.contains("message alarm snooze"))

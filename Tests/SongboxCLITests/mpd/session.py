@@ -135,7 +135,34 @@ expect_ack(50, c.deleteid, 99999)
 expect_ack(2, c.play, 999)
 ok("queue")
 
+# Stored playlists: saved ones changed from the client, smart ones read-only and evaluated
+c.clear()
+c.add("Mabel Grey")
+c.save("Grey")
+expect_ack(56, c.save, "Grey")
+assert "Grey" in [entry["playlist"] for entry in c.listplaylists()]
+assert c.listplaylist("Grey") == [song["file"] for song in c.playlistinfo()]
+c.playlistadd("Grey", "The Lanterns/Morning Light/03 - Paper Boats.mp3")
+assert [song["title"] for song in c.listplaylistinfo("Grey")][-1] == "Paper Boats"
+c.playlistmove("Grey", 3, 0)
+c.playlistdelete("Grey", 1)
+assert len(c.listplaylist("Grey")) == 3 and c.listplaylistinfo("Grey")[0]["title"] == "Paper Boats"
+c.rename("Grey", "Grey and boats")
+c.clear()
+c.load("Grey and boats", "1:3")
+assert len(c.playlistinfo()) == 2
+c.playlistclear("Grey and boats")
+assert c.listplaylist("Grey and boats") == []
+c.rm("Grey and boats")
+expect_ack(50, c.listplaylist, "Grey and boats")
+smart = c.listplaylist("Hebrew songs")                     # a smart playlist made by the test
+assert len(smart) > 0 and all(not path.startswith("Mabel") for path in smart), smart
+expect_ack(2, c.playlistadd, "Hebrew songs", "Mabel Grey")
+ok("stored playlists")
+
 # Playback and options
+c.clear()
+c.add("Mabel Grey")
 c.setvol(60)
 assert c.status()["volume"] == "60"
 c.volume(-10)

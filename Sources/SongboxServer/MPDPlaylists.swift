@@ -1,0 +1,107 @@
+import Foundation
+import SongboxAudio
+import SongboxLibrary
+import SongboxPlayback
+
+/// MPD's stored playlists, answered from songbox's playlists. Smart playlists (a query or a
+/// script function) are listed and read like the others, evaluated when read, and refuse
+/// changes (change them with `songbox playlist smart`).
+extension MPDCommands {
+    static let playlistCommandNames = ["listplaylist", "listplaylistinfo", "listplaylists", "load", "playlistadd",
+                                       "playlistclear", "playlistdelete", "playlistmove", "rename", "rm", "save"]
+
+    /// Answers a playlist command; false when `command` is not one.
+    func playlistCommand(_ command: String, _ args: Arguments, client: MPDClient, out: MPDResponse) throws(Failure) -> Bool {
+        let roots = roots()
+        switch command {
+        case "listplaylists":
+            for playlist in try library({ () throws(SongboxError) in try store.playlists() }) {
+                out.field("playlist", playlist.name)
+                out.field("Last-Modified", Self.isoDate(playlist.modified))
+            }
+        case "listplaylist", "listplaylistinfo":
+            let playlist = try read(try args.string(0))
+            let tracks = try slice(playlist.tracks, try args.optionalRange(1))
+            for track in tracks {
+                if command == "listplaylist" { out.field("file", roots.uri(track.path)) } else {
+                    out.song(track, path: track.path, duration: track.duration, roots: roots, client: client)
+                }
+            }
+        case "load":
+            let playlist = try read(try args.string(0))
+            let chosen = try slice(playlist.tracks, try args.optionalRange(1))
+            let tracks = try library { () throws(SongboxError) in try store.playable(chosen) }
+            let position = try args.optionalInteger(2)
+            try perform { engine throws(Failure) in
+                if let position, position > engine.queue.count { throw Failure(.argument, "Bad song index") }
+                _ = engine.add(tracks, placement: position.map { .position($0) } ?? .end)
+            }
+        case "save":
+            let name = try args.string(0)
+            let ids = player.status.snapshot.queue.items.map(\.track.trackID)
+            try change { () throws(SongboxError) in try store.savePlaylist(named: name, trackIDs: ids) }
+        case "rm":
+            let name = try args.string(0)
+            try change { () throws(SongboxError) in try store.deletePlaylist(named: name) }
+        case "rename":
+            let old = try args.string(0), new = try args.string(1)
+            try change { () throws(SongboxError) in _ = try store.renamePlaylist(old, to: new) }
+        case "playlistadd":
+            let name = try args.string(0)
+            let ids = try playable(under: try args.string(1), single: false).map(\.trackID)
+            let position = try args.optionalInteger(2)
+            try change { () throws(SongboxError) in
+                if try store.playlistExists(named: name) {
+                    try store.addToPlaylist(named: name, trackIDs: ids, at: position)
+                } else {
+                    try store.savePlaylist(named: name, trackIDs: ids)
+                }
+            }
+        case "playlistclear":
+            let name = try args.string(0)
+            try change { () throws(SongboxError) in
+                guard try store.playlistExists(named: name) else { throw SongboxError(.notFound, "No such playlist") }
+                try store.savePlaylist(named: name, trackIDs: [], replace: true)
+            }
+        case "playlistdelete":
+            let name = try args.string(0), range = try args.range(1)
+            try change { () throws(SongboxError) in
+                let count = try store.playlist(named: name).tracks.count
+                guard range.lowerBound < count else { throw SongboxError(.invalidArgument, "Bad song index") }
+                try store.removeFromPlaylist(named: name, positions: Array(range.clamped(to: 0..<count)))
+            }
+        case "playlistmove":
+            let name = try args.string(0), from = try args.integer(1), to = try args.integer(2)
+            try change { () throws(SongboxError) in try store.movePlaylistItem(named: name, from: from, to: to) }
+        default:
+            return false
+        }
+        return true
+    }
+
+    private func read(_ name: String) throws(Failure) -> Playlist {
+        try library { () throws(SongboxError) in try store.playlist(named: name) }
+    }
+
+    private func slice(_ tracks: [Track], _ range: Range<Int>?) throws(Failure) -> [Track] {
+        guard let range else { return tracks }
+        guard range.lowerBound <= tracks.count else { throw Failure(.argument, "Bad song index") }
+        return Array(tracks[range.clamped(to: 0..<tracks.count)])
+    }
+
+    /// A change to the playlists: MPD's errors for songbox's, and `stored_playlist` for idle clients.
+    private func change(_ body: () throws(SongboxError) -> Void) throws(Failure) {
+        do { try body() } catch {
+            if error.message.contains("already exists") { throw Failure(.exists, "Playlist already exists") }
+            if error.code == .notFound { throw Failure(.noExist, "No such playlist") }
+            throw Failure(.argument, error.message)
+        }
+        clients.post(.storedPlaylist)
+    }
+
+    static func isoDate(_ seconds: Int64) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+    }
+}
