@@ -112,6 +112,11 @@ public struct TrackEdit: Sendable {
     public let field: Field
     public let value: (any DatabaseValueConvertible & Sendable)?
 
+    init(field: Field, value: (any DatabaseValueConvertible & Sendable)?) {
+        self.field = field
+        self.value = value
+    }
+
     /// Parses `field=value`. An empty value clears the override.
     public init(parsing text: String) throws(SongboxError) {
         guard let equals = text.firstIndex(of: "=") else {

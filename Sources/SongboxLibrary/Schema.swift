@@ -29,7 +29,7 @@ enum Schema {
     /// Every table and view the schema makes: one that was dropped (by hand, or a broken copy)
     /// is reported at open instead of failing some later command with a bare SQLite error.
     static let objects = ["tracks", "overrides", "history", "playlists", "playlist_items", "folders", "excluded",
-                          "unreadable", "search_index_state", "track_search", "highlights", "saved_state", "library"]
+                          "unreadable", "search_index_state", "track_search", "highlights", "saved_state", "library", "stickers"]
 
     static func checkObjects(_ db: Database) throws {
         let present = try Set(String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')"))
@@ -41,7 +41,7 @@ enum Schema {
         }
     }
 
-    static let migrationCount = 5
+    static let migrationCount = 6
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -222,6 +222,19 @@ enum Schema {
             }
             try db.execute(sql: "DROP VIEW library")
             try db.execute(sql: definition + " WHERE t.missing_since IS NULL")
+        }
+        migrator.registerMigration("v6: stickers") { db in
+            // MPD clients' own values on songs (`sticker set`), kept with the track: a missing
+            // track keeps them, a removed one loses them.
+            try db.execute(sql: """
+                CREATE TABLE stickers (
+                  track_id INTEGER NOT NULL REFERENCES tracks(id) ON DELETE CASCADE,
+                  name TEXT NOT NULL,
+                  value TEXT NOT NULL,
+                  PRIMARY KEY (track_id, name)
+                ) WITHOUT ROWID;
+                CREATE INDEX stickers_by_name ON stickers(name);
+                """)
         }
         return migrator
     }

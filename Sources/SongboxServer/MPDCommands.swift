@@ -47,7 +47,7 @@ public struct MPDCommands: MPDCommandHandler {
         "playlistinfo", "playlistsearch", "plchanges", "plchangesposid", "previous", "prio", "prioid", "random",
         "rangeid", "readmessages", "repeat", "replay_gain_mode", "replay_gain_status", "rescan", "search",
         "searchadd", "seek", "seekcur", "seekid", "sendmessage", "setvol", "shuffle", "single", "stats", "status",
-        "stop", "subscribe", "swap", "swapid", "tagtypes", "toggleoutput", "unsubscribe", "update", "urlhandlers",
+        "sticker", "stop", "subscribe", "swap", "swapid", "tagtypes", "toggleoutput", "unsubscribe", "update", "urlhandlers",
         "volume",
     ]
 
@@ -302,6 +302,8 @@ public struct MPDCommands: MPDCommandHandler {
         case "update", "rescan":
             guard let job = backend.startUpdate() else { throw Failure(.updateAlready, "Already updating") }
             out.field("updating_db", String(job))
+
+        case "sticker": try sticker(args, client: client, out: out)
 
         // Messages
         case "subscribe":

@@ -87,9 +87,12 @@ import Testing
         ])
         #expect(session.status == 0, "\(session.stdout)\n\(session.stderr)")
         #expect(session.lines == ["ok server", "ok database", "ok queue", "ok stored playlists", "ok playback", "ok command lists", "ok idle",
-                                  "ok messages", "session done"], "\(session.stderr)")
+                                  "ok stickers", "ok messages", "session done"], "\(session.stderr)")
         try daemon.waitForOutput("message nobody-listens to-plugins")
         #expect(daemon.output.contains("message alarm snooze"))
+        // The client's rating and like are songbox's overrides.
+        let shown = try songbox.run(["ls", "--json", "title:river"])
+        #expect(shown.stdout.contains("\"rating\": 4") && shown.stdout.contains("\"liked\": true"), "\(shown.stdout)")
     }
 
     @Test func clientsThatAbuseThePortLeaveTheDaemonAndTheMusicAlone() throws {

@@ -236,6 +236,34 @@ assert "database" in changed, changed
 watcher.disconnect()
 ok("idle")
 
+# Stickers: songbox's counts read-only, rating and like are its overrides, others kept
+song = "Mabel Grey/Old Roads/02 - The River's Lullaby.mp3"
+before = int(c.sticker_get("song", song, "playCount"))
+c.clear()
+c.repeat(0)
+c.add(song)
+c.play()
+deadline = time.time() + 20
+while c.status()["state"] != "stop" and time.time() < deadline:
+    time.sleep(0.2)
+plays = int(c.sticker_get("song", song, "playCount"))
+assert plays == before + 1, (before, plays)                   # the player counted it
+assert c.sticker_get("song", song, "skipCount") is not None
+expect_ack(2, c.sticker_set, "song", song, "playCount", "99")
+c.sticker_set("song", song, "rating", "8")
+assert c.sticker_get("song", song, "rating") == "8"
+c.sticker_set("song", song, "like", "2")
+c.sticker_set("song", song, "mood", "rainy")
+stickers = c.sticker_list("song", song)
+assert stickers["like"] == "2" and stickers["mood"] == "rainy" and stickers["playCount"] == str(plays), stickers
+found = c.sticker_find("song", "", "mood")
+assert found == [{"file": song, "sticker": {"mood": "rainy"}}] or [f["file"] for f in found] == [song], found
+assert [f["file"] for f in c.sticker_find("song", "Mabel Grey", "rating")] == [song]
+c.sticker_delete("song", song, "mood")
+expect_ack(50, c.sticker_get, "song", song, "mood")
+expect_ack(50, c.sticker_get, "song", "No/Such.mp3", "rating")
+ok("stickers")
+
 # Messages: between clients, and to the plugins
 listener = connect()
 listener.subscribe("alarm")

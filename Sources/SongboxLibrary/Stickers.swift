@@ -1,0 +1,126 @@
+import Foundation
+import GRDB
+
+/// Stickers: named values on songs, as MPD clients keep them (`sticker set song URI NAME VALUE`).
+/// songbox's own facts are stickers too, so clients such as myMPD see them: `playCount`,
+/// `skipCount` and `lastPlayed` (Unix seconds) come from the play history and cannot be set;
+/// `rating` (0 to 10, MPD clients' scale: songbox keeps 1 to 5 stars, so a value is halved,
+/// rounding up) and `like` (2: liked, 0 or 1: not) are the user's overrides, the same ones
+/// `songbox edit` sets. Other names are kept as given.
+extension LibraryStore {
+    /// The stickers that are songbox's statistics: read-only.
+    public static let statisticStickers = ["playCount", "skipCount", "lastPlayed"]
+    /// The stickers that are songbox's overrides.
+    public static let overrideStickers = ["rating", "like"]
+
+    /// Every sticker of a track, by name.
+    public func stickers(of trackID: Int64) throws(SongboxError) -> [(name: String, value: String)] {
+        guard let track = try track(id: trackID) else { throw Self.noTrack(trackID) }
+        var found = Self.ownStickers(track)
+        found += try read { db in
+            try Row.fetchAll(db, sql: "SELECT name, value FROM stickers WHERE track_id = ? ORDER BY name", arguments: [trackID])
+                .map { (name: $0["name"] as String, value: $0["value"] as String) }
+        }
+        return found
+    }
+
+    /// One sticker's value; nil when the track has none of that name.
+    public func sticker(_ name: String, of trackID: Int64) throws(SongboxError) -> String? {
+        try stickers(of: trackID).first { $0.name == name }?.value
+    }
+
+    public func setSticker(_ name: String, to value: String, of trackID: Int64) throws(SongboxError) {
+        try Self.checkStickerName(name)
+        guard try track(id: trackID) != nil else { throw Self.noTrack(trackID) }
+        switch name {
+        case "rating":
+            guard let number = Int(value), (0...10).contains(number) else {
+                throw SongboxError(.invalidArgument, "the rating sticker is 0 to 10, got '\(value)'")
+            }
+            try apply([TrackEdit(field: .rating, value: number == 0 ? nil : (number + 1) / 2)], to: trackID)
+        case "like":
+            guard let number = Int(value), (0...2).contains(number) else {
+                throw SongboxError(.invalidArgument, "the like sticker is 0 (hate), 1 (neutral) or 2 (love), got '\(value)'")
+            }
+            try apply([TrackEdit(field: .liked, value: number == 2 ? 1 : nil)], to: trackID)
+        default:
+            try write { db in
+                try db.execute(sql: """
+                    INSERT INTO stickers (track_id, name, value) VALUES (?, ?, ?)
+                    ON CONFLICT (track_id, name) DO UPDATE SET value = excluded.value
+                    """, arguments: [trackID, name, value])
+            }
+        }
+    }
+
+    /// Deletes one sticker (or, with nil, every sticker that can be deleted); false when there
+    /// was none.
+    @discardableResult
+    public func deleteSticker(_ name: String?, of trackID: Int64) throws(SongboxError) -> Bool {
+        if let name { try Self.checkStickerName(name) }
+        guard try track(id: trackID) != nil else { throw Self.noTrack(trackID) }
+        var deleted = false
+        if name == nil || name.map(Self.overrideStickers.contains) == true {
+            let had = try stickers(of: trackID).contains { Self.overrideStickers.contains($0.name) && (name == nil || $0.name == name) }
+            let fields: [TrackEdit.Field] = name == "rating" ? [.rating] : name == "like" ? [.liked] : [.rating, .liked]
+            try apply(fields.map { TrackEdit(field: $0, value: nil) }, to: trackID)
+            deleted = deleted || had
+        }
+        if name.map(Self.overrideStickers.contains) != true {
+            let changes = try write { db in
+                try db.execute(sql: "DELETE FROM stickers WHERE track_id = ? AND (? IS NULL OR name = ?)", arguments: [trackID, name, name])
+                return db.changesCount
+            }
+            deleted = deleted || changes > 0
+        }
+        return deleted
+    }
+
+    /// The tracks under `folder` (a path; "/" or empty: all) that have the sticker `name`, with
+    /// its value, in path order; `matching` keeps only values it accepts.
+    public func tracks(withSticker name: String, under folder: String,
+                       matching: @escaping @Sendable (String) -> Bool = { _ in true }) throws(SongboxError) -> [(path: String, value: String)] {
+        let prefix = folder.isEmpty || folder == "/" ? "" : (folder.hasSuffix("/") ? folder : folder + "/")
+        return try read { db in
+            var found: [(path: String, value: String)] = []
+            let own = Self.statisticStickers.contains(name) || Self.overrideStickers.contains(name)
+            let sql = own
+                ? "SELECT * FROM library WHERE substr(path, 1, ?) = ? ORDER BY path"
+                : "SELECT l.path, s.value FROM stickers s JOIN library l ON l.id = s.track_id WHERE s.name = ? AND substr(l.path, 1, ?) = ? ORDER BY l.path"
+            let arguments: StatementArguments = own ? [prefix.count, prefix] : [name, prefix.count, prefix]
+            if own {
+                let cursor = try Track.fetchCursor(db, sql: sql, arguments: arguments)
+                while let track = try cursor.next() {
+                    if let value = Self.ownStickers(track).first(where: { $0.name == name })?.value, matching(value) {
+                        found.append((track.path, value))
+                    }
+                }
+            } else {
+                for row in try Row.fetchAll(db, sql: sql, arguments: arguments) where matching(row[1]) {
+                    found.append((row[0], row[1]))
+                }
+            }
+            return found
+        }
+    }
+
+    /// songbox's facts as stickers: those that have a value.
+    static func ownStickers(_ track: Track) -> [(name: String, value: String)] {
+        var own: [(name: String, value: String)] = [("playCount", String(track.plays)), ("skipCount", String(track.skips))]
+        if let last = track.lastPlayed { own.append(("lastPlayed", String(last))) }
+        if let rating = track.rating { own.append(("rating", String(rating * 2))) }
+        if track.liked { own.append(("like", "2")) }
+        return own
+    }
+
+    static func checkStickerName(_ name: String) throws(SongboxError) {
+        guard !name.isEmpty, !name.contains("="), !name.contains("\n") else {
+            throw SongboxError(.invalidArgument, "a sticker name is text without '=' or line breaks, got '\(name)'")
+        }
+        if statisticStickers.contains(name) {
+            throw SongboxError(.invalidArgument, "\(name) is songbox's own count, kept by the player: it cannot be set or deleted")
+        }
+    }
+
+    static func noTrack(_ id: Int64) -> SongboxError { SongboxError(.notFound, "no track with id \(id)") }
+}
