@@ -40,7 +40,7 @@ public struct MPDCommands: MPDCommandHandler {
 
     /// The commands answered here (without songbox's own).
     static let names = [
-        "add", "addid", "binarylimit", "channels", "clear", "close", "commands", "consume", "count", "crossfade",
+        "add", "addid", "albumart", "binarylimit", "channels", "clear", "close", "commands", "consume", "count", "crossfade",
         "currentsong", "decoders", "delete", "deleteid", "disableoutput", "enableoutput", "find", "findadd", "getvol",
         "idle", "list", "listall", "listallinfo", "lsinfo", "mixrampdb", "mixrampdelay", "move", "moveid", "next",
         "noidle", "notcommands", "outputs", "pause", "ping", "play", "playid", "playlistfind", "playlistid",
@@ -304,6 +304,7 @@ public struct MPDCommands: MPDCommandHandler {
             out.field("updating_db", String(job))
 
         case "sticker": try sticker(args, client: client, out: out)
+        case "albumart": try albumArt(args, client: client, out: out)
 
         // Messages
         case "subscribe":

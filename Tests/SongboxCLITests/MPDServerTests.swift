@@ -106,4 +106,36 @@ import Testing
                                 "ok unread replies", "ok still playing"], "\(abuse.stderr)")
         #expect(try ControlClient(path: daemon.socket).send("ping").isEmpty)
     }
+
+    @Test func albumArtIsTheCoverBesideTheSongInPieces() throws {
+        // A library of its own: a tone and a 50 KB "cover" beside it (any bytes: sent as they are).
+        let own = try TestLibrary()
+        try own.add([("tone", 1)])
+        var bytes = [UInt8](repeating: 0, count: 50_000)
+        for index in bytes.indices { bytes[index] = UInt8(truncatingIfNeeded: index &* 7 &+ index / 251) }
+        try Data(bytes).write(to: URL(fileURLWithPath: own.music + "/Cover.JPG"))
+        let port = try Self.freePort()
+        let daemon = try DaemonProcess(database: own.songbox.database, folder: own.folder, arguments: [
+            "--plugins", own.folder, "--output", "null", "--bind", "127.0.0.1:\(port)",
+        ])
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        let fetch = try SongboxRunner.run(executable: "/usr/bin/python3", ["-c", """
+            import hashlib, socket, mpd
+            raw = socket.create_connection(("127.0.0.1", \(port))).makefile("rwb")
+            raw.readline(); raw.write(b"albumart tone.mp3 0\\n"); raw.flush()
+            print(raw.readline().decode().strip(), raw.readline().decode().strip())
+            c = mpd.MPDClient(); c.connect("127.0.0.1", \(port))
+            art = c.albumart("tone.mp3")
+            print(len(art["binary"]), hashlib.sha256(art["binary"]).hexdigest())
+            try:
+                c.albumart("nothing-here.mp3"); print("no error")
+            except mpd.CommandError as error:
+                print(str(error))
+            """])
+        #expect(fetch.status == 0, "\(fetch.stdout) \(fetch.stderr)")
+        let digest = try SongboxRunner.run(executable: "/usr/bin/sha256sum", [own.music + "/Cover.JPG"]).stdout.prefix(64)
+        #expect(fetch.lines.first == "size: 50000 binary: 8192", "\(fetch.stdout)")
+        #expect(fetch.lines.dropFirst().first == "50000 \(digest)", "\(fetch.stdout)")
+        #expect(fetch.lines.last?.contains("[50@0] {albumart}") == true, "\(fetch.stdout)")
+    }
 }
