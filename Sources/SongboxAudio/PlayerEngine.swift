@@ -153,7 +153,7 @@ public final class PlayerEngine {
             return
         }
         switch state {
-        case .playing: return
+        case .playing: callOffPendingPause()
         case .paused: resume()
         case .stopped:
             guard let first = currentID ?? queue.items.first?.id else { return }
@@ -168,11 +168,26 @@ public final class PlayerEngine {
     }
 
     public func resume() {
+        if callOffPendingPause() { return }
         guard state == .paused, let item = currentItem else { return }
         state = .playing
         emit(.resumed(item: item, at: elapsed))
         if settings.transitionFade > 0 {
             transition = Transition(action: .fadeIn, start: clock, length: settings.transitionFade)
+        }
+    }
+
+    /// A pause or stop still fading out is called off (play pressed again at once): the sound
+    /// comes back up and playback goes on. False when none was pending.
+    @discardableResult
+    private func callOffPendingPause() -> Bool {
+        guard state == .playing, let pending = transition else { return false }
+        switch pending.action {
+        case .pause, .stop:
+            transition = settings.transitionFade > 0 ? Transition(action: .fadeIn, start: clock, length: settings.transitionFade) : nil
+            return true
+        default:
+            return false
         }
     }
 
@@ -201,8 +216,15 @@ public final class PlayerEngine {
         change(to: .play(id: preceding(current)!, reason: .user, endReason: .skipped))
     }
 
-    /// Moves within the current track (seconds, clamped to the track).
+    /// Moves within the current track (seconds, clamped to the track). A skip, pause or stop
+    /// still fading out is done first: the seek is in the track playback is going to.
     public func seek(to seconds: Double) {
+        if let pending = transition {
+            if case .fadeIn = pending.action {} else {
+                transition = nil
+                perform(pending.action)
+            }
+        }
         guard let decoder, let item = currentItem else { return }
         let from = elapsed
         let rate = Double(decoder.format.sampleRate)

@@ -15,8 +15,8 @@ public final class ControlClient {
     private var pending: [UInt8] = []
 
     /// Connects to the daemon on `path`; throws when none answers there.
-    public init(path: String = defaultControlSocketPath()) throws {
-        socket = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    public convenience init(path: String = defaultControlSocketPath()) throws {
+        let socket = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw DaemonError("cannot make a socket: \(String(cString: strerror(errno)))") }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
@@ -39,11 +39,58 @@ public final class ControlClient {
             Glibc.close(socket)
             throw DaemonError("no songbox daemon answers on \(path): \(reason)")
         }
+        try self.init(connected: socket, name: path)
+    }
+
+    /// Connects to an MPD server (songbox's daemon or MPD itself) at `host`:`port`.
+    public convenience init(host: String, port: Int) throws {
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var found: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, String(port), &hints, &found) == 0, let first = found else {
+            throw DaemonError("cannot find the host \(host)")
+        }
+        defer { freeaddrinfo(found) }
+        var entry: UnsafeMutablePointer<addrinfo>? = first
+        var lastError = "no address"
+        while let candidate = entry {
+            let socket = Glibc.socket(candidate.pointee.ai_family, candidate.pointee.ai_socktype, candidate.pointee.ai_protocol)
+            if socket >= 0, connect(socket, candidate.pointee.ai_addr, candidate.pointee.ai_addrlen) == 0 {
+                try self.init(connected: socket, name: "\(host):\(port)")
+                return
+            }
+            lastError = String(cString: strerror(errno))
+            if socket >= 0 { Glibc.close(socket) }
+            entry = candidate.pointee.ai_next
+        }
+        throw DaemonError("no MPD server answers on \(host):\(port): \(lastError)")
+    }
+
+    /// Where `songbox status`, `next`, ... connect, as mpc does: `host` (or `$MPD_HOST`; a path
+    /// is a socket; `password@host` takes the host) and `port` (or `$MPD_PORT`, else 6600).
+    /// With neither, the daemon's local socket, then 127.0.0.1:6600 (an MPD, maybe).
+    public static func reach(host: String?, port: Int?, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ControlClient {
+        var host = host ?? environment["MPD_HOST"].flatMap { $0.isEmpty ? nil : $0 }
+        if let named = host, let at = named.lastIndex(of: "@") { host = String(named[named.index(after: at)...]) }
+        let port = port ?? environment["MPD_PORT"].flatMap { Int($0) }
+        if let host, host.hasPrefix("/") { return try ControlClient(path: host) }
+        if host == nil, port == nil {
+            let socket = defaultControlSocketPath(environment: environment)
+            if let local = try? ControlClient(path: socket) { return local }
+            do { return try ControlClient(host: "127.0.0.1", port: 6600) } catch {
+                throw DaemonError("no songbox daemon answers on \(socket), and no MPD server on 127.0.0.1:6600",
+                                  hint: "start one with `songbox daemon`, or name it with --host and --port")
+            }
+        }
+        return try ControlClient(host: host ?? "127.0.0.1", port: port ?? 6600)
+    }
+
+    private init(connected socket: Int32, name: String) throws {
+        self.socket = socket
         var timeout = timeval(tv_sec: 30, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         guard let greeting = try readLine(), greeting.hasPrefix("OK MPD ") else {
-            Glibc.close(socket)
-            throw DaemonError("what answers on \(path) is not a songbox daemon")
+            throw DaemonError("what answers on \(name) is not a songbox daemon or an MPD server")
         }
     }
 

@@ -13,7 +13,7 @@ extension Daemon {
 
     /// songbox's own commands beside MPD's (`MPDCommands`): what `songbox play` and
     /// `songbox plugin` send.
-    static let songboxCommandNames = ["plugindisable", "pluginenable", "pluginreload", "plugins", "queryplay"]
+    static let songboxCommandNames = ["plugindisable", "pluginenable", "pluginreload", "plugins", "queryplay", "sleep"]
 
     func answer(_ command: String, _ arguments: [String]) throws(Failure) -> [(String, String)] {
         switch command {
@@ -29,6 +29,17 @@ extension Daemon {
             return []
         case "plugindisable":
             try plugin(arguments.first ?? "").disable()
+            return []
+        case "sleep":
+            let timer: SleepTimer?
+            switch arguments.first {
+            case "off"?: timer = nil
+            case "track"?: timer = .endOfTrack
+            case "queue"?: timer = .endOfQueue
+            case let text? where Double(text).map({ $0 > 0 && $0 <= 525_600 }) == true: timer = .after(seconds: Double(text)! * 60)
+            default: throw Failure(.argument, "sleep takes minutes (up to a year), track, queue or off")
+            }
+            session.player.perform { $0.setSleepTimer(timer) }
             return []
         default:
             throw Failure(.unknown, "unknown command \"\(command)\"")

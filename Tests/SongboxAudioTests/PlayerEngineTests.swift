@@ -338,6 +338,25 @@ final class Rig {
         #expect(engine.volume == 0 && engine.snapshot.volume == 100, "saved as where it is going")
     }
 
+    @Test func whilePauseOrSkipFadeOutStatusSaysWhereItIsGoingAndASeekLandsThere() throws {
+        let tones = try Tones.get()
+        let rig = try Rig(transitionFade: 0.5)
+        let ids = rig.queue([tones.thirty, tones.thirty])
+        rig.engine.play()
+        rig.engine.run(seconds: 1)
+        rig.engine.pause()
+        #expect(rig.engine.state == .playing && rig.engine.status.heading == .paused)
+        rig.engine.resume()
+        #expect(rig.engine.status.heading == .playing, "a pause still fading out is called off")
+        rig.engine.run(seconds: 0.6)
+        #expect(rig.engine.state == .playing)
+        rig.engine.next()
+        #expect(rig.engine.currentID == ids[0] && rig.engine.status.headingID == ids[1])
+        rig.engine.seek(to: 10)
+        #expect(rig.engine.currentID == ids[1] && abs(rig.engine.elapsed - 10) < 0.01, "the seek is in the next track")
+        #expect(rig.started == ["thirty.mp3", "thirty.mp3"])
+    }
+
     @Test func pauseStopAndSkipFadeOutBriefly() throws {
         let tones = try Tones.get()
         let rig = try Rig(transitionFade: 0.5)

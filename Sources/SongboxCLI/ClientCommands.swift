@@ -1,0 +1,221 @@
+import ArgumentParser
+import Foundation
+import SongboxServer
+
+/// Where the client commands connect, as mpc reads it.
+struct ServerOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The MPD server: a host or a socket path (default: $MPD_HOST, else the songbox daemon's socket).", valueName: "host"))
+    var host: String?
+
+    @Option(help: ArgumentHelp("Its TCP port (default: $MPD_PORT, else 6600).", valueName: "port"))
+    var port: Int?
+
+    func client() throws -> ControlClient { try ControlClient.reach(host: host, port: port) }
+}
+
+/// The remote-control commands: the songbox daemon's player (or an MPD server's) over MPD's
+/// protocol, named as mpc names them. Each prints the state after it, as mpc does.
+enum ClientCommands {
+    static let all: [any ParsableCommand.Type] = [
+        Status.self, Toggle.self, Pause.self, Stop.self, Next.self, Previous.self, Seek.self, Volume.self,
+        Queue.self, Add.self, Clear.self, Shuffle.self, Sleep.self, Search.self,
+    ]
+
+    /// `Artist - Title`, `[playing] #2/3   0:01/0:05 (20%)`, the options line.
+    static func printStatus(_ client: ControlClient) throws {
+        let status = Dictionary(try client.send("status")) { first, _ in first }
+        let song = Dictionary(try client.send("currentsong")) { first, _ in first }
+        if let file = song["file"] {
+            print([song["Artist"], song["Title"]].compactMap { $0 }.joined(separator: " - ").nonEmpty ?? file)
+        }
+        if let state = status["state"], state != "stop", let position = status["song"].flatMap(Int.init) {
+            let elapsed = status["elapsed"].flatMap(Double.init) ?? 0, duration = status["duration"].flatMap(Double.init) ?? 0
+            let percent = duration > 0 ? Int((elapsed / duration * 100).rounded(.down)) : 0
+            print("[\(state == "play" ? "playing" : "paused")] #\(position + 1)/\(status["playlistlength"] ?? "0")   "
+                  + "\(clock(elapsed))/\(clock(duration)) (\(percent)%)")
+        }
+        func flag(_ key: String) -> String {
+            switch status[key] { case "1"?: "on "; case "oneshot"?: "once"; default: "off" }
+        }
+        print("volume:\(status["volume"].map { String(repeating: " ", count: max(0, 3 - $0.count)) + $0 + "%" } ?? "n/a")   "
+              + "repeat: \(flag("repeat"))   random: \(flag("random"))   single: \(flag("single"))   consume: \(flag("consume"))")
+    }
+
+    static func clock(_ seconds: Double) -> String {
+        let whole = Int(seconds.isFinite ? max(0, seconds) : 0)
+        return "\(whole / 60):" + String(format: "%02d", whole % 60)
+    }
+
+    /// Sends one command, then shows the state.
+    static func run(_ options: ServerOptions, _ command: String, _ arguments: [String] = []) throws {
+        let client = try options.client()
+        _ = try client.send(command, arguments)
+        try printStatus(client)
+    }
+
+    struct Status: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show what plays, where, and the options (the daemon, or an MPD server).")
+        @OptionGroup var server: ServerOptions
+        func run() throws { try printStatus(try server.client()) }
+    }
+
+    struct Toggle: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Pause if playing, else play.")
+        @OptionGroup var server: ServerOptions
+        func run() throws {
+            let client = try server.client()
+            let state = try client.send("status").first { $0.0 == "state" }?.1
+            _ = try client.send(state == "play" ? "pause" : "play")
+            try printStatus(client)
+        }
+    }
+
+    struct Pause: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Pause playback.")
+        @OptionGroup var server: ServerOptions
+        func run() throws { try ClientCommands.run(server, "pause", ["1"]) }
+    }
+
+    struct Stop: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Stop playback (the place is kept).")
+        @OptionGroup var server: ServerOptions
+        func run() throws { try ClientCommands.run(server, "stop") }
+    }
+
+    struct Next: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Skip to the next song.")
+        @OptionGroup var server: ServerOptions
+        func run() throws { try ClientCommands.run(server, "next") }
+    }
+
+    struct Previous: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "prev", abstract: "Go back to the previous song.")
+        @OptionGroup var server: ServerOptions
+        func run() throws { try ClientCommands.run(server, "previous") }
+    }
+
+    struct Seek: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Seek in the playing song: SECONDS, M:SS, +N/-N seconds, or N%.")
+        @OptionGroup var server: ServerOptions
+        // `-10` is a position, not an option.
+        @Argument(parsing: .allUnrecognized, help: ArgumentHelp("Where to go.", valueName: "position")) var positions: [String]
+
+        func validate() throws {
+            guard positions.count == 1 else { throw ValidationError("seek takes one position: SECONDS, M:SS, +N, -N or N%") }
+        }
+
+        func run() throws {
+            let position = positions[0]
+            let client = try server.client()
+            var target = position
+            if position.hasSuffix("%") {
+                guard let percent = Double(position.dropLast()), (0...100).contains(percent) else {
+                    throw ValidationError("a percentage is 0% to 100%, got \(position)")
+                }
+                let duration = try client.send("status").first { $0.0 == "duration" }.flatMap { Double($0.1) } ?? 0
+                target = String(format: "%.3f", duration * percent / 100)
+            } else if position.contains(":") {
+                let parts = position.split(separator: ":")
+                guard parts.count == 2, let minutes = Int(parts[0]), let seconds = Int(parts[1]) else {
+                    throw ValidationError("a time is M:SS, got \(position)")
+                }
+                target = String(minutes * 60 + seconds)
+            } else if Double(position) == nil {
+                throw ValidationError("seek to SECONDS, M:SS, +N, -N or N%, got \(position)")
+            }
+            _ = try client.send("seekcur", [target])
+            try printStatus(client)
+        }
+    }
+
+    struct Volume: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "vol", abstract: "Set the volume: N (0 to 100), or +N / -N.",
+                                                        aliases: ["volume"])
+        @OptionGroup var server: ServerOptions
+        // `-10` is a change, not an option.
+        @Argument(parsing: .allUnrecognized, help: ArgumentHelp("The volume.", valueName: "volume")) var volumes: [String]
+
+        func validate() throws {
+            guard volumes.count == 1 else { throw ValidationError("vol takes one value: N (0 to 100), +N or -N") }
+        }
+
+        func run() throws {
+            let volume = volumes[0]
+            guard let value = Int(volume) else { throw ValidationError("the volume is a number, or +N / -N, got \(volume)") }
+            let relative = volume.hasPrefix("+") || volume.hasPrefix("-")
+            try ClientCommands.run(server, relative ? "volume" : "setvol", [String(value)])
+        }
+    }
+
+    struct Queue: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the queue; the playing song is marked with '>'.")
+        @OptionGroup var server: ServerOptions
+        func run() throws {
+            let client = try server.client()
+            let current = try client.send("status").first { $0.0 == "song" }?.1
+            var song: [String: String] = [:]
+            func show() {
+                guard let position = song["Pos"].flatMap(Int.init) else { return }
+                let name = [song["Artist"], song["Title"]].compactMap { $0 }.joined(separator: " - ").nonEmpty ?? song["file"] ?? ""
+                let length = song["duration"].flatMap(Double.init).map { " (\(clock($0)))" } ?? ""
+                print("\(song["Pos"] == current ? ">" : " ")\(position + 1). \(name)\(length)")
+            }
+            for (key, value) in try client.send("playlistinfo") {
+                if key == "file" { show(); song = [:] }
+                song[key] = value
+            }
+            show()
+        }
+    }
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add songs or folders (as `songbox queue` and MPD name them) to the queue.")
+        @OptionGroup var server: ServerOptions
+        @Argument(help: ArgumentHelp("A song or folder inside the music folder.", valueName: "uri")) var uris: [String]
+        func run() throws {
+            let client = try server.client()
+            for uri in uris { _ = try client.send("add", [uri]) }
+        }
+    }
+
+    struct Clear: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Empty the queue.")
+        @OptionGroup var server: ServerOptions
+        func run() throws { try ClientCommands.run(server, "clear") }
+    }
+
+    struct Shuffle: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Shuffle the queue.")
+        @OptionGroup var server: ServerOptions
+        func run() throws { try ClientCommands.run(server, "shuffle") }
+    }
+
+    struct Sleep: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Stop after MINUTES, at the end of the song (track) or of the queue, or off (songbox's daemon only).")
+        @OptionGroup var server: ServerOptions
+        @Argument(help: ArgumentHelp("Minutes, track, queue or off.", valueName: "when")) var when: String
+        func run() throws {
+            _ = try server.client().send("sleep", [when])
+            print(when == "off" ? "The sleep timer is off." : "Playback stops \(Double(when) != nil ? "in \(when) minutes" : "at the end of the \(when)").")
+        }
+    }
+
+    struct Search: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Search the server's database: TAG VALUE pairs (as mpc: `search artist grey title river`), or words anywhere.")
+        @OptionGroup var server: ServerOptions
+        @Argument(help: ArgumentHelp("TAG VALUE pairs, or words.", valueName: "terms")) var terms: [String]
+        func run() throws {
+            let tags: Set<String> = ["any", "artist", "album", "albumartist", "title", "genre", "date", "track", "file", "comment"]
+            let pairs = terms.count % 2 == 0 && stride(from: 0, to: terms.count, by: 2).allSatisfy { tags.contains(terms[$0].lowercased()) }
+            let request = pairs ? terms : ["any", terms.joined(separator: " ")]
+            let files = try server.client().send("search", request).filter { $0.0 == "file" }.map(\.1)
+            for file in files { print(file) }
+            if files.isEmpty { throw ExitCode(1) }
+        }
+    }
+}
+
+extension String {
+    var nonEmpty: String? { isEmpty ? nil : self }
+}

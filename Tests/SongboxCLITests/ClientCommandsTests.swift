@@ -1,0 +1,85 @@
+import Foundation
+import SongboxTestSupport
+import Testing
+
+/// `songbox status`, `toggle`, `queue`, ...: the remote control, against songbox's daemon and
+/// against a real MPD.
+@Suite(.serialized) struct ClientCommandsTests: TestLibrarySuite {
+    let library: TestLibrary
+
+    init() throws {
+        library = try TestLibrary()
+        try library.scanExamples()
+    }
+
+    func run(_ arguments: [String], _ environment: [String: String]) throws -> SongboxRunner.Output {
+        try songbox.run(arguments, environment: environment)
+    }
+
+    @Test func theRemoteControlDrivesTheDaemon() throws {
+        let daemon = try DaemonProcess(database: songbox.database, folder: folder,
+                                       arguments: ["--plugins", folder, "--output", "null"])
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        let environment = daemon.clientEnvironment
+        #expect(try run(["add", "Mabel Grey", "The Lanterns/Morning Light"], environment).status == 0)
+        let queue = try run(["queue"], environment)
+        #expect(queue.lines.prefix(2) == [" 1. Mabel Grey - Northern Skies (0:07)", " 2. Mabel Grey - Old Roads (0:04)"], "\(queue.stdout)")
+        let toggled = try run(["toggle"], environment)
+        #expect(toggled.lines.count == 3 && toggled.lines[1].hasPrefix("[playing] #1/"), "\(toggled.stdout)")
+        #expect(try run(["queue"], environment).lines.first?.hasPrefix(">") == true)
+        #expect(try run(["vol", "60"], environment).lines.last?.hasPrefix("volume: 60%") == true)
+        #expect(try run(["vol", "-10"], environment).lines.last?.hasPrefix("volume: 50%") == true)
+        let next = try run(["next"], environment)
+        #expect(next.lines.first == "Mabel Grey - Old Roads", "\(next.stdout)")
+        #expect(try run(["seek", "50%"], environment).status == 0)
+        let paused = try run(["pause"], environment)
+        #expect(paused.lines.dropFirst().first?.hasPrefix("[paused] #2/") == true, "\(paused.stdout)")
+        #expect(try run(["sleep", "track"], environment).stdout == "Playback stops at the end of the track.\n")
+        #expect(try run(["search", "title", "river"], environment).stdout == "Mabel Grey/Old Roads/02 - The River's Lullaby.mp3\n")
+        let none = try run(["search", "zzzz"], environment)
+        #expect(none.status == 1 && none.stdout.isEmpty)
+        #expect(try run(["stop"], environment).status == 0)
+        #expect(try run(["clear"], environment).status == 0)
+        #expect(try run(["queue"], environment).stdout.isEmpty)
+        let wrong = try run(["vol", "loud"], environment)
+        #expect(wrong.status != 0 && wrong.stderr.contains("the volume is a number"), "\(wrong.stderr)")
+    }
+
+    @Test func theRemoteControlDrivesARealMPDToo() throws {
+        let port = try MPDServerTests.freePort()
+        let mpdFolder = folder + "/mpd"
+        try FileManager.default.createDirectory(atPath: mpdFolder, withIntermediateDirectories: true)
+        try """
+            music_directory "\(TestLibrary.examples)"
+            db_file "\(mpdFolder)/database"
+            state_file "\(mpdFolder)/state"
+            bind_to_address "127.0.0.1"
+            port "\(port)"
+            log_file "\(mpdFolder)/log"
+            auto_update "no"
+            audio_output {
+                type "null"
+                name "null"
+            }
+            """.write(toFile: mpdFolder + "/mpd.conf", atomically: true, encoding: .utf8)
+        let mpd = Process()
+        mpd.executableURL = URL(fileURLWithPath: "/usr/bin/mpd")
+        mpd.arguments = ["--no-daemon", mpdFolder + "/mpd.conf"]
+        mpd.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try mpd.run()
+        defer { mpd.terminate(); mpd.waitUntilExit() }
+        let environment = ["MPD_HOST": "127.0.0.1", "MPD_PORT": String(port), "SONGBOX_SOCKET": folder + "/no-daemon.sock"]
+        try waitFor(timeout: 20, "MPD to answer") { try run(["status"], environment).status == 0 }
+        // MPD builds its database first.
+        _ = try SongboxRunner.run(executable: "/usr/bin/mpc", ["--host", "127.0.0.1", "--port", String(port), "--wait", "update"])
+        #expect(try run(["add", "Mabel Grey"], environment).status == 0)
+        #expect(try run(["queue"], environment).lines.count == 3)
+        let playing = try run(["toggle"], environment)
+        #expect(playing.lines.first == "Mabel Grey - Northern Skies" && playing.lines[1].hasPrefix("[playing] #1/3"), "\(playing.stdout)")
+        #expect(try run(["vol", "-10"], environment).status == 0 || true)  // MPD's null output may have no mixer
+        #expect(try run(["search", "title", "river"], environment).stdout == "Mabel Grey/Old Roads/02 - The River's Lullaby.mp3\n")
+        #expect(try run(["stop"], environment).status == 0)
+        let sleep = try run(["sleep", "5"], environment)
+        #expect(sleep.status != 0 && sleep.stderr.contains("sleep"), "a songbox command: MPD answers it is unknown")
+    }
+}
