@@ -45,8 +45,8 @@ public struct MPDCommands: MPDCommandHandler {
         "idle", "list", "listall", "listallinfo", "lsinfo", "mixrampdb", "mixrampdelay", "move", "moveid", "next",
         "noidle", "notcommands", "outputs", "pause", "ping", "play", "playid", "playlistfind", "playlistid",
         "playlistinfo", "playlistsearch", "plchanges", "plchangesposid", "previous", "prio", "prioid", "random",
-        "rangeid", "readmessages", "repeat", "replay_gain_mode", "replay_gain_status", "rescan", "search",
-        "searchadd", "seek", "seekcur", "seekid", "sendmessage", "setvol", "shuffle", "single", "stats", "status",
+        "rangeid", "readcomments", "readmessages", "repeat", "replay_gain_mode", "replay_gain_status", "rescan", "search",
+        "searchadd", "searchaddpl", "seek", "seekcur", "seekid", "sendmessage", "setvol", "shuffle", "single", "stats", "status",
         "sticker", "stop", "subscribe", "swap", "swapid", "tagtypes", "toggleoutput", "unsubscribe", "update", "urlhandlers",
         "volume",
     ]
@@ -282,6 +282,26 @@ public struct MPDCommands: MPDCommandHandler {
             let placement: PlayQueue.Placement = selection.position.map { .position($0) } ?? .end
             let found = tracks
             player.perform { engine in _ = engine.add(found, placement: placement) }
+        case "searchaddpl":
+            let name = try args.string(0)
+            let selection = try MPDSelection(Array(arguments.dropFirst()), exact: false, roots: roots())
+            var ids = try library { () throws(SongboxError) in try store.trackFiles(matching: selection.query).map(\.id) }
+            if let window = selection.window { ids = Array(ids[window.clamped(to: 0..<ids.count)]) }
+            let found = ids
+            try changePlaylists { () throws(SongboxError) in
+                if try store.playlistExists(named: name) {
+                    try store.addToPlaylist(named: name, trackIDs: found, at: selection.position)
+                } else {
+                    try store.savePlaylist(named: name, trackIDs: found)
+                }
+            }
+        case "readcomments":
+            // The tags songbox reads from the file, by their common names.
+            guard let path = roots().path(try args.string(0)),
+                  let track = try library({ () throws(SongboxError) in try store.track(path: path) }) else {
+                throw Failure(.noExist, "No such file")
+            }
+            for (name, value) in MPDTag.fields(of: track, wanted: nil) { out.field(name.uppercased(), value) }
         case "count":
             var rest = arguments
             var group: String?

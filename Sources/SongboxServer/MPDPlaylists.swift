@@ -90,6 +90,8 @@ extension MPDCommands {
     }
 
     /// A change to the playlists: MPD's errors for songbox's, and `stored_playlist` for idle clients.
+    func changePlaylists(_ body: () throws(SongboxError) -> Void) throws(Failure) { try change(body) }
+
     private func change(_ body: () throws(SongboxError) -> Void) throws(Failure) {
         do { try body() } catch {
             if error.message.contains("already exists") { throw Failure(.exists, "Playlist already exists") }

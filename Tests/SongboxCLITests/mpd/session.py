@@ -158,6 +158,11 @@ expect_ack(50, c.listplaylist, "Grey and boats")
 smart = c.listplaylist("Hebrew songs")                     # a smart playlist made by the test
 assert len(smart) > 0 and all(not path.startswith("Mabel") for path in smart), smart
 expect_ack(2, c.playlistadd, "Hebrew songs", "Mabel Grey")
+c.searchaddpl("Rivers", "title", "river")
+assert c.listplaylist("Rivers") == ["Mabel Grey/Old Roads/02 - The River's Lullaby.mp3"]
+c.rm("Rivers")
+comments = c.readcomments("Mabel Grey/Old Roads/02 - The River's Lullaby.mp3")
+assert comments["title"] == "The River's Lullaby" and comments["artist"] == "Mabel Grey", comments
 ok("stored playlists")
 
 # Playback and options
