@@ -56,9 +56,12 @@ public struct MPDCommands: MPDCommandHandler {
         switch command {
         // Connection and server
         case "ping": return
-        case "commands":
-            for name in (Self.names + Self.playlistCommandNames + backend.songboxCommandNames).sorted() { out.field("command", name) }
-        case "notcommands": return
+        case "commands", "notcommands":
+            // What this client may run, or may not (without the password it needs).
+            for name in (Self.names + Self.playlistCommandNames + backend.songboxCommandNames + ["password"]).sorted()
+                where client.may(name) == (command == "commands") {
+                out.field("command", name)
+            }
         case "tagtypes": try tagTypes(args, client, out)
         case "urlhandlers": return
         case "decoders":

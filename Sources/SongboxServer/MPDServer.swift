@@ -51,7 +51,7 @@ public final class MPDServer: Sendable {
     /// replaced. A socket file is made mode 0660 (its folder, made 0700 when missing, decides
     /// who reaches it).
     public init(endpoints: [MPDEndpoint], commands: any MPDCommandHandler, clients: Clients = Clients(),
-                maximumConnections: Int = MPDServer.defaultMaximumConnections) throws {
+                access: MPDAccess = MPDAccess(), maximumConnections: Int = MPDServer.defaultMaximumConnections) throws {
         self.endpoints = endpoints
         self.clients = clients
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -66,7 +66,7 @@ public final class MPDServer: Sendable {
                 guard count <= maximumConnections else { return channel.close() }
                 return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineDecoder()))
-                    try channel.pipeline.syncOperations.addHandler(MPDConnection(commands: commands, clients: clients))
+                    try channel.pipeline.syncOperations.addHandler(MPDConnection(commands: commands, clients: clients, access: access))
                 }
             }
         var bound: [any Channel] = []
@@ -144,10 +144,18 @@ public final class MPDClient: @unchecked Sendable {
     public var tagTypes: Set<String>?
     /// The largest binary chunk it takes (`binarylimit`), MPD's default 8 KiB.
     public var binaryLimit = 8192
+    /// What it may do: its connection's default, then what its password gave.
+    public var permissions: MPDPermissions
 
-    init(id: Int, clients: Clients) {
+    init(id: Int, clients: Clients, permissions: MPDPermissions) {
         self.id = id
         self.clients = clients
+        self.permissions = permissions
+    }
+
+    /// Whether it may run `command`.
+    public func may(_ command: String) -> Bool {
+        MPDAccess.required(for: command).map { permissions.contains($0) } ?? true
     }
 
     public func subscribe(to channel: String) -> Bool { clients.subscribe(id, to: channel) }
@@ -210,6 +218,7 @@ final class MPDConnection: ChannelInboundHandler, @unchecked Sendable {
 
     private let commands: any MPDCommandHandler
     private let clients: Clients
+    private let access: MPDAccess
     private let queue = DispatchQueue(label: "songbox mpd connection")
     // Below: touched only on `queue`.
     private var client: MPDClient?
@@ -218,20 +227,23 @@ final class MPDConnection: ChannelInboundHandler, @unchecked Sendable {
     /// The subsystems an `idle` in progress waits for.
     private var idling: IdleSubsystems?
 
-    init(commands: any MPDCommandHandler, clients: Clients) {
+    init(commands: any MPDCommandHandler, clients: Clients, access: MPDAccess) {
         self.commands = commands
         self.clients = clients
+        self.access = access
     }
 
     func channelActive(context: ChannelHandlerContext) {
         let channel = context.channel
+        // The Unix socket's clients may do everything: its folder decides who reaches it.
+        let local = channel.localAddress?.protocol == .unix
         queue.async { [self] in
             self.channel = channel
             let id = clients.register { [weak self] in
                 guard let connection = self else { return }
                 connection.queue.async { connection.answerIdle() }
             }
-            client = MPDClient(id: id, clients: clients)
+            client = MPDClient(id: id, clients: clients, permissions: local ? .all : access.defaultPermissions)
         }
         context.writeAndFlush(NIOAny(context.channel.allocator.buffer(string: MPDProtocol.greeting + "\n")), promise: nil)
     }
@@ -306,13 +318,20 @@ final class MPDConnection: ChannelInboundHandler, @unchecked Sendable {
                     out.send()
                     channel.close(promise: nil)
                     return
-                case "idle" where listOK == nil:
+                case "idle" where listOK == nil && client.may("idle"):
                     var mask: IdleSubsystems = arguments.isEmpty ? .all : []
                     for name in arguments { mask.formUnion(try IdleSubsystems(named: name)) }
                     idling = mask
                     return answerIdle()
                 case "noidle":
                     break  // not idle: nothing to end
+                case "password":
+                    guard arguments.count == 1, let granted = access.passwords[arguments[0]] else {
+                        throw MPDProtocol.Failure(.password, "incorrect password")
+                    }
+                    client.permissions = access.defaultPermissions.union(granted)
+                case _ where !client.may(command):
+                    throw MPDProtocol.Failure(.permission, "you don't have permission for \"\(command)\"")
                 case "command_list_begin", "command_list_ok_begin", "idle":
                     throw MPDProtocol.Failure(.argument, "\(command) is not allowed here")
                 default:

@@ -109,7 +109,7 @@ public final class Daemon: MPDBackend, Sendable {
             do { endpoints.append(try MPDEndpoint(parsing: bind)) } catch { throw DaemonError(error.message) }
         }
         let server = try MPDServer(endpoints: endpoints, commands: MPDCommands(backend: self, clients: clients), clients: clients,
-                                   maximumConnections: config.value.maxConnections)
+                                   access: config.value.access, maximumConnections: config.value.maxConnections)
         let tcp = server.tcpPorts.map(String.init).joined(separator: ", ")
         logger.info("songbox daemon: listening on \(socketPath)\(tcp.isEmpty ? "" : " and TCP port \(tcp)"), playing to \(output)")
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(

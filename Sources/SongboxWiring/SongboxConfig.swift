@@ -21,6 +21,8 @@ import SongboxServer
 /// socket = /run/songbox/control.sock  # the daemon's control socket
 /// bind = 127.0.0.1:6600   # where MPD clients connect over TCP (may be given again; none: socket only)
 /// max_connections = 100   # clients connected at once
+/// password = secret@read,add,player,control,admin   # what a TCP client may do after `password secret`
+/// default_permissions = read   # what it may do before (default: everything)
 /// plugin_restart_pause = 1  # seconds before a failed plugin is restarted (doubling each time)
 /// plugin_failures = 5     # failures within 10 minutes before a plugin is disabled
 /// grant.alarm = /home/pi/sounds  # a folder the daemon's plugin alarm.lua may read and write
@@ -45,6 +47,8 @@ public struct SongboxConfig: Sendable, Equatable {
     public var binds: [String]?
     /// The most clients connected at once (MPD's `max_connections`).
     public var maxConnections = 100
+    /// Who may do what over TCP (`password = SECRET@read,add,...`, `default_permissions`).
+    public var access = MPDAccess()
     /// Seconds before a failed plugin is restarted; the pause doubles with each failure.
     public var pluginRestartPause = 1.0
     /// Failures within ten minutes after which a plugin is disabled.
@@ -91,7 +95,8 @@ public struct SongboxConfig: Sendable, Equatable {
     }
 
     static let keys = ["output", "play_fraction", "play_seconds", "skip_after", "fade", "sleep_fade", "missing_days", "music", "plugins",
-                             "rescan_minutes", "socket", "plugin_restart_pause", "plugin_failures", "bind", "max_connections"]
+                             "rescan_minutes", "socket", "plugin_restart_pause", "plugin_failures", "bind", "max_connections",
+                       "password", "default_permissions"]
 
     /// `~/x` as `$HOME/x`, as a shell would.
     static func expandingHome(_ path: String) -> String {
@@ -130,6 +135,17 @@ public struct SongboxConfig: Sendable, Equatable {
                 do { _ = try MPDEndpoint(parsing: value) } catch { throw SongboxError(.invalidArgument, error.message, at: place) }
             }
             binds = (binds ?? []) + (value == "none" ? [] : [value])
+            return
+        }
+        if key == "password" || key == "default_permissions" {
+            do {
+                if key == "password" {
+                    let (secret, permissions) = try MPDAccess.password(parsing: value)
+                    access.passwords[secret] = permissions
+                } else {
+                    access.defaultPermissions = try MPDPermissions(parsing: value)
+                }
+            } catch { throw SongboxError(.invalidArgument, error.message, at: place) }
             return
         }
         if key == "output" {

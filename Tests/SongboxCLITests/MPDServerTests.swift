@@ -138,4 +138,33 @@ import Testing
         #expect(fetch.lines.dropFirst().first == "50000 \(digest)", "\(fetch.stdout)")
         #expect(fetch.lines.last?.contains("[50@0] {albumart}") == true, "\(fetch.stdout)")
     }
+
+    @Test func passwordsGivePermissionsOverTCPAndTheSocketHasThemAll() throws {
+        let (daemon, port) = try startDaemon(config: """
+            default_permissions = read
+            password = family@read,add,player
+            password = owner@read,add,player,control,admin
+            """)
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        let session = try SongboxRunner.run(executable: "/usr/bin/python3", ["-c", """
+            import mpd
+            c = mpd.MPDClient(); c.connect("127.0.0.1", \(port))
+            def refused(call, *args):
+                try:
+                    call(*args); return "allowed"
+                except mpd.CommandError as error:
+                    return str(error)[:5]
+            print(len(c.find("artist", "Mabel Grey")), refused(c.add, "Mabel Grey"), refused(c.play), refused(c.clear))
+            print("add" in c.commands(), "add" in c.notcommands(), refused(c.password, "wrong"))
+            c.password("family")
+            print(refused(c.add, "Mabel Grey"), refused(c.play), refused(c.clear), refused(c.update))
+            c.password("owner")
+            print(refused(c.clear), refused(c.update))
+            """])
+        #expect(session.status == 0, "\(session.stdout) \(session.stderr)")
+        #expect(session.lines == ["3 [4@0] [4@0] [4@0]", "False True [3@0]", "allowed allowed [4@0] [4@0]", "allowed allowed"],
+                "\(session.stdout)")
+        // The socket (the CLI's way in) has every permission, whatever the passwords.
+        #expect(try songbox.run(["clear"], environment: daemon.clientEnvironment).status == 0)
+    }
 }
