@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian packages songbox builds and tests with, when any is missing.
 # Build: the four C libraries. Tests: sox and lame (fixtures), mpg123 (an independent decoder),
-# python3 (process measurements), gcc (builds the fault-injecting ALSA plugin of the tests), mpc and python3-mpd (real MPD clients), mpd (the client commands are tried against it too). Benchmarks: MPD, lua5.4 and mpg123 to compare with, valgrind to
+# python3 (process measurements), gcc (builds the fault-injecting ALSA plugin of the tests), mpc and python3-mpd (real MPD clients), mpd (the client commands are tried against it too), ncmpcpp and tmux (a terminal client, read from its pane). Benchmarks: MPD, lua5.4 and mpg123 to compare with, valgrind to
 # count instructions (and binutils' strip, for the copy of songbox valgrind runs). Run as root or with sudo.
 set -euo pipefail
 
 packages=(pkg-config liblua5.4-dev libsqlite3-dev libasound2-dev libmpg123-dev)
 if [[ "${1:-}" == "--test" ]]; then
-    packages+=(sox libsox-fmt-mp3 lame mpg123 python3 python3-mutagen util-linux gcc libc6-dev mpc python3-mpd mpd)
+    packages+=(sox libsox-fmt-mp3 lame mpg123 python3 python3-mutagen util-linux gcc libc6-dev mpc python3-mpd mpd ncmpcpp tmux)
 fi
 if [[ "${1:-}" == "--bench" ]]; then
     packages+=(sox libsox-fmt-mp3 lame mpg123 python3 mpd mpc time lua5.4 valgrind binutils)

@@ -167,4 +167,34 @@ import Testing
         // The socket (the CLI's way in) has every permission, whatever the passwords.
         #expect(try songbox.run(["clear"], environment: daemon.clientEnvironment).status == 0)
     }
+
+    @Test func ncmpcppShowsTheQueueAndThePlayingSong() throws {
+        let (daemon, port) = try startDaemon()
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        #expect(try mpc(port, ["add", "Mabel Grey"]).status == 0)
+        #expect(try mpc(port, ["play", "1"]).status == 0)
+        // ncmpcpp in a tmux pane of its own (its own server socket, its own home for its config).
+        let home = folder + "/home"
+        try FileManager.default.createDirectory(atPath: home + "/.config/ncmpcpp", withIntermediateDirectories: true)
+        try "message_delay_time = 1\n".write(toFile: home + "/.config/ncmpcpp/config", atomically: true, encoding: .utf8)
+        let tmux = ["-L", "songbox-test-\(port)"]
+        let environment = ["HOME": home, "TERM": "xterm-256color"]
+        // Started from Python with every other descriptor closed: the tmux server it leaves
+        // behind must keep nothing of ours open (Foundation's Process waits on its own socket).
+        let started = try SongboxRunner.run(executable: "/usr/bin/python3", ["-c", """
+            import subprocess, sys
+            sys.exit(subprocess.run(["/usr/bin/tmux", "-L", "\(tmux[1])", "new-session", "-d", "-x", "120", "-y", "30",
+                                     "ncmpcpp -h 127.0.0.1 -p \(port)"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL, close_fds=True).returncode)
+            """], environment: environment)
+        #expect(started.status == 0, "\(started.stderr)")
+        defer { _ = try? SongboxRunner.run(executable: "/usr/bin/tmux", tmux + ["kill-server"]) }
+        var pane = ""
+        try waitFor(timeout: 20, "ncmpcpp to show the playing song") {
+            pane = try SongboxRunner.run(executable: "/usr/bin/tmux", tmux + ["capture-pane", "-p"], environment: environment).stdout
+            return pane.contains("Playing: Mabel Grey \"Northern Skies\"")
+        }
+        #expect(pane.contains("Playlist (3 items"), "\(pane)")
+        for title in ["Northern Skies", "Old Roads", "The River's Lullaby"] { #expect(pane.contains(title), "\(pane)") }
+    }
 }
