@@ -188,7 +188,11 @@ import Testing
                                     stderr=subprocess.DEVNULL, close_fds=True).returncode)
             """], environment: environment)
         #expect(started.status == 0, "\(started.stderr)")
-        defer { _ = try? SongboxRunner.run(executable: "/usr/bin/tmux", tmux + ["kill-server"]) }
+        defer {
+            // kill-server leaves a server whose ncmpcpp lost its daemon: both are ended by name.
+            _ = try? SongboxRunner.run(executable: "/usr/bin/pkill", ["-9", "-f", "ncmpcpp -h 127.0.0.1 -p \(port)"])
+            _ = try? SongboxRunner.run(executable: "/usr/bin/pkill", ["-9", "-f", "tmux -L \(tmux[1]) "])
+        }
         var pane = ""
         try waitFor(timeout: 20, "ncmpcpp to show the playing song") {
             pane = try SongboxRunner.run(executable: "/usr/bin/tmux", tmux + ["capture-pane", "-p"], environment: environment).stdout
