@@ -61,6 +61,11 @@ public final class LuaRuntime {
     public private(set) var scriptPath: String?
     /// The status `songbox.exit` asked for (the first call's); nil while the script goes on.
     public internal(set) var exitRequested: Int?
+    /// Where `songbox.subscribe` and `unsubscribe` go: a daemon's plugin hands its channels to
+    /// the MPD server (so `channels` lists them); nil elsewhere, where no message arrives.
+    public var subscriptions: ((Set<String>) -> Void)?
+    /// The channels this state subscribed to.
+    public internal(set) var channels: Set<String> = []
     /// The files `songbox.playlist.import` and `export` may touch: by default the user's, except
     /// songbox's own; a daemon plugin's own folder and the folders granted to it.
     public var fileAccess: FileAccess {

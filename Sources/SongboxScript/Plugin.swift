@@ -57,6 +57,9 @@ public final class Plugin: Sendable {
         public var policy = Policy()
         /// The files a plugin (by name) may import from and export to.
         public var fileAccess: @Sendable (String) -> FileAccess = { _ in .user }
+        /// The MPD channels a plugin (by name) subscribed to, each time they change (empty when
+        /// it unloads).
+        public var subscriptions: @Sendable (String, Set<String>) -> Void = { _, _ in }
 
         public init(store: LibraryStore, player: @escaping @Sendable () -> PlayerHost, limits: LuaRuntime.Limits,
                     options: @escaping @Sendable () -> [String: [String: String]], logger: Logger,
@@ -209,6 +212,8 @@ public final class Plugin: Sendable {
                     options: environment.options(), player: environment.player(), logger: environment.logger,
                     output: { bytes in output(name, String(decoding: bytes, as: UTF8.self)) })
                 made.fileAccess = environment.fileAccess(name)
+                let subscriptions = environment.subscriptions
+                made.subscriptions = { channels in subscriptions(name, channels) }
                 try made.run(file: plugin.file)
                 runtime = made
                 plugin.info.withLock { $0.status = .running }
@@ -223,6 +228,7 @@ public final class Plugin: Sendable {
         /// Gives the state `shutdown` and drops it.
         mutating func unload(status: Status) {
             if runtime != nil { call("dispatch", [.table(["type": .string("shutdown")]), .number(environment.now())]) }
+            if runtime?.channels.isEmpty == false { environment.subscriptions(plugin.name, []) }
             runtime = nil
             deadline = nil
             plugin.info.withLock { $0.status = status }

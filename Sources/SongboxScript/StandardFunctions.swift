@@ -26,6 +26,22 @@ extension LuaRuntime {
         // `songbox.monotonic()`: seconds on a clock that never jumps (boot is zero), the clock of
         // events' `emitted_at`: how long an event took to reach its handler, how long work took.
         try register("monotonic") { _ in [.number(MonotonicClock.seconds)] }
+        // `songbox.subscribe(channel)` / `unsubscribe`: a plugin listens on an MPD channel, so
+        // clients see it in `channels` (every message reaches every plugin's "message" handlers).
+        for (name, on) in [("subscribe", true), ("unsubscribe", false)] {
+            try register(name) { [weak self] args in
+                let channel = try args.string(1)
+                guard !channel.isEmpty, channel.count <= 255, channel.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.:".contains($0)) }) else {
+                    throw LuaFunctionError.argument(1, "a channel name is letters, digits and - _ . : (up to 255)")
+                }
+                guard let self, let subscriptions = self.subscriptions else {
+                    return [.nil, .string("songbox.\(name): messages reach the plugins of a running daemon only")]
+                }
+                let changed = on ? self.channels.insert(channel).inserted : self.channels.remove(channel) != nil
+                if changed { subscriptions(self.channels) }
+                return [.boolean(changed)]
+            }
+        }
         try register("json.encode") { args in
             if args.count < 1 { throw LuaFunctionError.type(1, expected: "value") }
             let options = try args.optionalTable(2)?.tableValue ?? [:]

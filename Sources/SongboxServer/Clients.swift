@@ -52,6 +52,8 @@ public final class Clients: Sendable {
     }
 
     private let entries = Mutex<[Int: Entry]>([:])
+    /// The channels others than clients listen on (the daemon's plugins), by listener.
+    private let otherListeners = Mutex<[String: Set<String>]>([:])
     private let nextID = Mutex(0)
 
     public init() {}
@@ -110,9 +112,19 @@ public final class Clients: Sendable {
         return removed
     }
 
-    /// The channels some client is subscribed to, sorted.
+    /// The channels some client or plugin is subscribed to, sorted.
     public func channels() -> [String] {
-        entries.withLock { Set($0.values.flatMap(\.channels)).sorted() }
+        let clients = entries.withLock { Set($0.values.flatMap(\.channels)) }
+        return clients.union(otherListeners.withLock { Set($0.values.flatMap { $0 }) }).sorted()
+    }
+
+    /// The channels a listener that is not a client (a plugin, by name) is subscribed to.
+    public func setChannels(_ channels: Set<String>, of listener: String) {
+        let changed = otherListeners.withLock { listeners in
+            defer { listeners[listener] = channels.isEmpty ? nil : channels }
+            return listeners[listener] ?? [] != channels
+        }
+        if changed { post(.subscription) }
     }
 
     /// Gives `text` to every client subscribed to `channel`; how many got it.

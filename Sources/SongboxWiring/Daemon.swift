@@ -90,6 +90,8 @@ public final class Daemon: MPDBackend, Sendable {
             try? FileManager.default.createDirectory(atPath: own, withIntermediateDirectories: true)
             return FileAccess(protected: [configPath], folders: [own] + (current.value.grants[name] ?? []))
         }
+        let clients = self.clients
+        environment.subscriptions = { name, channels in clients.setChannels(channels, of: "plugin " + name) }
         environment.policy.firstPause = config.pluginRestartPause
         environment.policy.longestPause = max(60, config.pluginRestartPause)
         environment.policy.failuresBeforeDisabling = config.pluginFailures

@@ -77,6 +77,7 @@ import Testing
         let listener = """
             local sb = require "songbox"
             sb.on("message", function(e) print("message " .. e.channel .. " " .. e.text) end)
+            assert(sb.subscribe("doorbell") == true and sb.subscribe("doorbell") == false)
             """
         let smart = try songbox.run(["playlist", "smart", "Hebrew songs", "path:שחר"])
         #expect(smart.status == 0, "\(smart.stderr)")

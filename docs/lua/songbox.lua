@@ -499,6 +499,18 @@ function songbox.after(seconds, fn) end
 ---@return songbox.handle
 function songbox.every(seconds, fn) end
 
+---In a daemon's plugin: listen on an MPD channel (clients see it in `channels`). Every message
+---reaches every plugin's "message" handlers anyway. True when it changed something; outside a
+---daemon, nil and a message.
+---@param channel string letters, digits and - _ . :
+---@return boolean|nil, string?
+function songbox.subscribe(channel) end
+
+---Stops listening on an MPD channel (see songbox.subscribe).
+---@param channel string
+---@return boolean|nil, string?
+function songbox.unsubscribe(channel) end
+
 ---Seconds on a clock that never jumps (its zero is arbitrary): the clock of events'
 ---`emitted_at`, to measure how late a handler runs or how long work takes.
 ---@return number

@@ -270,6 +270,7 @@ expect_ack(50, c.sticker_get, "song", "No/Such.mp3", "rating")
 ok("stickers")
 
 # Messages: between clients, and to the plugins
+assert c.channels() == ["doorbell"], c.channels()   # a plugin listens there (songbox.subscribe)
 listener = connect()
 listener.subscribe("alarm")
 expect_ack(56, listener.subscribe, "alarm")
