@@ -20,11 +20,16 @@ extension LibraryStore {
         let query = try LibraryQuery.parse(text, now: now)
         let evaluated = try evaluateScriptPlaylists(reachedBy: query)
         try read { db in
-            let (inner, arguments) = try Self.statement(for: query, selecting: "id", in: db, evaluated: evaluated)
             let list = columns.joined(separator: ", ")
-            let cursor = try Row.fetchCursor(db, sql: """
-                SELECT DISTINCT \(list) FROM library WHERE id IN (\(inner)) ORDER BY \(list)
-                """, arguments: arguments)
+            let cursor: RowCursor
+            if text.trimmingCharacters(in: .whitespaces).isEmpty {
+                cursor = try Row.fetchCursor(db, sql: "SELECT DISTINCT \(list) FROM library ORDER BY \(list)")
+            } else {
+                let (inner, arguments) = try Self.statement(for: query, selecting: "id", in: db, evaluated: evaluated)
+                cursor = try Row.fetchCursor(db, sql: """
+                    SELECT DISTINCT \(list) FROM library WHERE id IN (\(inner)) ORDER BY \(list)
+                    """, arguments: arguments)
+            }
             while let row = try cursor.next() {
                 visit((0..<columns.count).map { index in
                     let value = row[index] as DatabaseValue
@@ -71,5 +76,50 @@ extension LibraryStore {
     /// Unix seconds of the newest track a scan added (0: none yet): MPD's `db_update`.
     public func lastScan() throws(SongboxError) -> Int64 {
         try read { db in try Int64.fetchOne(db, sql: "SELECT coalesce(max(added), 0) FROM tracks") ?? 0 }
+    }
+}
+
+extension LibraryStore {
+    /// The bounds of the paths inside `folder` ("" or "/": every path), for `path >= lower AND
+    /// path < upper`: SQLite compares text by its bytes, and '0' is the byte after '/', so the
+    /// range is one walk of the path index.
+    static func pathRange(under folder: String) -> (lower: String, upper: String) {
+        var trimmed = folder
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed.removeLast() }
+        guard !trimmed.isEmpty, trimmed != "/" else { return ("/", "0") }
+        return (trimmed + "/", trimmed + "0")
+    }
+
+    /// The tracks inside `folder` (at any depth), in path order, streamed.
+    @discardableResult
+    public func forEachTrack(under folder: String, _ body: @escaping @Sendable (Track) -> Void) throws(SongboxError) -> Int {
+        let (lower, upper) = Self.pathRange(under: folder)
+        return try read { db in
+            let cursor = try Track.fetchCursor(db, sql: "SELECT * FROM library WHERE path >= ? AND path < ? ORDER BY path",
+                                               arguments: [lower, upper])
+            var count = 0
+            while let track = try cursor.next() {
+                body(track)
+                count += 1
+            }
+            return count
+        }
+    }
+
+    /// The paths of the tracks inside `folder`, in order, streamed (nothing else is read).
+    @discardableResult
+    public func forEachPath(under folder: String, _ body: @escaping @Sendable (String) -> Void) throws(SongboxError) -> Int {
+        let (lower, upper) = Self.pathRange(under: folder)
+        return try read { db in
+            let cursor = try String.fetchCursor(db, sql: """
+                SELECT path FROM tracks WHERE path >= ? AND path < ? AND missing_since IS NULL ORDER BY path
+                """, arguments: [lower, upper])
+            var count = 0
+            while let path = try cursor.next() {
+                body(path)
+                count += 1
+            }
+            return count
+        }
     }
 }

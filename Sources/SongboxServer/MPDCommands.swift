@@ -30,6 +30,8 @@ public struct MPDCommands: MPDCommandHandler {
     public typealias Failure = MPDProtocol.Failure
     let backend: any MPDBackend
     let clients: Clients
+    /// Answers of `list` while the library has not changed (MPD answers them from memory).
+    let lists = ListCache()
     var store: LibraryStore { backend.store }
     var player: Player { backend.player }
 
@@ -485,17 +487,22 @@ public struct MPDCommands: MPDCommandHandler {
         let selection = try MPDSelection(rest, exact: true, roots: roots())
         let columns = groups.map(\.column) + [tag.column]
         let names = groups.map(\.name)
-        // The group values shown last: a group's value is shown when it changes.
-        let last = Box<[String?]?>(nil)
-        try library { () throws(SongboxError) in
-            try store.forEachDistinct(columns, matching: selection.query) { values in
-                for (index, name) in names.enumerated() where last.value?[index] != values[index] || last.value == nil {
-                    out.field(name, values[index] ?? "")
-                }
-                last.value = values
-                // A track without the tag lists as empty only when grouped (as MPD does).
-                if let value = values.last!, !value.isEmpty { out.field(tag.name, value) } else if !names.isEmpty { out.field(tag.name, "") }
+        let rows = try lists.rows(columns: columns, query: selection.query, store: store) { () throws(Failure) in
+            let rows = Box([[String?]]())
+            try library { () throws(SongboxError) in
+                try store.forEachDistinct(columns, matching: selection.query) { rows.value.append($0) }
             }
+            return rows.value
+        }
+        // A group's value is shown when it changes.
+        var last: [String?]?
+        for values in rows {
+            for (index, name) in names.enumerated() where last == nil || last?[index] != values[index] {
+                out.field(name, values[index] ?? "")
+            }
+            last = values
+            // A track without the tag lists as empty only when grouped (as MPD does).
+            if let value = values.last!, !value.isEmpty { out.field(tag.name, value) } else if !names.isEmpty { out.field(tag.name, "") }
         }
     }
 
@@ -517,26 +524,42 @@ public struct MPDCommands: MPDCommandHandler {
         let recursive = command == "listall" || command == "listallinfo"
         let withInfo = command == "lsinfo" || command == "listallinfo"
         let prefix = path == "/" ? "/" : path + "/"
-        let shownFolders = Box(Set<String>())
-        let found = Box(0)
-        _ = try library { () throws(SongboxError) in
-            try store.forEachTrack(matching: "path:" + FilterParser.quoted(prefix) + " sort:path") { track in
-                guard track.path.hasPrefix(prefix) else { return }
-                found.value += 1
-                let inside = track.path.dropFirst(prefix.count)
-                let parts = inside.split(separator: "/")
-                // The folders on the way (all of them when recursive, else the first).
-                for depth in 1..<max(1, parts.count) where recursive || depth == 1 {
-                    let folder = prefix + parts[0..<depth].joined(separator: "/")
-                    if shownFolders.value.insert(folder).inserted { out.field("directory", roots.uri(folder)) }
-                }
-                guard recursive || parts.count == 1 else { return }
-                if withInfo { out.song(track, path: track.path, duration: track.duration, roots: roots, client: client) } else {
-                    out.field("file", roots.uri(track.path))
+        // The folders of the path before (paths come sorted, so a folder's tracks are together).
+        let previous = Box([Substring]())
+        // Each path: the folders on the way that the path before was not in (all of them when
+        // recursive, else the first), then whether the file itself is listed.
+        let visit: @Sendable (String) -> Bool = { trackPath in
+            let parts = trackPath.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: true)
+            let folders = parts.dropLast()
+            var depth = 0
+            while depth < folders.count, depth < previous.value.count, folders[depth] == previous.value[depth] { depth += 1 }
+            let shown = recursive ? folders.count : min(folders.count, 1)
+            for level in depth..<max(depth, shown) {
+                out.field("directory", roots.uri(prefix + folders[...level].joined(separator: "/")))
+            }
+            previous.value = Array(folders)
+            return recursive || parts.count == 1
+        }
+        let found = try library { () throws(SongboxError) -> Int in
+            if withInfo, recursive {
+                return try store.forEachTrack(under: path) { track in
+                    if visit(track.path) { out.song(track, path: track.path, duration: track.duration, roots: roots, client: client) }
                 }
             }
+            // One level: the folders from the paths alone, then the few files of this level.
+            let files = Box([String]())
+            let count = try store.forEachPath(under: path) { trackPath in
+                guard visit(trackPath) else { return }
+                if withInfo { files.value.append(trackPath) } else { out.field("file", roots.uri(trackPath)) }
+            }
+            for file in files.value {
+                if let track = try store.track(path: file) {
+                    out.song(track, path: track.path, duration: track.duration, roots: roots, client: client)
+                }
+            }
+            return count
         }
-        if found.value == 0, !uri.isEmpty, roots.folders.first(where: { $0 == path }) == nil {
+        if found == 0, !uri.isEmpty, roots.folders.first(where: { $0 == path }) == nil {
             throw Failure(.noExist, "No such directory")
         }
     }
@@ -550,6 +573,29 @@ public struct MPDCommands: MPDCommandHandler {
     }
 
     static func seconds(_ value: Double) -> String { String(format: "%.3f", value.isFinite ? value : 0) }
+}
+
+/// `list` answers kept while the library's change stamp stays the same: a client that lists
+/// every artist each time it opens a view gets them from memory. Small answers only, a few.
+final class ListCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var entries: [String: (stamp: LibraryStore.ChangeStamp, rows: [[String?]])] = [:]
+    static let largest = 50_000, most = 16
+
+    func rows(columns: [String], query: String, store: LibraryStore,
+              compute: () throws(MPDProtocol.Failure) -> [[String?]]) throws(MPDProtocol.Failure) -> [[String?]] {
+        let key = columns.joined(separator: ",") + "\u{1}" + query
+        let stamp = try? store.changeStamp()
+        if let stamp, let hit = lock.withLock({ entries[key] }), hit.stamp == stamp { return hit.rows }
+        let rows = try compute()
+        if let stamp, rows.count <= Self.largest {
+            lock.withLock {
+                if entries.count >= Self.most { entries.removeAll() }
+                entries[key] = (stamp, rows)
+            }
+        }
+        return rows
+    }
 }
 
 /// A value a streamed read's callback changes (the read runs it on the calling thread, in order).

@@ -76,7 +76,7 @@ public enum MPDProtocol {
 
     /// A value as one response line holds it: a line break or a NUL would break the framing.
     public static func fieldValue(_ value: String) -> String {
-        guard value.contains(where: { $0 == "\n" || $0 == "\r" || $0 == "\0" }) else { return value }
+        guard value.utf8.contains(where: { $0 == 10 || $0 == 13 || $0 == 0 }) else { return value }
         return String(value.map { $0 == "\n" || $0 == "\r" || $0 == "\0" ? " " : $0 })
     }
 

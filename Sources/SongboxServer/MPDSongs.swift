@@ -8,16 +8,19 @@ import SongboxLibrary
 /// absolute path.
 public struct MusicRoots: Sendable {
     public let folders: [String]
+    /// Longest first: a folder inside another is matched before it.
+    private let byLength: [String]
 
     public init(_ folders: [String]) {
         self.folders = folders.map { $0.count > 1 && $0.hasSuffix("/") ? String($0.dropLast()) : $0 }.sorted()
+        byLength = self.folders.sorted { $0.utf8.count > $1.utf8.count }
     }
 
     private func name(_ folder: String) -> String { (folder as NSString).lastPathComponent }
 
     /// The URI of the track or folder at `path`.
     public func uri(_ path: String) -> String {
-        for folder in folders.sorted(by: { $0.count > $1.count }) {
+        for folder in byLength {
             let relative: Substring
             if path == folder {
                 relative = ""
