@@ -70,28 +70,28 @@ enum ClientCommands {
         }
     }
 
-    struct Pause: ParsableCommand {
+    struct Pause: Button {
         static let configuration = CommandConfiguration(abstract: "Pause playback.")
+        static let request: (String, [String]) = ("pause", ["1"])
         @OptionGroup var server: ServerOptions
-        func run() throws { try ClientCommands.run(server, "pause", ["1"]) }
     }
 
-    struct Stop: ParsableCommand {
+    struct Stop: Button {
         static let configuration = CommandConfiguration(abstract: "Stop playback (the place is kept).")
+        static let request: (String, [String]) = ("stop", [])
         @OptionGroup var server: ServerOptions
-        func run() throws { try ClientCommands.run(server, "stop") }
     }
 
-    struct Next: ParsableCommand {
+    struct Next: Button {
         static let configuration = CommandConfiguration(abstract: "Skip to the next song.")
+        static let request: (String, [String]) = ("next", [])
         @OptionGroup var server: ServerOptions
-        func run() throws { try ClientCommands.run(server, "next") }
     }
 
-    struct Previous: ParsableCommand {
+    struct Previous: Button {
         static let configuration = CommandConfiguration(commandName: "prev", abstract: "Go back to the previous song.")
+        static let request: (String, [String]) = ("previous", [])
         @OptionGroup var server: ServerOptions
-        func run() throws { try ClientCommands.run(server, "previous") }
     }
 
     struct Seek: ParsableCommand {
@@ -178,16 +178,16 @@ enum ClientCommands {
         }
     }
 
-    struct Clear: ParsableCommand {
+    struct Clear: Button {
         static let configuration = CommandConfiguration(abstract: "Empty the queue.")
+        static let request: (String, [String]) = ("clear", [])
         @OptionGroup var server: ServerOptions
-        func run() throws { try ClientCommands.run(server, "clear") }
     }
 
-    struct Shuffle: ParsableCommand {
+    struct Shuffle: Button {
         static let configuration = CommandConfiguration(abstract: "Shuffle the queue.")
+        static let request: (String, [String]) = ("shuffle", [])
         @OptionGroup var server: ServerOptions
-        func run() throws { try ClientCommands.run(server, "shuffle") }
     }
 
     struct Sleep: ParsableCommand {
@@ -214,6 +214,16 @@ enum ClientCommands {
             if files.isEmpty { throw ExitCode(1) }
         }
     }
+}
+
+/// A remote's button: one request, then the state.
+protocol Button: ParsableCommand {
+    static var request: (String, [String]) { get }
+    var server: ServerOptions { get }
+}
+
+extension Button {
+    func run() throws { try ClientCommands.run(server, Self.request.0, Self.request.1) }
 }
 
 extension String {
