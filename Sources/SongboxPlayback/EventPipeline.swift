@@ -70,13 +70,20 @@ public final class EventPipeline: @unchecked Sendable {
 
     /// Records a batch of events (what came out of the engine together) and, if they changed
     /// it or it is due, the state `status` shows; then passes each event on.
+    ///
+    /// A batch that counts a play or a skip is committed before anyone hears of it (a handler
+    /// that reads the history finds the play). Any other batch is handed on first and its
+    /// state saved after: the saved place is for the next start, and a synced commit can take
+    /// milliseconds a plugin should not wait.
     public func handle(_ events: [(event: PlayerEvent, emitted: Double)], status: PlayerStatus) {
         guard !events.isEmpty else { return tick(status) }
         let changed = events.contains { PlaybackRecorder.changesState($0.event) }
         let due = status.snapshot.state == .playing && status.clock - lastSave >= Self.saveInterval
+        let counts = events.contains { if case .trackEnded(_, _, _, _, _?) = $0.event { true } else { false } }
+        if !counts { deliver(events) }
         recorder.commit(events.map(\.event), state: changed || due ? status.snapshot : nil)
         if changed || due { lastSave = status.clock }
-        deliver(events)
+        if counts { deliver(events) }
     }
 
     /// Saves the place when playing and a save is due.
