@@ -35,6 +35,7 @@ bench:
 	bench/run
 	bench/lua-run
 	bench/player-run
+	bench/daemon-run
 	bench/mpd-run
 
 build:
