@@ -86,7 +86,9 @@ public final class MPDServer: Sendable {
         } catch {
             for channel in bound { try? channel.close().wait() }
             try? group.syncShutdownGracefully()
-            throw DaemonError("cannot listen on \(endpoints.map(\.description).joined(separator: ", ")): \(error)")
+            if let known = error as? DaemonError { throw known }
+            throw DaemonError("cannot listen on \(endpoints.map(\.description).joined(separator: ", ")): \(error)",
+                              hint: "another server (an MPD?) may have the port: stop it, or set `bind = HOST:PORT` (or `none`) in the config")
         }
         channels = bound
     }
