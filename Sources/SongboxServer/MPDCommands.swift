@@ -271,13 +271,18 @@ public struct MPDCommands: MPDCommandHandler {
         case "find", "search":
             let selection = try MPDSelection(arguments, exact: command == "find", roots: roots())
             let roots = roots()
-            let index = Box(0)
             let window = selection.window ?? 0..<Int.max
-            _ = try library { () throws(SongboxError) in
-                try store.forEachTrack(matching: selection.query) { track in
-                    defer { index.value += 1 }
-                    guard window.contains(index.value) else { return }
-                    out.song(track, path: track.path, duration: track.duration, roots: roots, client: client)
+            // Read raw, by column index: a search answer is written as SQLite gives it.
+            let query = try library { () throws(SongboxError) in try LibraryQuery.parse(selection.query) }
+            let evaluated = try library { () throws(SongboxError) in try store.evaluateScriptPlaylists(reachedBy: query) }
+            try library { () throws(SongboxError) in
+                try store.readRaw { reader in
+                    let statement = try reader.statement(for: query, selecting: MPDTag.songColumns, evaluated: evaluated)
+                    var index = 0
+                    try reader.forEachRow(of: statement) { row in
+                        defer { index += 1 }
+                        if window.contains(index) { out.song(row, roots: roots, client: client) }
+                    }
                 }
             }
         case "findadd", "searchadd":

@@ -82,21 +82,29 @@ public enum MPDTag {
         return absent.first { $0.lowercased() == name.lowercased() }!
     }
 
+    /// The tags a song shows, in MPD's order: the MPD name, the `library` column (or SQL) to
+    /// read it from, and its value in a `Track`. One table for both ways a song is written.
+    static let songTags: [(name: String, column: String, value: @Sendable (Track) -> String?)] = [
+        ("Artist", "artist", { $0.artist }), ("AlbumArtist", "albumartist", { $0.albumArtist }),
+        ("Title", "title", { $0.title }), ("Album", "album", { $0.album }),
+        ("Track", "track", { $0.track.map(String.init) }), ("Date", "coalesce(date, year)", { $0.date ?? $0.year.map(String.init) }),
+        ("Genre", "genre", { $0.genre }), ("Comment", "comment", { $0.comment }), ("Disc", "disc", { $0.disc.map(String.init) }),
+        ("MUSICBRAINZ_ARTISTID", "mb_artistid", { $0.musicBrainzArtistID }), ("MUSICBRAINZ_ALBUMID", "mb_albumid", { $0.musicBrainzAlbumID }),
+        ("MUSICBRAINZ_ALBUMARTISTID", "mb_albumartistid", { $0.musicBrainzAlbumArtistID }),
+        ("MUSICBRAINZ_TRACKID", "mb_trackid", { $0.musicBrainzTrackID }),
+        ("MUSICBRAINZ_RELEASEGROUPID", "mb_releasegroupid", { $0.musicBrainzReleaseGroupID }), ("ISRC", "isrc", { $0.isrc }),
+    ]
+
     /// The song's tags as MPD fields, in MPD's order, those in `wanted` (nil: all).
     static func fields(of track: Track, wanted: Set<String>?) -> [(String, String)] {
-        let values: [(String, String?)] = [
-            ("Artist", track.artist), ("AlbumArtist", track.albumArtist), ("Title", track.title), ("Album", track.album),
-            ("Track", track.track.map(String.init)), ("Date", track.date ?? track.year.map(String.init)),
-            ("Genre", track.genre), ("Comment", track.comment), ("Disc", track.disc.map(String.init)),
-            ("MUSICBRAINZ_ARTISTID", track.musicBrainzArtistID), ("MUSICBRAINZ_ALBUMID", track.musicBrainzAlbumID),
-            ("MUSICBRAINZ_ALBUMARTISTID", track.musicBrainzAlbumArtistID), ("MUSICBRAINZ_TRACKID", track.musicBrainzTrackID),
-            ("MUSICBRAINZ_RELEASEGROUPID", track.musicBrainzReleaseGroupID), ("ISRC", track.isrc),
-        ]
-        return values.compactMap { name, value in
-            guard let value, !value.isEmpty, wanted.map({ $0.contains(name.lowercased()) }) ?? true else { return nil }
-            return (name, value)
+        songTags.compactMap { tag in
+            guard let value = tag.value(track), !value.isEmpty, wanted.map({ $0.contains(tag.name.lowercased()) }) ?? true else { return nil }
+            return (tag.name, value)
         }
     }
+
+    /// The columns a raw read of songs selects: path, the tags, duration, rate, channels.
+    static let songColumns = (["path"] + songTags.map(\.column) + ["duration", "samplerate", "channels"]).joined(separator: ", ")
 }
 
 extension MPDResponse {
@@ -110,6 +118,24 @@ extension MPDResponse {
         field("Time", String(Int(duration.isFinite ? duration.rounded() : 0)))
         field("duration", MPDCommands.seconds(duration))
     }
+
+    /// A song from a raw read of `MPDTag.songColumns`: no `Track` made, columns read by index.
+    func song(_ row: RawRow, roots: MusicRoots, client: MPDClient) {
+        field("file", roots.uri(Self.text(row, 0)))
+        for (index, tag) in MPDTag.songTags.enumerated() where client.tagTypes.map({ $0.contains(tag.name.lowercased()) }) ?? true {
+            let column = Int32(index + 1)
+            guard !row.isNull(column) else { continue }
+            let value = Self.text(row, column)
+            if !value.isEmpty { field(tag.name, value) }
+        }
+        let base = Int32(MPDTag.songTags.count + 1)
+        let duration = row.double(base)
+        if row.int64(base + 1) > 0 { field("Format", "\(row.int64(base + 1)):f:\(row.int64(base + 2))") }
+        field("Time", String(Int(duration.isFinite ? duration.rounded() : 0)))
+        field("duration", MPDCommands.seconds(duration))
+    }
+
+    private static func text(_ row: RawRow, _ column: Int32) -> String { String(decoding: row.utf8(column), as: UTF8.self) }
 
     /// A queue item: the song, its position and id.
     func queueItem(_ item: QueueItem, position: Int, track: Track?, roots: MusicRoots, client: MPDClient) {
