@@ -1,3 +1,5 @@
+import Foundation
+
 /// A track as the player needs it: what to open and what the library knows of it.
 public struct PlayableTrack: Sendable, Hashable, Codable {
     /// The library id; history rows are written against it.
@@ -131,5 +133,49 @@ public struct PlayQueue: Sendable, Hashable, Codable {
         rest.shuffle(using: &generator)
         items = (current.flatMap(item(id:)).map { [$0] } ?? []) + rest
         version += 1
+    }
+}
+
+/// The queue as compact text, for saving: a header line, then one line per item (its id, track
+/// id, seconds, lane, highlight, path). A queue of 100,000 tracks is about 10 MB of text made
+/// in one pass, where JSON coding built a tree of every value first (over 100 MB at its peak).
+extension PlayQueue {
+    static let compactHeader = "songbox-queue 1"
+
+    public func compactEncoding() -> Data {
+        var text = "\(Self.compactHeader) \(version) \(nextID)\n"
+        text.reserveCapacity(64 + items.count * 96)
+        for item in items {
+            let highlight = item.track.highlight.map { "\($0.start)\t\($0.end)" } ?? "-\t-"
+            let path = item.track.path.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\n", with: "\\n")
+            text += "\(item.id)\t\(item.track.trackID)\t\(item.track.duration)\t\(item.lane.rawValue)\t\(highlight)\t\(path)\n"
+        }
+        return Data(text.utf8)
+    }
+
+    /// Nil when `data` is not a compact queue (an older save is JSON).
+    public init?(compact data: Data) {
+        guard let text = String(data: data, encoding: .utf8), text.hasPrefix(Self.compactHeader + " ") else { return nil }
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: true)[...]
+        let header = lines.removeFirst().split(separator: " ")
+        guard header.count == 4, let version = Int(header[2]), let nextID = Int(header[3]) else { return nil }
+        var items: [QueueItem] = []
+        items.reserveCapacity(lines.count)
+        for line in lines {
+            let fields = line.split(separator: "\t", maxSplits: 6, omittingEmptySubsequences: false)
+            guard fields.count == 7, let id = Int(fields[0]), let trackID = Int64(fields[1]), let duration = Double(fields[2]),
+                  let lane = QueueItem.Lane(rawValue: String(fields[3])) else { return nil }
+            let highlight = Double(fields[4]).flatMap { start in Double(fields[5]).map { HighlightRange(start: start, end: $0) } }
+            var path = ""
+            var escaped = false
+            for character in fields[6] {
+                if escaped { path.append(character == "n" ? "\n" : character); escaped = false } else if character == "\\" { escaped = true } else { path.append(character) }
+            }
+            items.append(QueueItem(id: id, track: PlayableTrack(trackID: trackID, path: path, duration: duration, highlight: highlight), lane: lane))
+        }
+        self.init()
+        self.items = items
+        self.version = version
+        self.nextID = max(nextID, (items.map(\.id).max() ?? 0) + 1)
     }
 }

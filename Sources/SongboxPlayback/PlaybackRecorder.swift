@@ -47,7 +47,7 @@ public final class PlaybackRecorder: @unchecked Sendable {
             do {
                 if place != written?.place { state.append((Self.stateName, try JSONEncoder().encode(place))) }
                 if snapshot.queue.version != written?.queueVersion {
-                    state.append((Self.queueStateName, try JSONEncoder().encode(snapshot.queue)))
+                    state.append((Self.queueStateName, snapshot.queue.compactEncoding()))
                 }
             } catch {
                 report("could not save the queue: \(error)")
@@ -92,7 +92,7 @@ public final class PlaybackRecorder: @unchecked Sendable {
                 return try JSONDecoder().decode(PlayerSnapshot.self, from: placeData)
             }
             let place = try JSONDecoder().decode(SavedPlace.self, from: placeData)
-            let queue = try JSONDecoder().decode(PlayQueue.self, from: queueData)
+            let queue = try PlayQueue(compact: queueData) ?? JSONDecoder().decode(PlayQueue.self, from: queueData)
             written = (place, queue.version)
             return place.snapshot(queue: queue)
         } catch {

@@ -110,6 +110,18 @@ import Testing
         #expect(PlaybackRecorder(store: store, report: { _ in }).savedSnapshot() == old)
     }
 
+    @Test func theQueueIsSavedAsCompactTextThatComesBackTheSame() {
+        var queue = PlayQueue()
+        queue.add([PlayableTrack(trackID: 7, path: "/music/a\tb/line\nbreak \\ x.mp3", duration: 241.5,
+                                 highlight: HighlightRange(start: 65, end: 95)),
+                   PlayableTrack(trackID: 8, path: "/music/שיר.mp3", duration: 3)])
+        queue.add([PlayableTrack(trackID: 9, path: "/music/c.mp3", duration: 1)], lane: .autoplay)
+        _ = queue.remove(ids: [queue.items[1].id])
+        let restored = PlayQueue(compact: queue.compactEncoding())
+        #expect(restored == queue)
+        #expect(PlayQueue(compact: Data("{\"items\": []}".utf8)) == nil, "an older JSON save is not taken for it")
+    }
+
     @Test func aSubscriberThatFallsBehindLosesOnlyValuesThatANewerEventSaysAgain() {
         let mailbox = Mailbox<PlaybackEvent>(capacity: 8) { $0.coalescingKind }
         let item = QueueItem(id: 1, track: PlayableTrack(trackID: 1, path: "/a.mp3", duration: 3), lane: .user)

@@ -222,7 +222,12 @@ import Testing
         let daemon = try DaemonProcess(database: songbox.database, folder: folder, arguments: ["--output", "null"],
                                        environment: ["XDG_CONFIG_HOME": config])
         try daemon.waitForOutput("[mine] startup")
-        let loaded = try plugins(daemon)
+        // Each plugin starts on its own thread: wait for them all, not only the one that printed.
+        var loaded: [String: [String: String]] = [:]
+        try waitFor(timeout: 30, "every plugin to run") {
+            loaded = try plugins(daemon)
+            return loaded.count == 5 && loaded.values.allSatisfy { $0["status"] == "running" }
+        }
         #expect(loaded.keys.sorted() == ["forgotten", "liked", "mine", "recently-added", "top10"], "\(loaded)")
         #expect(loaded.values.allSatisfy { $0["status"] == "running" }, "\(loaded)")
         daemon.signal(SIGTERM)
