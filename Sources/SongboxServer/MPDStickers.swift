@@ -42,7 +42,9 @@ extension MPDCommands {
             let step = try args.optionalInteger(4) ?? 1
             let current = try library({ () throws(SongboxError) in try store.sticker(name, of: track.id) }).map { Int($0) } ?? 0
             guard let current else { throw Failure(.argument, "the sticker \(name) is not a number") }
-            let next = verb == "inc" ? current + step : current - step
+            // Numbers from a client are checked before arithmetic: an overflow is an error, not a trap.
+            let (next, overflow) = verb == "inc" ? current.addingReportingOverflow(step) : current.subtractingReportingOverflow(step)
+            guard !overflow else { throw Failure(.argument, "the sticker \(name) would overflow") }
             try library { () throws(SongboxError) in try store.setSticker(name, to: String(next), of: track.id) }
             clients.post(.sticker)
         case "delete":

@@ -264,6 +264,9 @@ assert stickers["like"] == "2" and stickers["mood"] == "rainy" and stickers["pla
 found = c.sticker_find("song", "", "mood")
 assert found == [{"file": song, "sticker": {"mood": "rainy"}}] or [f["file"] for f in found] == [song], found
 assert [f["file"] for f in c.sticker_find("song", "Mabel Grey", "rating")] == [song]
+c.sticker_set("song", song, "big", str(2**63 - 1))
+assert raw('sticker inc song "%s" big 1' % song)[-1].startswith("ACK [2@0] {sticker}")   # no overflow
+c.sticker_delete("song", song, "big")
 c.sticker_delete("song", song, "mood")
 expect_ack(50, c.sticker_get, "song", song, "mood")
 expect_ack(50, c.sticker_get, "song", "No/Such.mp3", "rating")
