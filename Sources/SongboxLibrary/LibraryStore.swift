@@ -68,7 +68,13 @@ public final class LibraryStore: Sendable {
             }
             switch access {
             case .single: database = try DatabaseQueue(path: path, configuration: configuration)
-            case .shared: database = try DatabasePool(path: path, configuration: configuration)
+            case .shared:
+                let pool = try DatabasePool(path: path, configuration: configuration)
+                // GRDB sets its writer to `synchronous = NORMAL` after `prepareDatabase` (its WAL
+                // set-up): a commit would then survive a crash but not a power cut. The writer is
+                // the one connection that commits: FULL again, as for every other connection.
+                try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+                database = pool
             }
             try Self.retryingWhileBusy(within: busyTimeout + 1) { try Schema.migrate(database) }
         } catch let error as SongboxError {

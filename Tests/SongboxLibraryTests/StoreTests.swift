@@ -44,6 +44,14 @@ import Testing
         #expect(try reopened.track(id: id)?.title == "A")
     }
 
+    @Test func everyCommitIsSyncedAlsoThroughTheDaemonsSharedPool() throws {
+        // 2 is FULL: a committed play survives a power cut, not only a crash.
+        for access in [LibraryStore.Access.single, .shared] {
+            let opened = try LibraryStore(path: folder + "/synced-\(access).db", access: access)
+            #expect(try opened.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") } == 2, "\(access)")
+        }
+    }
+
     @Test func aNewLibraryHasSmallPagesAndAnOlderOneKeepsItsOwn() throws {
         #expect(try store.read { db in try Int.fetchOne(db, sql: "PRAGMA page_size") } == LibraryStore.pageSize)
         // A library made with SQLite's default pages opens as it is, with its data.
