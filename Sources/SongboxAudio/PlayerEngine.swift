@@ -478,7 +478,25 @@ public final class PlayerEngine {
     }
 
     private func trackReachedItsEnd(_ item: QueueItem) {
+        // A pause, stop or skip asked for in the track's last moments, its fade cut short by
+        // the end: it still happens, at the start of what comes next.
+        let pending = transition?.action
         endTrack(.finished)
+        switch pending {
+        case .stop?:
+            stopPlayback()
+            return
+        case .play(let id, let reason, _)? where queue.item(id: id) != nil:
+            start(id, reason: reason)
+            return
+        default: break
+        }
+        defer {
+            if case .pause? = pending, state == .playing {
+                transition = nil
+                perform(.pause)
+            }
+        }
         switch sleepTimer {
         case .endOfTrack?:
             sleepTimer = nil

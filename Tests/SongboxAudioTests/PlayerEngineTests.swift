@@ -357,6 +357,22 @@ final class Rig {
         #expect(rig.started == ["thirty.mp3", "thirty.mp3"])
     }
 
+    @Test func aPauseAskedForInATracksLastMomentsIsNotLost() throws {
+        let tones = try Tones.get()
+        let rig = try Rig(transitionFade: 0.5)
+        let ids = rig.queue([tones.three, tones.three, tones.three])
+        rig.engine.play()
+        rig.engine.run(seconds: 2.8)
+        rig.engine.pause()          // 0.2 s left, the fade is 0.5 s
+        rig.engine.run(seconds: 1)
+        #expect(rig.engine.state == .paused && rig.engine.currentID == ids[1], "paused at the start of the next track")
+        rig.engine.resume()
+        rig.engine.run(seconds: 2.8)
+        rig.engine.play(id: ids[0])  // a skip in the last moments lands where it was asked
+        rig.engine.run(seconds: 0.6)
+        #expect(rig.engine.currentID == ids[0] && rig.engine.state == .playing)
+    }
+
     @Test func pauseStopAndSkipFadeOutBriefly() throws {
         let tones = try Tones.get()
         let rig = try Rig(transitionFade: 0.5)
