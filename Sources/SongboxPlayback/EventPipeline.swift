@@ -45,8 +45,9 @@ public final class EventPipeline: @unchecked Sendable {
     /// The tracks of the items events were last about (the one playing and the one before),
     /// as they were when each started.
     private var tracks: [(item: Int, track: Track?)] = []
-    /// The player clock at the last save.
+    /// The player clock at the last save, and the monotonic clock at the last write.
     private var lastSave = -Double.infinity
+    private var lastPlaceWrite = -Double.infinity
 
     /// Seconds of playing between two saves of the place when nothing else changes it.
     /// Five minutes: each save is a synced SQLite commit, and on a Pi's SD card writes are what
@@ -75,28 +76,55 @@ public final class EventPipeline: @unchecked Sendable {
     /// that reads the history finds the play). Any other batch is handed on first and its
     /// state saved after: the saved place is for the next start, and a synced commit can take
     /// milliseconds a plugin should not wait.
+    ///
+    /// A place that changed without a play (the volume, a pause, a queue edit) is saved at most
+    /// once every `placeInterval` seconds: the latest one, by `tick` when nothing else comes. A
+    /// slider dragged in a client is then one synced write, not one per step, and the next
+    /// events never wait behind a row of them.
     public func handle(_ events: [(event: PlayerEvent, emitted: Double)], status: PlayerStatus) {
         guard !events.isEmpty else { return tick(status) }
         let changed = events.contains { PlaybackRecorder.changesState($0.event) }
         let due = status.snapshot.state == .playing && status.clock - lastSave >= Self.saveInterval
         let counts = events.contains { if case .trackEnded(_, _, _, _, _?) = $0.event { true } else { false } }
-        if !counts { deliver(events) }
-        recorder.commit(events.map(\.event), state: changed || due ? status.snapshot : nil)
-        if changed || due { lastSave = status.clock }
-        if counts { deliver(events) }
+        if counts {
+            recorder.commit(events.map(\.event), state: status.snapshot)
+            saved(status)
+            deliver(events)
+            return
+        }
+        deliver(events)
+        guard changed || due else { return }
+        placePending = true
+        tick(status)
     }
 
-    /// Saves the place when playing and a save is due.
+    /// Saves the place when a change waits and its interval has passed, or when playing and a
+    /// periodic save is due.
     public func tick(_ status: PlayerStatus) {
-        guard status.snapshot.state == .playing, status.clock - lastSave >= Self.saveInterval else { return }
+        let periodic = status.snapshot.state == .playing && status.clock - lastSave >= Self.saveInterval
+        let waiting = placePending && MonotonicClock.seconds - lastPlaceWrite >= Self.placeInterval
+        guard periodic || waiting else { return }
         recorder.commit([], state: status.snapshot)
+        saved(status)
+    }
+
+    /// Whether a changed place waits to be saved (`tick` within `placeInterval` saves it).
+    public var placePending = false
+
+    /// The most often a place that only changed is written, in seconds.
+    public static let placeInterval = 1.0
+
+    private func saved(_ status: PlayerStatus) {
         lastSave = status.clock
+        lastPlaceWrite = MonotonicClock.seconds
+        placePending = false
     }
 
     /// The last events (those of a clean stop) with `snapshot` as the state to keep, then the
     /// end of the subscriptions.
     public func finish(_ events: [(event: PlayerEvent, emitted: Double)], saving snapshot: PlayerSnapshot) {
         recorder.commit(events.map(\.event), state: snapshot)
+        placePending = false
         deliver(events)
         lock.withLock { subscribers }.forEach { $0.close() }
     }

@@ -61,7 +61,8 @@ public final class PlaybackSession: @unchecked Sendable {
     private func work() {
         while true {
             // Quiet for a while: the pipeline keeps the position current in case of a power cut.
-            guard let first = incoming.take(timeout: EventPipeline.saveInterval) else {
+            let wait = pipeline.placePending ? EventPipeline.placeInterval : EventPipeline.saveInterval
+            guard let first = incoming.take(timeout: wait) else {
                 if incoming.isClosedAndEmpty { break }
                 pipeline.tick(player.status)
                 continue
