@@ -170,9 +170,7 @@ public struct LibraryScanner: Sendable {
     }
 
     /// The folders a scan without arguments goes over.
-    public func rememberedFolders() throws(SongboxError) -> [String] {
-        try store.read { db in try String.fetchAll(db, sql: "SELECT path FROM folders ORDER BY path") }
-    }
+    public func rememberedFolders() throws(SongboxError) -> [String] { try store.musicFolders() }
 
     /// Absolute, symlink-free, without roots nested inside other roots.
     public static func normalise(_ roots: [String]) -> [String] {

@@ -148,18 +148,18 @@ public struct MPDCommands: MPDCommandHandler {
             player.perform { $0.setVolume(min(100, max(0, $0.volume + Double(change)))) }
         case "getvol":
             out.field("volume", String(Int(player.status.currentVolume.rounded())))
-        case "repeat", "random":
-            let on = try args.boolean(0)
+        case "repeat", "random", "single", "consume":
+            // repeat and random are 0 or 1; single and consume may also be oneshot.
+            let value: PlaybackModes.Toggle = command == "repeat" || command == "random" ? (try args.boolean(0) ? .on : .off)
+                : try args.toggle(0)
             player.perform { engine in
                 var modes = engine.modes
-                if command == "repeat" { modes.repeat = on } else { modes.random = on }
-                engine.setModes(modes)
-            }
-        case "single", "consume":
-            let toggle = try args.toggle(0)
-            player.perform { engine in
-                var modes = engine.modes
-                if command == "single" { modes.single = toggle } else { modes.consume = toggle }
+                switch command {
+                case "repeat": modes.repeat = value == .on
+                case "random": modes.random = value == .on
+                case "single": modes.single = value
+                default: modes.consume = value
+                }
                 engine.setModes(modes)
             }
         case "crossfade", "mixrampdb", "mixrampdelay":
@@ -269,8 +269,8 @@ public struct MPDCommands: MPDCommandHandler {
 
         // The database
         case "find", "search":
-            let selection = try MPDSelection(arguments, exact: command == "find", roots: roots())
             let roots = roots()
+            let selection = try MPDSelection(arguments, exact: command == "find", roots: roots)
             let window = selection.window ?? 0..<Int.max
             // Read raw, by column index: a search answer is written as SQLite gives it.
             let query = try library { () throws(SongboxError) in try LibraryQuery.parse(selection.query) }

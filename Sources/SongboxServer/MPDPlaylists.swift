@@ -12,7 +12,6 @@ extension MPDCommands {
 
     /// Answers a playlist command; false when `command` is not one.
     func playlistCommand(_ command: String, _ args: Arguments, client: MPDClient, out: MPDResponse) throws(Failure) -> Bool {
-        let roots = roots()
         switch command {
         case "listplaylists":
             for playlist in try library({ () throws(SongboxError) in try store.playlists() }) {
@@ -22,6 +21,7 @@ extension MPDCommands {
         case "listplaylist", "listplaylistinfo":
             let playlist = try read(try args.string(0))
             let tracks = try slice(playlist.tracks, try args.optionalRange(1))
+            let roots = roots()
             for track in tracks {
                 if command == "listplaylist" { out.field("file", roots.uri(track.path)) } else {
                     out.song(track, path: track.path, duration: track.duration, roots: roots, client: client)
