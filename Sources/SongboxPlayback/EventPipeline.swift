@@ -1,6 +1,7 @@
 import Foundation
 import SongboxAudio
 import SongboxLibrary
+import Synchronization
 
 /// A player event as every consumer gets it: the event as the engine emitted it, the library's
 /// track of its queue item as it was when the item started (read once, not again by each
@@ -36,8 +37,17 @@ public struct PlaybackEvent: Sendable {
 /// transaction per batch), then hands the event to every subscriber. `PlaybackSession` runs it
 /// on a worker thread for a player in real time; a stepped player's owner runs it between two
 /// chunks (`SteppedPlayback`). A subscriber sees an event only after its play is recorded.
+///
+/// The recorder is one serial writer. In real time it has a queue of its own, so a place
+/// saved in the background (a synced commit: milliseconds on an SD card) never holds up the
+/// events behind it; a batch that counts a play waits for it, then commits, in order.
 public final class EventPipeline: @unchecked Sendable {
     public let recorder: PlaybackRecorder
+    /// The recorder's own queue, or nil to commit on the pipeline's thread (a stepped player,
+    /// where nothing runs in real time and each step should be on disk when it returns).
+    private let recorderQueue: DispatchQueue?
+    /// The newest place waiting for the recorder's queue; a newer one replaces it unwritten.
+    private let waitingPlace = Mutex<PlayerSnapshot?>(nil)
     private var store: LibraryStore { recorder.store }
     /// Guarded by `lock`; everything else belongs to the pipeline's thread.
     private let lock = NSLock()
@@ -58,8 +68,9 @@ public final class EventPipeline: @unchecked Sendable {
     /// How many events a subscriber may fall behind before expendable ones are dropped.
     public static let subscriberCapacity = 1024
 
-    public init(recorder: PlaybackRecorder) {
+    public init(recorder: PlaybackRecorder, savesInBackground: Bool = false) {
         self.recorder = recorder
+        recorderQueue = savesInBackground ? DispatchQueue(label: "songbox recorder", qos: .utility) : nil
     }
 
     /// A mailbox that gets every event from now on, after it has been recorded.
@@ -87,7 +98,7 @@ public final class EventPipeline: @unchecked Sendable {
         let due = status.snapshot.state == .playing && status.clock - lastSave >= Self.saveInterval
         let counts = events.contains { if case .trackEnded(_, _, _, _, _?) = $0.event { true } else { false } }
         if counts {
-            recorder.commit(events.map(\.event), state: status.snapshot)
+            commitNow(events.map(\.event), state: status.snapshot)
             saved(status)
             deliver(events)
             return
@@ -104,8 +115,37 @@ public final class EventPipeline: @unchecked Sendable {
         let periodic = status.snapshot.state == .playing && status.clock - lastSave >= Self.saveInterval
         let waiting = placePending && MonotonicClock.seconds - lastPlaceWrite >= Self.placeInterval
         guard periodic || waiting else { return }
-        recorder.commit([], state: status.snapshot)
+        savePlace(status.snapshot)
         saved(status)
+    }
+
+    /// Commits at once, after whatever the recorder is writing; a place still waiting is older
+    /// than `snapshot` and is dropped.
+    private func commitNow(_ events: [PlayerEvent], state snapshot: PlayerSnapshot) {
+        guard let recorderQueue else { return recorder.commit(events, state: snapshot) }
+        recorderQueue.sync {
+            waitingPlace.withLock { $0 = nil }
+            recorder.commit(events, state: snapshot)
+        }
+    }
+
+    /// Saves a place that changed without a play: on the recorder's queue, the newest one only.
+    private func savePlace(_ snapshot: PlayerSnapshot) {
+        guard let recorderQueue else { return recorder.commit([], state: snapshot) }
+        let alreadyQueued = waitingPlace.withLock { waiting in
+            defer { waiting = snapshot }
+            return waiting != nil
+        }
+        guard !alreadyQueued else { return }
+        recorderQueue.async { [self] in
+            guard let newest = waitingPlace.withLock({ waiting in defer { waiting = nil }; return waiting }) else { return }
+            recorder.commit([], state: newest)
+        }
+    }
+
+    /// Returns when everything handed to the recorder is written.
+    public func flush() {
+        recorderQueue?.sync {}
     }
 
     /// Whether a changed place waits to be saved (`tick` within `placeInterval` saves it).
@@ -123,7 +163,7 @@ public final class EventPipeline: @unchecked Sendable {
     /// The last events (those of a clean stop) with `snapshot` as the state to keep, then the
     /// end of the subscriptions.
     public func finish(_ events: [(event: PlayerEvent, emitted: Double)], saving snapshot: PlayerSnapshot) {
-        recorder.commit(events.map(\.event), state: snapshot)
+        commitNow(events.map(\.event), state: snapshot)
         placePending = false
         deliver(events)
         lock.withLock { subscribers }.forEach { $0.close() }

@@ -6,9 +6,10 @@ import SongboxLibrary
 /// through.
 ///
 /// Events leave the audio thread through a bounded mailbox, stamped as they leave; a worker
-/// thread runs them through the `EventPipeline` (plays recorded, the state saved, then every
-/// subscriber). So the audio thread never waits on SQLite, and a subscriber sees an event only
-/// after its play is recorded.
+/// thread runs them through the `EventPipeline` (plays recorded, then every subscriber; a place
+/// that changed is saved by the recorder's own queue). So neither the audio thread nor a
+/// subscriber waits on a synced commit, and a subscriber sees an event only after its play is
+/// recorded.
 public final class PlaybackSession: @unchecked Sendable {
     public let player: Player
     public let store: LibraryStore
@@ -27,7 +28,7 @@ public final class PlaybackSession: @unchecked Sendable {
         }
         self.incoming = incoming
         let recorder = PlaybackRecorder(store: store, report: report)
-        pipeline = EventPipeline(recorder: recorder)
+        pipeline = EventPipeline(recorder: recorder, savesInBackground: true)
         let saved = restore ? recorder.savedSnapshot() : nil
         player = Player(output: output, settings: settings, fast: fast, restoring: saved, onEvents: { events in
             let now = MonotonicClock.seconds

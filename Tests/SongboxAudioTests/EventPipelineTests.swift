@@ -5,6 +5,7 @@ import SongboxLibrary
 import SongboxPlayback
 import SongboxScript
 import SongboxTestSupport
+import Synchronization
 import Testing
 @testable import SongboxAudio
 
@@ -98,6 +99,42 @@ import Testing
         let restored = try #require(PlaybackRecorder(store: store, report: { _ in }).savedSnapshot())
         #expect(restored.queue == engine.snapshot.queue)
         #expect(restored.current == engine.snapshot.current)
+    }
+
+    /// In real time the place is saved beside the events, not in their way: another writer
+    /// holding the library (a scan, a slow SD card) delays the save, not what plugins hear.
+    @Test func aPlaceSaveThatWaitsForTheDiskHoldsUpNoEvent() throws {
+        let (_, folder, tracks) = try library()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // A short lock wait: were the save in the events' way, they would wait for it to give up.
+        let store = try LibraryStore(path: folder + "/library.db", busyTimeout: 2)
+        let reports = Mutex<[String]>([])
+        let pipeline = EventPipeline(recorder: PlaybackRecorder(store: store, report: { message in
+            reports.withLock { $0.append(message) }
+        }), savesInBackground: true)
+        let events = pipeline.subscribe()
+        let engine = PlayerEngine(output: NullOutput())
+        var holdsTheLock = Configuration()
+        holdsTheLock.allowsUnsafeTransactions = true
+        let blocker = try DatabaseQueue(path: folder + "/library.db", configuration: holdsTheLock)
+        try blocker.inDatabase { try $0.execute(sql: "BEGIN IMMEDIATE") }
+
+        engine.add(try store.playable(tracks))
+        for volume in [30.0, 60.0, 90.0] {
+            engine.setVolume(volume)
+            pipeline.handle(engine.takeEvents().map { ($0, MonotonicClock.seconds) }, status: engine.status)
+        }
+        var delivered: [String] = []
+        while let event = events.take(timeout: 0) { delivered.append(event.event.name) }
+        #expect(delivered == ["queue_changed", "volume_changed", "volume_changed", "volume_changed"])
+        #expect(reports.withLock { $0 }.isEmpty, "nothing gave up waiting")
+
+        try blocker.inDatabase { try $0.execute(sql: "COMMIT") }
+        pipeline.tick(engine.status)
+        pipeline.flush()
+        #expect(reports.withLock { $0 }.isEmpty)
+        let saved = try #require(PlaybackRecorder(store: store, report: { _ in }).savedSnapshot())
+        #expect(saved.queue.items.count == tracks.count, "the place is saved once the lock is gone")
     }
 
     @Test func aStateSavedByAnEarlierSongboxIsRestored() throws {
