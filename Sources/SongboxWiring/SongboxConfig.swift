@@ -66,16 +66,29 @@ public struct SongboxConfig: Sendable, Equatable {
                 environment: environment)
     }
 
-    /// Reads the file at `path`; a missing file is the defaults. A bad line is an error that
-    /// names the file and line.
+    /// Reads the file at `path`; a missing file is the defaults (so is `/dev/null`, as for
+    /// other programs). A bad line is an error that names the file and line.
     public static func load(from path: String = defaultPath()) throws(SongboxError) -> SongboxConfig {
         guard FileManager.default.fileExists(atPath: path) else { return SongboxConfig() }
-        let text: String
-        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
+        let data: Data
+        do {
+            let file = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+            defer { try? file.close() }
+            data = try file.read(upToCount: maximumSize + 1) ?? Data()
+        } catch {
             throw SongboxError(.invalidArgument, "cannot read the config file: \(error.localizedDescription)", at: path)
+        }
+        guard data.count <= maximumSize else {
+            throw SongboxError(.invalidArgument, "the config file is larger than \(maximumSize / 1024) KB; is it the right file?", at: path)
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw SongboxError(.invalidArgument, "the config file is not UTF-8 text", at: path)
         }
         return try parse(text, path: path)
     }
+
+    /// A config is a few lines; more than this is some other file given by mistake.
+    static let maximumSize = 256 * 1024
 
     static func parse(_ text: String, path: String) throws(SongboxError) -> SongboxConfig {
         var config = SongboxConfig()

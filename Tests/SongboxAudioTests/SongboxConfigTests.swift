@@ -1,4 +1,6 @@
+import Foundation
 import SongboxLibrary
+import SongboxTestSupport
 import Testing
 @testable import SongboxAudio
 @testable import SongboxPlayback
@@ -30,6 +32,25 @@ import Testing
         #expect(SongboxConfig.defaultPath(environment: ["HOME": "/home/pi"]) == "/home/pi/.config/songbox/config")
         #expect(SongboxConfig.defaultPath(environment: ["HOME": "/home/pi", "XDG_CONFIG_HOME": "/etc/xdg"]) == "/etc/xdg/songbox/config")
         #expect(SongboxConfig.defaultPath(environment: ["SONGBOX_CONFIG": "/srv/songbox.conf"]) == "/srv/songbox.conf")
+        // `--config /dev/null` is "no config" here too, as for other programs.
+        #expect(try SongboxConfig.load(from: "/dev/null") == SongboxConfig())
+    }
+
+    @Test func aFileThatIsNoConfigIsAClearError() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let binary = folder + "/song.mp3", huge = folder + "/huge"
+        try Data([0x49, 0x44, 0x33, 0xFF, 0xFE, 0x00]).write(to: URL(fileURLWithPath: binary))
+        try Data(repeating: 0x23, count: SongboxConfig.maximumSize + 1).write(to: URL(fileURLWithPath: huge))
+        for (path, message) in [(binary, "not UTF-8 text"), (huge, "larger than"), (folder, "cannot read")] {
+            do throws(SongboxError) {
+                _ = try SongboxConfig.load(from: path)
+                Issue.record("accepted \(path)")
+            } catch {
+                #expect(error.message.contains(message), "\(error.message)")
+                #expect(error.location == path)
+            }
+        }
     }
 
     @Test(arguments: [
