@@ -40,6 +40,11 @@ struct Run: ParsableCommand {
         valueName: "duration"))
     var duration: String?
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Start the script's wall clock here, \"YYYY-MM-DD HH:MM [ZONE]\" (it then keeps to the script's clock: with --fast, days of songbox.at schedules and alarms in moments).",
+        valueName: "time"))
+    var startTime: String?
+
     @Argument(help: ArgumentHelp("The Lua script.", valueName: "file.lua"))
     var file: String
 
@@ -52,6 +57,19 @@ struct Run: ParsableCommand {
         }
         if let instructionLimit, instructionLimit <= 0 { throw ValidationError("--instruction-limit must be positive") }
         if let memoryLimit, memoryLimit <= 0 { throw ValidationError("--memory-limit must be positive") }
+        if let startTime { _ = try Self.instant(startTime) }
+    }
+
+    /// The instant of a `--start-time`: a date and a time of day, in ZONE or the system's.
+    static func instant(_ text: String) throws(ValidationError) -> Double {
+        let schedule: WallSchedule
+        do throws(ScheduleError) { schedule = try WallSchedule(parsing: text, zone: .current) } catch {
+            throw ValidationError("--start-time: \(error.description)")
+        }
+        guard let instant = schedule.instant else {
+            throw ValidationError("--start-time takes a date and a time, \"2026-03-27 06:30\" [ZONE], got '\(text)'")
+        }
+        return instant
     }
 
     func run() throws {
@@ -59,7 +77,8 @@ struct Run: ParsableCommand {
         if let instructionLimit { limits.instructions = instructionLimit }
         if let memoryLimit { limits.memory = memoryLimit << 20 }
         try Self.run(file: file, arguments: arguments, database: library.db, limits: limits, dryRun: dryRun,
-                     output: outputOptions.output, fast: outputOptions.fast, bound: duration.flatMap(Self.seconds))
+                     output: outputOptions.output, fast: outputOptions.fast, bound: duration.flatMap(Self.seconds),
+                     wallStart: startTime.map { try Self.instant($0) })
     }
 
     /// Seconds of a duration: a number (seconds) or one with an `s`, `m`, `h` or `d`; at most a year.
@@ -73,7 +92,7 @@ struct Run: ParsableCommand {
     /// What `songbox run` does once its arguments are read (by swift-argument-parser, or by
     /// `QuickRun` for the plain form).
     static func run(file: String, arguments: [String], database: String?, limits: LuaRuntime.Limits, dryRun: Bool,
-                    output: String?, fast: Bool, bound: Double? = nil) throws {
+                    output: String?, fast: Bool, bound: Double? = nil, wallStart: Double? = nil) throws {
         let store = try LibraryOptions.openStore(database)
         let wiring = try Wiring.load()
         let config = wiring.config
@@ -88,7 +107,7 @@ struct Run: ParsableCommand {
         }
         // The user's own rights, except over songbox's files (the library's are always kept).
         runtime.fileAccess = FileAccess.user.protecting([SongboxConfig.defaultPath()])
-        let loop = ScriptEventLoop(runtime: runtime, host: host, fast: fast, bound: bound) { message in
+        let loop = ScriptEventLoop(runtime: runtime, host: host, fast: fast, bound: bound, wallStart: wallStart) { message in
             FileHandle.standardError.write(Data("\(message)\n".utf8))
         }
         let stop = StopRequest()

@@ -73,6 +73,11 @@ public final class LuaRuntime {
         set { fileAccessBox.value = newValue }
     }
     let fileAccessBox = FileAccessBox()
+    /// Unix seconds on the wall clock: `songbox.time.now()` and what `songbox.at` schedules by.
+    /// A `--fast` run and the tests set a clock of their own.
+    public var wallClock: () -> Double = { Date().timeIntervalSince1970 }
+    /// The zone a schedule that names none is in (config `time_zone`; else the system's).
+    public var timeZone: TimeZone = .current
     let bridge: Bridge
     private let state: OpaquePointer
 
@@ -99,6 +104,7 @@ public final class LuaRuntime {
         self.state = state
         try check(songbox_setup(state, sandbox ? 1 : 0), "cannot set up the Lua state")
         try registerStandardFunctions()
+        try registerTimeFunctions()
         try runPrelude(Prelude.source, chunkName: "=songbox")
     }
 

@@ -54,6 +54,10 @@ public final class Plugin: Sendable {
         public var output: @Sendable (String, String) -> Void
         /// Seconds on the daemon's clock (monotonic); timers count on it.
         public var now: @Sendable () -> Double
+        /// Unix seconds on the wall clock: `songbox.at` schedules by it (tests set their own).
+        public var wall: @Sendable () -> Double = { Date().timeIntervalSince1970 }
+        /// The zone of a schedule that names none.
+        public var timeZone: TimeZone = .current
         public var policy = Policy()
         /// The files a plugin (by name) may import from and export to.
         public var fileAccess: @Sendable (String) -> FileAccess = { _ in .user }
@@ -212,6 +216,8 @@ public final class Plugin: Sendable {
                     options: environment.options(), player: environment.player(), logger: environment.logger,
                     output: { bytes in output(name, String(decoding: bytes, as: UTF8.self)) })
                 made.fileAccess = environment.fileAccess(name)
+                made.wallClock = environment.wall
+                made.timeZone = environment.timeZone
                 let subscriptions = environment.subscriptions
                 made.subscriptions = { channels in subscriptions(name, channels) }
                 try made.run(file: plugin.file)
@@ -236,7 +242,7 @@ public final class Plugin: Sendable {
 
         mutating func advanceTimers() {
             guard runtime != nil else { return }
-            let results = call("advance", [.number(environment.now())])
+            let results = call("advance", [.number(environment.now()), .number(environment.wall())])
             deadline = results.count > 1 ? results[1].doubleValue : nil
         }
 

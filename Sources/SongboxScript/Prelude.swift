@@ -1,10 +1,17 @@
 /// The part of the `songbox` module written in Lua: events (`songbox.on`) and timers
-/// (`songbox.after`, `songbox.every`). Callbacks are Lua functions, which never cross into
-/// Swift: they live here, and the host drives them through the two functions kept with `keep`:
-/// `dispatch(event, now)` calls an event's handlers in order, `advance(now)` fires the timers due by
-/// `now` (seconds on the host's clock) and returns the next deadline and whether a one-shot
-/// timer is pending. Each returns the errors of
+/// (`songbox.after`, `songbox.every`, and `songbox.at` on the wall clock). Callbacks are Lua
+/// functions, which never cross into Swift: they live here, and the host drives them through
+/// the two functions kept with `keep`: `dispatch(event, now)` calls an event's handlers in
+/// order, `advance(now, wall)` fires the timers due by `now` (seconds on the host's monotonic
+/// clock) and the wall-clock timers due by `wall` (Unix seconds), and returns the next deadline
+/// (on the monotonic clock) and whether a one-shot timer is pending. Each returns the errors of
 /// the callbacks that failed (`file:line: message`); a failing callback never stops the others.
+///
+/// A wall-clock timer keeps the wall time it fires at, not a countdown: each `advance` places
+/// it again from the wall clock as it is then, so a clock that NTP sets forward or back moves
+/// it with the clock; it fires once per occurrence (the next is counted from after the later
+/// of the occurrence and the clock), and an occurrence more than its grace late (the clock
+/// jumped over it, the machine was off) is reported as missed instead.
 enum Prelude {
     static let events = [
         "track_started", "track_ended", "paused", "resumed", "seeked", "queue_changed", "volume_changed",
@@ -33,8 +40,13 @@ enum Prelude {
 
         local longest = 31622400  -- a year (366 days) of seconds: the longest delay or interval
         local handlers = {}   -- event name -> list of { id, fn }
-        local timers = {}     -- id -> { at, every, fn }
+        local timers = {}     -- id -> { at, every, fn } or, on the wall clock, { at, wall_at, spec, fn, ... }
         local last_id, now = 0, 0
+        local time_next, time_now = songbox.time.next, songbox.time.now
+        local log_warn, log_info, floor = songbox.log.warn, songbox.log.info, math.floor
+        -- How long a wall-clock timer waits at most before looking at the clock again: NTP may
+        -- set it while the host sleeps, and the host's sleep is on the monotonic clock.
+        local wall_check = 30
 
         local Handle = { __name = "songbox.handle" }
         Handle.__index = Handle
@@ -88,6 +100,60 @@ enum Prelude {
         install("after", function(seconds, fn) return timer("songbox.after", seconds, fn, false) end)
         install("every", function(seconds, fn) return timer("songbox.every", seconds, fn, true) end)
 
+        -- Where a named schedule keeps the last occurrence it handled (songbox.state), so that
+        -- one missed while songbox was not running is found at the next start.
+        local function remembered(name)
+          local state = songbox.state
+          if not name or not state then return nil end
+          local ok, value = pcall(state.get, "at:" .. name)
+          return ok and type(value) == "number" and value or nil
+        end
+        local function remember(name, occurrence)
+          local state = songbox.state
+          if name and state then pcall(state.set, "at:" .. name, occurrence) end
+        end
+
+        install("at", function(spec, fn, options)
+          if type(spec) ~= "string" and type(spec) ~= "table" then
+            error(format("bad argument #1 to 'songbox.at' (a schedule such as 'mon-fri 07:00' expected, got %s)", type(spec)), 2)
+          end
+          check("songbox.at", 2, fn, "function")
+          if options ~= nil then check("songbox.at", 3, options, "table") end
+          options = options or {}
+          local name, grace, missed = options.name, options.grace or 600, options.missed
+          if name ~= nil and (type(name) ~= "string" or name == "") then
+            error("bad argument #3 to 'songbox.at' (name must be a non-empty string)", 2)
+          end
+          if type(grace) ~= "number" or not (grace >= 0 and grace <= 86400) then
+            error("bad argument #3 to 'songbox.at' (grace must be from 0 to 86400 seconds)", 2)
+          end
+          if missed ~= nil and type(missed) ~= "function" then
+            error("bad argument #3 to 'songbox.at' (missed must be a function)", 2)
+          end
+          local wall = time_now()
+          -- A named schedule counts from what it last handled (from now, the first time; and
+          -- that is kept, so an occurrence passed while songbox was stopped is found).
+          local since = remembered(name)
+          local ok, first, label = pcall(time_next, spec, since or wall)
+          if ok and not since then remember(name, wall) end
+          if not ok then
+            error((tostring(first):gsub("^.-bad argument #1 to '[^']*'", "bad argument #1 to 'songbox.at'")), 2)
+          end
+          -- Occurrences that passed while songbox was not running: the latest of them is due
+          -- now (late; its grace decides), the others are gone.
+          local passed = 0
+          while first and first <= wall and passed < 4000 do
+            local following, following_label = time_next(spec, first)
+            if not following or following > wall then break end
+            first, label, passed = following, following_label, passed + 1
+          end
+          if not first then return setmetatable({ id = 0 }, Handle) end
+          last_id = last_id + 1
+          timers[last_id] = { at = now + (first - wall), wall_at = first, label = label, spec = spec, fn = fn,
+                              name = name, grace = grace, missed = missed }
+          return setmetatable({ id = last_id }, Handle)
+        end)
+
         keep("dispatch", function(event, time)
           -- The host's clock when the event happened: a timer a handler makes counts from then.
           if time and time > now then now = time end
@@ -112,26 +178,64 @@ enum Prelude {
           return id, best
         end
 
-        keep("advance", function(time)
+        -- Runs a wall-clock timer that is due, or tells that it was missed; then places its next
+        -- occurrence (none: a one-off is done).
+        local function ring(id, t, wall, errors)
+          local late = wall - t.wall_at
+          local info = { scheduled = t.wall_at, at = t.label, late = late, name = t.name }
+          local on_time = late <= t.grace
+          local callback = on_time and t.fn or t.missed
+          if not on_time then
+            log_warn(format("songbox.at%s: missed %s, %d s late (grace %d s)%s", t.name and (" " .. t.name) or "",
+              info.at, floor(late), floor(t.grace), t.missed and "" or "; not run"))
+          elseif late > 1 then
+            log_info(format("songbox.at%s: %s runs %d s late", t.name and (" " .. t.name) or "", info.at, floor(late)))
+          end
+          remember(t.name, t.wall_at)
+          local following, label = time_next(t.spec, t.wall_at > wall and t.wall_at or wall)
+          if following then
+            t.wall_at, t.label, t.at = following, label, now + (following - wall)
+          else
+            timers[id] = nil
+          end
+          if callback then
+            local ok, message = pcall(callback, info)
+            if not ok then errors[#errors + 1] = failure(callback, message) end
+          end
+        end
+
+        keep("advance", function(time, wall)
           now = time
+          wall = wall or time_now()
+          -- Wall-clock timers placed again from the clock as it is now.
+          for _, t in pairs(timers) do
+            if t.wall_at then t.at = now + (t.wall_at - wall) end
+          end
           local errors = {}
           while true do
             local id, t = earliest()
             if not t or t.at > now then break end
-            if t.every then
-              t.at = t.at + t.every
-              -- Fallen behind (a busy host): no burst of catch-up calls.
-              if t.at <= now then t.at = now + t.every end
+            if t.wall_at then
+              ring(id, t, wall, errors)
             else
-              timers[id] = nil
+              if t.every then
+                t.at = t.at + t.every
+                -- Fallen behind (a busy host): no burst of catch-up calls.
+                if t.at <= now then t.at = now + t.every end
+              else
+                timers[id] = nil
+              end
+              local ok, message = pcall(t.fn)
+              if not ok then errors[#errors + 1] = failure(t.fn, message) end
             end
-            local ok, message = pcall(t.fn)
-            if not ok then errors[#errors + 1] = failure(t.fn, message) end
           end
           local _, next = earliest()
-          local once = false
-          for _, t in pairs(timers) do if not t.every then once = true; break end end
-          return errors, next and next.at or nil, once
+          local once, deadline = false, next and next.at or nil
+          for _, t in pairs(timers) do
+            if not t.every and not (t.wall_at and time_next(t.spec, t.wall_at)) then once = true end
+            if t.wall_at and deadline > now + wall_check then deadline = now + wall_check end
+          end
+          return errors, deadline, once
         end)
         """
 }

@@ -30,7 +30,11 @@ public final class ScriptEventLoop {
     /// Seconds on the clock a run in real time keeps (monotonic: a clock set by NTP moves no timer).
     private let clock: () -> Double
 
-    public init(runtime: LuaRuntime, host: PlayerHost, fast: Bool = false, bound: Double? = nil,
+    /// - Parameter wallStart: the wall clock (Unix seconds) when the script's clock is zero, for
+    ///   a run whose wall clock follows the script's (`--fast`, `--start-time`): its `songbox.at`
+    ///   schedules and `songbox.time.now()` then keep to the script's clock. Nil: the system's
+    ///   clock (or, when `fast`, the system's clock at the start plus the script's clock).
+    public init(runtime: LuaRuntime, host: PlayerHost, fast: Bool = false, bound: Double? = nil, wallStart: Double? = nil,
                 clock: @escaping () -> Double = { MonotonicClock.seconds }, report: @escaping (String) -> Void) {
         self.runtime = runtime
         self.host = host
@@ -38,6 +42,9 @@ public final class ScriptEventLoop {
         self.bound = bound
         self.clock = clock
         self.report = report
+        if let start = wallStart ?? (fast ? Date().timeIntervalSince1970 : nil) {
+            runtime.wallClock = { [unowned self] in start + self.now }
+        }
     }
 
     /// Runs until done or until `interrupted` returns true; then `PlayerHost.shutdown` stops
@@ -150,7 +157,7 @@ public final class ScriptEventLoop {
     /// Fires the timers due by `now`; returns the next deadline, and whether a one-shot timer
     /// is pending.
     private func advanceTimers(to now: Double) throws(LuaScriptError) -> (deadline: Double?, once: Bool) {
-        let results = try runtime.callHost("advance", [.number(now)])
+        let results = try runtime.callHost("advance", [.number(now), .number(runtime.wallClock())])
         note(results.first)
         return (results.count > 1 ? results[1].doubleValue : nil, results.count > 2 && results[2] == .boolean(true))
     }
