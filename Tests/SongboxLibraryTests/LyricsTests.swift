@@ -1,4 +1,6 @@
 import Foundation
+import GRDB
+import Logging
 import SongboxTestSupport
 import Testing
 
@@ -115,5 +117,66 @@ import Testing
         ], padding: 32))
         #expect(probed.lyrics == Lyrics(source: .unsynced, text: "before the lie"))
         #expect(probed.warnings.contains { $0.contains("size past the end of the tag") }, "\(probed.warnings)")
+    }
+}
+
+/// The scanner and the store: lyrics stored for search and for `LibraryStore.lyrics(id:)`, an
+/// `.lrc` that comes, changes or goes after a scan, and the migration of older libraries.
+@Suite struct StoredLyricsTests {
+    let music: String
+    let store: LibraryStore
+
+    init() throws {
+        let root = try Fixtures.temporaryDirectory()
+        music = root + "/Music"
+        try FileManager.default.createDirectory(atPath: music, withIntermediateDirectories: true)
+        store = try LibraryStore(path: root + "/library.db")
+    }
+
+    func scan() throws -> ScanReport { try LibraryScanner(store: store, logger: Logger(label: "test")).scan([music]) }
+
+    @Test func anLRCThatComesChangesOrGoesIsNoticedByTheNextScan() throws {
+        let song = music + "/song.mp3", lrc = music + "/song.lrc"
+        try Fixtures.writeMP3(to: song, v2: ID3v2Tag(version: 4, frames: [.text("TIT2", "song"), .lyrics("from the tag")]),
+                              audio: try Fixtures.audio("tone-mono-44k.mp3"))
+        _ = try scan()
+        let id = try #require(try store.tracks(matching: "").first?.id)
+        #expect(try store.lyrics(id: id) == Lyrics(source: .unsynced, text: "from the tag"))
+        #expect(try scan().unchanged == 1)
+
+        try "[00:01]from the file\n".write(toFile: lrc, atomically: true, encoding: .utf8)
+        #expect(try scan().updated == 1)
+        #expect(try store.lyrics(id: id) == Lyrics(source: .lrc, text: "from the file", lines: [LyricLine(milliseconds: 1000, text: "from the file")]))
+        #expect(try store.tracks(matching: "lyrics:\"FROM THE FILE\"").map(\.id) == [id])
+        #expect(try scan().unchanged == 1)
+
+        try "[00:02]changed\n".write(toFile: lrc, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(60)], ofItemAtPath: lrc)
+        #expect(try scan().updated == 1)
+        #expect(try store.lyrics(id: id)?.lines == [LyricLine(milliseconds: 2000, text: "changed")])
+
+        try FileManager.default.removeItem(atPath: lrc)
+        #expect(try scan().updated == 1)
+        #expect(try store.lyrics(id: id)?.source == .unsynced)
+        #expect(try store.tracks(matching: "lyrics:changed").isEmpty)
+    }
+
+    @Test func theMigrationKeepsTheLyricsOfAnOlderLibrary() throws {
+        #expect(Schema.migrator.migrations.last == "v8: lyrics and art")
+        let folder = try Fixtures.temporaryDirectory()
+        let queue = try DatabaseQueue(path: folder + "/old.db")
+        // The schema as it was before v8: every earlier migration, run for real.
+        try Schema.migrator.migrate(queue, upTo: "v6: stickers")
+        try queue.write { db in
+            try db.execute(sql: """
+                INSERT INTO tracks (path, size, mtime, duration, added, path_key, lyrics, lyrics_key)
+                VALUES ('/a.mp3', 1, 1, 1, 1, '/a.mp3', 'words', 'words'), ('/b.mp3', 1, 1, 1, 1, '/b.mp3', NULL, NULL)
+                """)
+        }
+        try queue.writeWithoutTransaction { try $0.execute(sql: "PRAGMA user_version = 6") }
+        try queue.close()
+        let migrated = try LibraryStore(path: folder + "/old.db")
+        #expect(try migrated.lyrics(id: 1) == Lyrics(source: .unsynced, text: "words"))
+        #expect(try migrated.lyrics(id: 2) == nil)
     }
 }
