@@ -136,12 +136,11 @@ struct Show: ParsableCommand {
     @Flag(help: "Print a JSON object.")
     var json = false
 
-    @Argument(help: ArgumentHelp("A track id (from `songbox ls`) or a file path.", valueName: "id|path"))
-    var track: String
+    @OptionGroup var track: TrackArgument
 
     func run() throws {
         let store = try library.openStore()
-        let found = try findTrack(track, in: store)
+        let found = try track.find(in: store)
         let lyrics = try store.lyrics(id: found.id)
         // A picture that cannot be read is no reason to fail `show`: it says none.
         let art = (try? ArtLocator.find(found.path))?.facts

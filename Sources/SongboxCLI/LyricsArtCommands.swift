@@ -3,14 +3,19 @@ import Foundation
 import SongboxLibrary
 import Synchronization
 
-/// The track a command names by id or by file path.
-func findTrack(_ text: String, in store: LibraryStore) throws -> Track {
-    let found = try Int64(text).flatMap { id throws(SongboxError) in try store.track(id: id) }
-        ?? store.track(path: LibraryScanner.normalise([text]).first ?? text)
-    guard let found else {
-        throw SongboxError(.notFound, "no track '\(text)' in the library", hint: "find ids with `songbox ls`")
+/// The track a command names: by id or by file path.
+struct TrackArgument: ParsableArguments {
+    @Argument(help: ArgumentHelp("A track id (from `songbox ls`) or a file path.", valueName: "id|path"))
+    var track: String
+
+    func find(in store: LibraryStore) throws -> Track {
+        let found = try Int64(track).flatMap { id throws(SongboxError) in try store.track(id: id) }
+            ?? store.track(path: LibraryScanner.normalise([track]).first ?? track)
+        guard let found else {
+            throw SongboxError(.notFound, "no track '\(track)' in the library", hint: "find ids with `songbox ls`")
+        }
+        return found
     }
-    return found
 }
 
 struct LyricsCommand: ParsableCommand {
@@ -29,12 +34,11 @@ struct LyricsCommand: ParsableCommand {
     @Flag(help: "Print a JSON object: source, text and the timed lines (t in seconds).")
     var json = false
 
-    @Argument(help: ArgumentHelp("A track id (from `songbox ls`) or a file path.", valueName: "id|path"))
-    var track: String
+    @OptionGroup var track: TrackArgument
 
     func run() throws {
         let store = try library.openStore()
-        let found = try findTrack(track, in: store)
+        let found = try track.find(in: store)
         guard let lyrics = try store.lyrics(id: found.id) else {
             throw SongboxError(.notFound, "track \(found.id) has no lyrics", at: found.path,
                                hint: "songbox reads ID3 USLT/SYLT frames and an .lrc file beside the track; scan again after adding one")
@@ -87,15 +91,14 @@ struct ArtCommand: ParsableCommand {
     @Flag(help: "Print what the picture is (source, MIME type, type, pixels, bytes) as JSON instead of its bytes.")
     var json = false
 
-    @Argument(help: ArgumentHelp("A track id (from `songbox ls`) or a file path.", valueName: "id|path"))
-    var track: String
+    @OptionGroup var track: TrackArgument
 
     /// Bytes read and written at a time.
     static let chunk = 1 << 20
 
     func run() throws {
         let store = try library.openStore()
-        let found = try findTrack(track, in: store)
+        let found = try track.find(in: store)
         let lookup = try ArtLocator.find(found.path)
         for warning in lookup.warnings { FileHandle.standardError.write(Data("warning: \(found.path): \(warning)\n".utf8)) }
         guard let facts = lookup.facts else {

@@ -41,6 +41,15 @@ import Testing
         return (daemon, port)
     }
 
+    /// A daemon on a library of a test's own (no plugins, no config), on a free TCP port.
+    static func startDaemon(on own: TestLibrary) throws -> (DaemonProcess, port: Int) {
+        let port = try freePort()
+        let daemon = try DaemonProcess(database: own.songbox.database, folder: own.folder, arguments: [
+            "--plugins", own.folder, "--output", "null", "--bind", "127.0.0.1:\(port)",
+        ])
+        return (daemon, port)
+    }
+
     func mpc(_ port: Int, _ arguments: [String]) throws -> SongboxRunner.Output {
         try SongboxRunner.run(executable: "/usr/bin/mpc", ["--host", "127.0.0.1", "--port", String(port)] + arguments)
     }
@@ -115,10 +124,7 @@ import Testing
         var bytes = [UInt8](repeating: 0, count: 50_000)
         for index in bytes.indices { bytes[index] = UInt8(truncatingIfNeeded: index &* 7 &+ index / 251) }
         try Data(bytes).write(to: URL(fileURLWithPath: own.music + "/Cover.JPG"))
-        let port = try Self.freePort()
-        let daemon = try DaemonProcess(database: own.songbox.database, folder: own.folder, arguments: [
-            "--plugins", own.folder, "--output", "null", "--bind", "127.0.0.1:\(port)",
-        ])
+        let (daemon, port) = try Self.startDaemon(on: own)
         defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
         let fetch = try SongboxRunner.run(executable: "/usr/bin/python3", ["-c", """
             import hashlib, socket, mpd
@@ -152,10 +158,7 @@ import Testing
         try Fixtures.writeMP3(to: own.music + "/plain.mp3", audio: audio)
         try Data(ImageFixtures.jpeg(width: 2, height: 2)).write(to: URL(fileURLWithPath: own.music + "/cover.jpg"))
         try own.scan()
-        let port = try Self.freePort()
-        let daemon = try DaemonProcess(database: own.songbox.database, folder: own.folder, arguments: [
-            "--plugins", own.folder, "--output", "null", "--bind", "127.0.0.1:\(port)",
-        ])
+        let (daemon, port) = try Self.startDaemon(on: own)
         defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
         let fetch = try SongboxRunner.run(executable: "/usr/bin/python3", ["-c", """
             import hashlib, socket, mpd
