@@ -10,7 +10,7 @@ if [[ "${1:-}" == "--test" ]]; then
     packages+=(sox libsox-fmt-mp3 lame mpg123 python3 python3-mutagen util-linux gcc libc6-dev mpc python3-mpd mpd ncmpcpp tmux procps)
 fi
 if [[ "${1:-}" == "--bench" ]]; then
-    packages+=(sox libsox-fmt-mp3 lame mpg123 python3 mpd mpc time lua5.4 valgrind binutils)
+    packages+=(sox libsox-fmt-mp3 lame mpg123 python3 mpd mpc time lua5.4 valgrind binutils strace pv)
 fi
 
 missing=()

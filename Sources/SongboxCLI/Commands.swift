@@ -97,8 +97,9 @@ struct List: ParsableCommand {
             // Streamed a track at a time: memory does not grow with the answer (100,000 tracks
             // held 347 MB). An empty array says "none" to a program; the exit status stays 0.
             let printer = JSONArrayPrinter()
+            let art = ArtPresence()
             try store.forEachTrack(matching: QueryArguments.join(query)) { track in
-                printer.element(.object(TrackJSON.listing(track)))
+                printer.element(.object(TrackJSON.listing(track) + [("art", JSONValue(art.source(track)))]))
             }
             printer.finish()
             return
@@ -135,21 +136,23 @@ struct Show: ParsableCommand {
     @Flag(help: "Print a JSON object.")
     var json = false
 
-    @Argument(help: ArgumentHelp("A track id (from `songbox ls`) or a file path.", valueName: "id|path"))
-    var track: String
+    @OptionGroup var track: TrackArgument
 
     func run() throws {
         let store = try library.openStore()
-        let found = try Int64(track).flatMap { id throws(SongboxError) in try store.track(id: id) }
-            ?? store.track(path: LibraryScanner.normalise([track]).first ?? track)
-        guard let found else {
-            throw SongboxError(.notFound, "no track '\(track)' in the library", hint: "find ids with `songbox ls`")
-        }
-        let fields = TrackJSON.allFields(found)
+        let found = try track.find(in: store)
+        let lyrics = try store.lyrics(id: found.id)
+        // A picture that cannot be read is no reason to fail `show`: it says none.
+        let art = (try? ArtLocator.find(found.path))?.facts
+        var fields = TrackJSON.allFields(found)
         if json {
+            fields.append(("lyrics_source", JSONValue(lyrics?.source.rawValue)))
+            fields.append(("art", art.map { .object(ArtCommand.fields($0)) } ?? .null))
             printJSON(.object(fields))
             return
         }
+        fields.append(("lyrics_source", .string(LyricsCommand.summary(lyrics))))
+        fields.append(("art", .string(ArtCommand.summary(art))))
         let width = fields.map { $0.0.count }.max() ?? 0
         for (name, value) in fields where name != "lyrics" {
             print(TerminalText.pad(name, to: width) + "  " + value.display)

@@ -51,16 +51,9 @@ public enum ID3v2Normaliser {
         let oversized = header.size + header.footerSize > maximumTagSize
         let pastTheEnd = declaredEnd > fileSize
         let wholeTagUnsync = header.version < 4 && header.flags & 0x80 != 0
-        // v2.4 frame sizes are synchsafe, unless walking the frames with synchsafe sizes fails
-        // and with plain sizes succeeds (as mutagen decides). Walking the frame headers costs
-        // one read for the usual tag of a few kilobytes.
-        var plainV24Sizes = false
-        if header.version == 4 {
-            plainV24Sizes = !walk(fd, header, fileSize, sizes: .synchsafe, keeping: false).clean
-                && walk(fd, header, fileSize, sizes: .plain, keeping: false).clean
-        }
+        let sizes = sizeCoding(fd, header, fileSize)
+        let plainV24Sizes = header.version == 4 && sizes == .plain
         guard oversized || pastTheEnd || wholeTagUnsync || plainV24Sizes else { return asIs }
-        let sizes: FrameWalker.SizeCoding = header.version == 4 && !plainV24Sizes ? .synchsafe : .plain
 
         var plan = asIs
         let walk = walk(fd, header, fileSize, sizes: sizes, keeping: true)
@@ -94,12 +87,19 @@ public enum ID3v2Normaliser {
         return plan
     }
 
+    /// How the tag's frame sizes are written: v2.4 sizes are synchsafe, unless walking the
+    /// frames with synchsafe sizes fails and with plain sizes succeeds (as mutagen decides).
+    /// Walking the frame headers costs one read for the usual tag of a few kilobytes.
+    static func sizeCoding(_ fd: Int32, _ header: TagHeader, _ fileSize: Int) -> FrameWalker.SizeCoding {
+        guard header.version == 4 else { return .plain }
+        let plain = !walk(fd, header, fileSize, sizes: .synchsafe, keeping: false).clean
+            && walk(fd, header, fileSize, sizes: .plain, keeping: false).clean
+        return plain ? .plain : .synchsafe
+    }
+
     private static func walk(_ fd: Int32, _ header: TagHeader, _ fileSize: Int,
                              sizes: FrameWalker.SizeCoding, keeping: Bool) -> FrameWalker.Walk {
-        var walker = FrameWalker(
-            header: header, sizes: sizes,
-            stream: TagStream(fd: fd, start: 10, end: min(10 + header.size, fileSize),
-                              unsynchronised: header.version < 4 && header.flags & 0x80 != 0))
+        var walker = FrameWalker(header: header, sizes: sizes, fd: fd, fileSize: fileSize)
         return walker.walk(keeping: keeping)
     }
 }
@@ -179,6 +179,14 @@ struct FrameWalker {
     let sizes: SizeCoding
     var stream: TagStream
 
+    /// A walker at the first byte after the tag header of the file open at `fd`.
+    init(header: TagHeader, sizes: SizeCoding, fd: Int32, fileSize: Int) {
+        self.header = header
+        self.sizes = sizes
+        stream = TagStream(fd: fd, start: 10, end: min(10 + header.size, fileSize),
+                           unsynchronised: header.version < 4 && header.flags & 0x80 != 0)
+    }
+
     /// Walks the frames. Without `keeping`, only the frame headers are read.
     mutating func walk(keeping: Bool) -> Walk {
         var walk = Walk()
@@ -190,31 +198,11 @@ struct FrameWalker {
             return walk
         }
         walk.stop = stream.offset
-        let idLength = version == 2 ? 3 : 4
         let headerLength = version == 2 ? 6 : 10
-        while let frameHeader = stream.take(headerLength) {
-            // A zero where an id should be: padding.
-            if frameHeader[0] == 0 { break }
-            let id = frameHeader[0..<idLength]
-            guard id.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) }) else {
-                walk.clean = false
-                break
-            }
-            let sizeBytes = frameHeader[idLength..<2 * idLength]
-            let size: Int
-            if sizes == .synchsafe {
-                guard sizeBytes.allSatisfy({ $0 & 0x80 == 0 }) else {
-                    walk.clean = false
-                    break
-                }
-                size = sizeBytes.reduce(0) { $0 << 7 | Int($1) }
-            } else {
-                size = sizeBytes.reduce(0) { $0 << 8 | Int($1) }
-            }
-            // Unsynchronisation only ever adds bytes, so a body longer than the raw bytes left
-            // cannot fit.
-            guard size <= stream.remaining else {
-                walk.clean = false
+        while true {
+            let next = nextFrame()
+            guard case .frame(let frameHeader, let id, let size) = next else {
+                if next == .invalid { walk.clean = false }
                 break
             }
             let idText = String(decoding: id, as: UTF8.self)
@@ -252,8 +240,41 @@ struct FrameWalker {
         return walk
     }
 
+    /// What comes next in the tag.
+    enum Next: Equatable {
+        /// A frame header (the raw header bytes, the id bytes, the body size); the stream is at its body.
+        case frame(header: [UInt8], id: ArraySlice<UInt8>, size: Int)
+        /// The end of the tag, or padding.
+        case end
+        /// An invalid frame id, a v2.4 size that is not synchsafe (when reading synchsafe
+        /// sizes), or a frame that runs past the tag: the frames stop here.
+        case invalid
+    }
+
+    /// Reads the next frame header.
+    mutating func nextFrame() -> Next {
+        let idLength = header.version == 2 ? 3 : 4
+        guard let frameHeader = stream.take(header.version == 2 ? 6 : 10) else { return .end }
+        // A zero where an id should be: padding.
+        if frameHeader[0] == 0 { return .end }
+        let id = frameHeader[0..<idLength]
+        guard id.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) }) else { return .invalid }
+        let sizeBytes = frameHeader[idLength..<2 * idLength]
+        let size: Int
+        if sizes == .synchsafe {
+            guard sizeBytes.allSatisfy({ $0 & 0x80 == 0 }) else { return .invalid }
+            size = sizeBytes.reduce(0) { $0 << 7 | Int($1) }
+        } else {
+            size = sizeBytes.reduce(0) { $0 << 8 | Int($1) }
+        }
+        // Unsynchronisation only ever adds bytes, so a body longer than the raw bytes left
+        // cannot fit.
+        guard size <= stream.remaining else { return .invalid }
+        return .frame(header: frameHeader, id: id, size: size)
+    }
+
     /// Steps over a v2.3 or v2.4 extended header; false when its size is impossible.
-    private mutating func skipExtendedHeader() -> Bool {
+    mutating func skipExtendedHeader() -> Bool {
         guard let sizeBytes = stream.take(4) else { return false }
         if header.version == 3 {
             // v2.3: a plain size that does not count its own 4 bytes (6 or 10).
@@ -288,12 +309,18 @@ struct TagStream {
     /// The last byte taken was FF, so a 00 right after it is an unsynchronisation byte.
     private var afterFF = false
 
-    init(fd: Int32, start: Int, end: Int, unsynchronised: Bool) {
+    /// `afterFF`: the raw byte before `start` was an FF of the same unsynchronised stream, so
+    /// a 00 at `start` is an unsynchronisation byte.
+    init(fd: Int32, start: Int, end: Int, unsynchronised: Bool, afterFF: Bool = false) {
         self.fd = fd
         self.offset = start
         self.end = max(end, start)
         self.unsynchronised = unsynchronised
+        self.afterFF = unsynchronised && afterFF
     }
+
+    /// The last byte taken was an FF (of an unsynchronised stream).
+    var isAfterFF: Bool { afterFF }
 
     /// Raw bytes left in the tag.
     var remaining: Int { end - offset }
@@ -302,25 +329,38 @@ struct TagStream {
     mutating func take(_ count: Int) -> [UInt8]? {
         var out: [UInt8]? = []
         out?.reserveCapacity(count)
-        return consume(count, into: &out) ? out : nil
+        return consume(count, into: &out) == count ? out : nil
+    }
+
+    /// Up to `count` bytes: fewer when the tag (or the file) ends first.
+    mutating func take(upTo count: Int) -> [UInt8] {
+        var out: [UInt8]? = []
+        _ = consume(count, into: &out)
+        return out ?? []
     }
 
     /// Steps over the next `count` bytes; false when the tag (or the file) ends first.
     mutating func skip(_ count: Int) -> Bool {
+        skip(upTo: count) == count
+    }
+
+    /// Steps over up to `count` bytes; returns how many there were before the end.
+    mutating func skip(upTo count: Int) -> Int {
         if !unsynchronised {
-            guard count <= remaining else { return false }
-            offset += count
-            return true
+            let stepped = min(count, remaining)
+            offset += stepped
+            return stepped
         }
         var none: [UInt8]?
         return consume(count, into: &none)
     }
 
-    /// Takes `count` bytes (after undoing unsynchronisation), appending them to `out` when given.
-    private mutating func consume(_ count: Int, into out: inout [UInt8]?) -> Bool {
+    /// Takes up to `count` bytes (after undoing unsynchronisation), appending them to `out` when
+    /// given; returns how many it took.
+    private mutating func consume(_ count: Int, into out: inout [UInt8]?) -> Int {
         var left = count
         while left > 0 {
-            guard fill() else { return false }
+            guard fill() else { break }
             let chunk = buffer
             var index = offset - bufferStart
             var afterFF = self.afterFF
@@ -353,7 +393,7 @@ struct TagStream {
             self.afterFF = afterFF
             offset = bufferStart + index
         }
-        return true
+        return count - left
     }
 
     /// Makes the buffer hold the byte at `offset`; false at the end of the tag or on a read error.

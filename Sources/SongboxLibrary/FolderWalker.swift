@@ -31,6 +31,8 @@ struct FolderWalker {
     private(set) var emptyFolders: [String] = []
     /// The filesystem (device) each root is on.
     private(set) var rootDevices: [String: UInt64] = [:]
+    /// Paths of `.lrc` files found, without the extension: tracks with lyrics beside them.
+    private var lyricsFiles = Set<String>()
     private var visitedFolders = Set<FileID>()
     private var visitedFiles = Set<FileID>()
 
@@ -75,6 +77,7 @@ struct FolderWalker {
         for entry in entries.sorted(by: { $0.name < $1.name }) {
             let child = path == "/" ? "/" + entry.name : path + "/" + entry.name
             let type = Int32(entry.type)
+            if Self.isLyricsFile(entry.name) { lyricsFiles.insert(String(child.dropLast(4))) }
             // Regular files that are not MP3s need no stat at all.
             if type == DT_REG, !Self.isMP3(entry.name) { continue }
             let namedMP3 = Self.isMP3(entry.name)
@@ -108,8 +111,19 @@ struct FolderWalker {
         files.append(FoundFile(path: path, size: Int64(info.st_size), mtime: mtime))
     }
 
-    static func isMP3(_ name: String) -> Bool {
-        guard name.utf8.count > 4 else { return false }
-        return name.utf8.suffix(4).map { $0 | 0x20 }.elementsEqual(".mp3".utf8)
+    static func isMP3(_ name: String) -> Bool { hasSuffix(name, ".mp3") }
+
+    static func isLyricsFile(_ name: String) -> Bool { hasSuffix(name, ".lrc") }
+
+    /// `name` is longer than `suffix` (lower-case ASCII) and ends with it in any case.
+    private static func hasSuffix(_ name: String, _ suffix: String) -> Bool {
+        guard name.utf8.count > suffix.utf8.count else { return false }
+        return name.utf8.suffix(suffix.utf8.count).map { $0 | 0x20 }.elementsEqual(suffix.utf8)
+    }
+
+    /// A `.lrc` file was found beside the track at `path` (same name).
+    func hasLyricsFile(beside path: String) -> Bool {
+        guard path.utf8.count > 4 else { return false }
+        return lyricsFiles.contains(String(path.dropLast(4)))
     }
 }

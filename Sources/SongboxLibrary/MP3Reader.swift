@@ -8,6 +8,10 @@ public struct ProbedFile: Sendable {
     public var audio: AudioFacts
     /// Things worth telling the user that did not stop the file from being indexed.
     public var warnings: [String] = []
+    /// From `USLT`/`SYLT` frames or an `.lrc` beside the file (see `LyricsReader`).
+    public var lyrics: Lyrics?
+    /// The modification time of the `.lrc` beside the file, when there is one.
+    public var lrcMtime: Int64?
 }
 
 /// Reads tags and audio facts of MP3 files with libmpg123.
@@ -115,6 +119,11 @@ final class MP3Reader {
             if let v2 { ID3v2Reader.apply(v2.pointee, to: &tags) }
         }
         if plan.droppedPicture { tags.hasPicture = true }
+        // libmpg123 gives neither SYLT nor where pictures are: the frames are located here.
+        let frames = ID3Frames.scan(fd: fd, fileSize: fileSize, ids: ["USLT", "SYLT", "APIC"])
+        if frames.frames.contains(where: { $0.id == "APIC" }) { tags.hasPicture = true }
+        let lyrics = LyricsReader.read(path: path, fd: fd, frames: frames.frames, sampleRate: rate)
+        tags.lyrics = lyrics.lyrics?.text ?? tags.lyrics
         // The original file's audio bytes, whatever libmpg123 was shown.
         tagBytes += plan.audioStart
 
@@ -123,7 +132,11 @@ final class MP3Reader {
             ? Int(frame.bitrate)
             : Int((Double(audioBytes) * 8 / duration / 1000).rounded())
         let audio = AudioFacts(duration: duration, bitrate: bitrate, sampleRate: rate, channels: Int(channels))
-        return ProbedFile(tags: tags, audio: audio, warnings: plan.warnings)
+        // The normaliser already reported a damaged tag; the frame scan's words for it are kept
+        // only when the normaliser had nothing to say.
+        let tagWarnings = plan.warnings.isEmpty ? frames.warnings : plan.warnings
+        return ProbedFile(tags: tags, audio: audio, warnings: tagWarnings + lyrics.warnings,
+                          lyrics: lyrics.lyrics, lrcMtime: lyrics.lrcMtime)
     }
 
     private func check(_ status: Int32, path: String) throws(SongboxError) {

@@ -97,7 +97,8 @@ public struct LibraryScanner: Sendable {
             seen.insert(file.path)
             if known.excluded.contains(file.path) {
                 report.excluded += 1
-            } else if let track = known.tracks[file.path], track.size == file.size, track.mtime == file.mtime {
+            } else if let track = known.tracks[file.path], track.size == file.size, track.mtime == file.mtime,
+                      !Self.lyricsFileChanged(track, walker: walker) {
                 report.unchanged += 1
                 if track.missingSince != nil { backUnchanged.append(track.id) }
             } else if let failure = known.unreadable[file.path], failure.size == file.size, failure.mtime == file.mtime {
@@ -167,6 +168,13 @@ public struct LibraryScanner: Sendable {
         report.unreadable.sort { $0.path < $1.path }
         report.elapsed = clock.now - start
         return report
+    }
+
+    /// An `.lrc` beside the track came, went or changed since the last scan: its file is read again.
+    static func lyricsFileChanged(_ track: KnownFiles.Entry, walker: FolderWalker) -> Bool {
+        let hasLRC = walker.hasLyricsFile(beside: track.path)
+        guard hasLRC || track.lrcMtime != nil else { return false }
+        return LRCFile.beside(track.path)?.mtime != track.lrcMtime
     }
 
     /// The folders a scan without arguments goes over.
@@ -261,6 +269,8 @@ struct KnownFiles: Sendable {
         let id: Int64, path: String, size: Int64, mtime: Int64
         /// When a scan last found its file gone (unix seconds); nil while it is there.
         let missingSince: Int64?
+        /// The modification time of the `.lrc` beside it when it was read.
+        var lrcMtime: Int64? = nil
     }
     var tracks: [String: Entry] = [:]
     /// The filesystem each root was on when it was last scanned.
@@ -274,10 +284,10 @@ struct KnownFiles: Sendable {
             // SQLite can answer from the unique index on path.
             let arguments: StatementArguments = [root, root + "/", root + "0"]
             let condition = "path = ? OR (path >= ? AND path < ?)"
-            let rows = try Row.fetchCursor(db, sql: "SELECT id, path, size, mtime, missing_since FROM tracks WHERE \(condition)",
+            let rows = try Row.fetchCursor(db, sql: "SELECT id, path, size, mtime, missing_since, lrc_mtime FROM tracks WHERE \(condition)",
                                            arguments: arguments)
             while let row = try rows.next() {
-                let entry = Entry(id: row[0], path: row[1], size: row[2], mtime: row[3], missingSince: row[4])
+                let entry = Entry(id: row[0], path: row[1], size: row[2], mtime: row[3], missingSince: row[4], lrcMtime: row[5])
                 tracks[entry.path] = entry
             }
             for row in try Row.fetchAll(db, sql: "SELECT path, size, mtime, reason FROM unreadable WHERE \(condition)", arguments: arguments) {

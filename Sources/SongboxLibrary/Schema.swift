@@ -41,7 +41,7 @@ enum Schema {
         }
     }
 
-    static let migrationCount = 6
+    static let migrationCount = 7
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -234,6 +234,19 @@ enum Schema {
                   PRIMARY KEY (track_id, name)
                 ) WITHOUT ROWID;
                 CREATE INDEX stickers_by_name ON stickers(name);
+                """)
+        }
+        migrator.registerMigration("v8: lyrics and art") { db in
+            // Where a track's lyrics came from (`Lyrics.Source`: unsynced, synced, lrc) and its
+            // timed lines as JSON (`[{"ms":..,"text":..}]`); `lyrics` and `lyrics_key` keep the
+            // words for search. `lrc_mtime` is the `.lrc` file's modification time when one
+            // was read, so a scan notices a new, changed or removed `.lrc`. Pictures are found
+            // when asked for (`ArtLocator`): `has_picture` says a tag has one.
+            try db.execute(sql: """
+                ALTER TABLE tracks ADD COLUMN lyrics_source TEXT;
+                ALTER TABLE tracks ADD COLUMN lyrics_lines TEXT;
+                ALTER TABLE tracks ADD COLUMN lrc_mtime INTEGER;
+                UPDATE tracks SET lyrics_source = 'unsynced' WHERE lyrics IS NOT NULL;
                 """)
         }
         return migrator

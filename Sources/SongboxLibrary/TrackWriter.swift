@@ -99,6 +99,9 @@ enum TrackWriter {
             ("album_key", SearchKey.fold(tags.album)), ("albumartist_key", SearchKey.fold(tags.albumArtist)),
             ("genre_key", SearchKey.fold(tags.genre)), ("comment_key", SearchKey.fold(tags.comment)),
             ("lyrics_key", SearchKey.fold(tags.lyrics)),
+            ("lyrics_source", probed.lyrics?.source.rawValue),
+            ("lyrics_lines", probed.lyrics.flatMap { LyricLine.json($0.lines) }),
+            ("lrc_mtime", probed.lrcMtime),
             // Found, so not missing: a missing track whose file is back is restored.
             ("missing_since", Int64?.none),
         ]

@@ -16,6 +16,7 @@ extension LibraryAPI {
             [
                 ("library.query", false, query), ("library.find", false, find), ("library.get", false, get),
                 ("library.set", true, set), ("library.stats", false, stats),
+                ("library.art", false, art), ("library.art_bytes", false, artBytes), ("lyrics.get", false, lyrics),
                 ("history.recent", false, recent), ("history.top", false, top), ("history.plays", false, plays),
                 ("playlist.list", false, list), ("playlist.get", false, playlistGet),
                 ("playlist.save", true, save), ("playlist.add", true, add), ("playlist.remove", true, remove),

@@ -22,6 +22,7 @@ enum LuaJSON {
             guard d.isFinite else { throw Failure(description: "cannot encode \(d) in JSON") }
             out += formatNumber(d)
         case .string(let s): quote(s, into: &out)
+        case .bytes: throw Failure(description: "cannot encode binary bytes in JSON")
         case .records(let records):
             try encode(.array(records.tables), pretty: pretty, indent: indent, into: &out)
         case .array(let elements):

@@ -6,6 +6,9 @@ public enum LuaValue: Sendable, Equatable {
     case integer(Int)
     case number(Double)
     case string(String)
+    /// A Lua string of any bytes (a piece of a picture), Swift to Lua only: strings from Lua
+    /// arrive as `.string`.
+    case bytes([UInt8])
     /// A sequence (Lua indices 1...n; `.nil` elements leave holes).
     case array([LuaValue])
     /// A table with string keys only.
@@ -72,7 +75,7 @@ public enum LuaValue: Sendable, Equatable {
         case .nil: "nil"
         case .boolean: "boolean"
         case .integer, .number: "number"
-        case .string: "string"
+        case .string, .bytes: "string"
         case .array, .table, .records: "table"
         }
     }
@@ -133,6 +136,10 @@ extension LuaValue {
             withUnsafeBytes(of: d) { bytes.append(contentsOf: $0) }
         case .string(let s):
             try Self.encodeString(s, into: &bytes)
+        case .bytes(let raw):
+            bytes.append(UInt8(ascii: "s"))
+            try Self.encodeCount(raw.count, into: &bytes)
+            bytes.append(contentsOf: raw)
         case .array(let elements):
             bytes.append(UInt8(ascii: "a"))
             try Self.encodeCount(elements.count, into: &bytes)

@@ -1,42 +1,46 @@
 import Foundation
 import SongboxLibrary
 
-/// `albumart`: the picture beside a song (`cover`, `folder`, `front`, `album` as `.jpg`, `.jpeg`
-/// or `.png`, any case), sent in pieces of the client's `binarylimit` from an offset, read by
-/// offset and never whole.
+/// `albumart` (the picture file beside a song: `cover`, `folder`, `front`, `album` as `.jpg`,
+/// `.jpeg` or `.png`, any case) and `readpicture` (the picture embedded in the song, front cover
+/// first), sent in pieces of the client's `binarylimit` from an offset, found and read by
+/// `ArtLocator`: by offset, never whole.
 extension MPDCommands {
-    static let coverNames = ["cover", "folder", "front", "album"]
-    static let coverExtensions = ["jpg", "jpeg", "png"]
-
     func albumArt(_ args: Arguments, client: MPDClient, out: MPDResponse) throws(Failure) {
+        let (path, offset) = try pictureArguments(args)
+        guard let facts = ArtLocator.beside(path) else { throw Failure(.noExist, "No file exists") }
+        try send(facts, from: offset, client: client, out: out, withType: false)
+    }
+
+    /// MPD answers a song without an embedded picture with an empty, successful response.
+    func readPicture(_ args: Arguments, client: MPDClient, out: MPDResponse) throws(Failure) {
+        let (path, offset) = try pictureArguments(args)
+        let lookup: ArtLookup
+        do throws(SongboxError) { lookup = try ArtLocator.find(path, in: .embedded) } catch {
+            throw Failure(.system, error.message)
+        }
+        guard let facts = lookup.facts else { return }
+        try send(facts, from: offset, client: client, out: out, withType: true)
+    }
+
+    /// The song's file and the offset asked for.
+    private func pictureArguments(_ args: Arguments) throws(Failure) -> (String, Int) {
         let uri = try args.string(0), offset = try args.integer(1)
         guard offset >= 0 else { throw Failure(.argument, "Bad offset") }
         guard let path = roots().path(uri), try library({ () throws(SongboxError) in try store.track(path: path) }) != nil else {
             throw Failure(.noExist, "No such song")
         }
-        let folder = (path as NSString).deletingLastPathComponent
-        guard let picture = Self.coverFile(in: folder), let handle = FileHandle(forReadingAtPath: picture) else {
-            throw Failure(.noExist, "No file exists")
-        }
-        defer { try? handle.close() }
-        let size = (try? handle.seekToEnd()).map(Int.init) ?? 0
-        guard offset <= size else { throw Failure(.argument, "Bad file offset") }
-        try? handle.seek(toOffset: UInt64(offset))
-        let chunk = (try? handle.read(upToCount: min(client.binaryLimit, size - offset))) ?? Data()
-        out.field("size", String(size))
-        out.binary(Array(chunk))
+        return (path, offset)
     }
 
-    /// The first cover picture in `folder`, by the names' order of preference.
-    static func coverFile(in folder: String) -> String? {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return nil }
-        var byKey: [String: String] = [:]
-        for name in names { byKey[name.lowercased()] = name }
-        for base in coverNames {
-            for suffix in coverExtensions {
-                if let name = byKey[base + "." + suffix] { return folder + "/" + name }
-            }
+    private func send(_ facts: ArtFacts, from offset: Int, client: MPDClient, out: MPDResponse, withType: Bool) throws(Failure) {
+        guard offset <= facts.size else { throw Failure(.argument, "Bad file offset") }
+        let chunk: [UInt8]
+        do throws(SongboxError) { chunk = try ArtLocator.read(facts, offset: offset, length: client.binaryLimit) } catch {
+            throw Failure(.system, error.message)
         }
-        return nil
+        out.field("size", String(facts.size))
+        if withType { out.field("type", facts.mime) }
+        out.binary(chunk)
     }
 }

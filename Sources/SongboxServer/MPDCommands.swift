@@ -47,7 +47,7 @@ public struct MPDCommands: MPDCommandHandler {
         "idle", "list", "listall", "listallinfo", "lsinfo", "mixrampdb", "mixrampdelay", "move", "moveid", "next",
         "noidle", "notcommands", "outputs", "pause", "ping", "play", "playid", "playlistfind", "playlistid",
         "playlistinfo", "playlistsearch", "plchanges", "plchangesposid", "previous", "prio", "prioid", "random",
-        "rangeid", "readcomments", "readmessages", "repeat", "replay_gain_mode", "replay_gain_status", "rescan", "search",
+        "rangeid", "readcomments", "readmessages", "readpicture", "repeat", "replay_gain_mode", "replay_gain_status", "rescan", "search",
         "searchadd", "searchaddpl", "seek", "seekcur", "seekid", "sendmessage", "setvol", "shuffle", "single", "stats", "status",
         "sticker", "stop", "subscribe", "swap", "swapid", "tagtypes", "toggleoutput", "unsubscribe", "update", "urlhandlers",
         "volume",
@@ -335,6 +335,7 @@ public struct MPDCommands: MPDCommandHandler {
 
         case "sticker": try sticker(args, client: client, out: out)
         case "albumart": try albumArt(args, client: client, out: out)
+        case "readpicture": try readPicture(args, client: client, out: out)
 
         // Messages
         case "subscribe":

@@ -137,6 +137,23 @@ public struct ID3Frame: Sendable, Equatable {
         raw("USLT", body: languageTextBody(language, description, text, encoding))
     }
 
+    /// `SYLT`: encoding, language, time stamp format (2 = milliseconds, 1 = MPEG frames),
+    /// content type (1 = lyrics), description, then each text, terminated, and its 4-byte time.
+    public static func syncedLyrics(_ entries: [(text: String, time: Int)], encoding: TextEncoding = .utf8,
+                                    timeFormat: UInt8 = 2, language: String = "eng", description: String = "") -> ID3Frame {
+        precondition(language.utf8.count == 3, "a language code is 3 bytes, got \"\(language)\"")
+        var body = [encoding.byte] + Array(language.utf8) + [timeFormat, 1] + encoding.encode(description) + encoding.terminator
+        for entry in entries { body += encoding.encode(entry.text) + encoding.terminator + ID3Bytes.plain32(entry.time) }
+        return raw("SYLT", body: body)
+    }
+
+    /// `SYLT` entries of raw text bytes (Windows-1255 Hebrew under encoding 0, say).
+    public static func rawSyncedLyrics(_ entries: [(text: [UInt8], time: Int)], encoding byte: UInt8, terminator: [UInt8] = [0]) -> ID3Frame {
+        var body = [byte] + Array("heb".utf8) + [2, 1] + terminator
+        for entry in entries { body += entry.text + terminator + ID3Bytes.plain32(entry.time) }
+        return raw("SYLT", body: body)
+    }
+
     /// `TXXX`: encoding, description, terminator, value; for example "MusicBrainz Album Id" or
     /// "replaygain_track_gain" = "-6.50 dB".
     public static func userText(description: String, value: String, encoding: TextEncoding = .utf8) -> ID3Frame {
@@ -376,5 +393,26 @@ public enum ID3Bytes {
             out.append(0)
         }
         return out
+    }
+}
+
+/// Image headers for picture fixtures: enough for songbox to know the format and the pixel
+/// size, followed by filler bytes (not a decodable image).
+public enum ImageFixtures {
+    /// A PNG signature and IHDR chunk for `width` x `height`, then `filler` bytes that
+    /// include FF so unsynchronisation has work to do.
+    public static func png(width: Int, height: Int, filler: Int = 64) -> [UInt8] {
+        [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array("IHDR".utf8)
+            + ID3Bytes.plain32(width) + ID3Bytes.plain32(height) + [8, 6, 0, 0, 0, 0, 0, 0, 0]
+            + (0..<filler).map { $0 % 5 == 0 ? 0xFF : UInt8(truncatingIfNeeded: $0) }
+    }
+
+    /// A JPEG start, an APP0 segment of `appBytes` bytes, then a baseline frame header for
+    /// `width` x `height`, then `filler` bytes.
+    public static func jpeg(width: Int, height: Int, appBytes: Int = 16, filler: Int = 64) -> [UInt8] {
+        let app = [0xFF, 0xE0, UInt8((appBytes + 2) >> 8), UInt8((appBytes + 2) & 0xFF)] + [UInt8](repeating: 0xFF, count: appBytes)
+        let frame: [UInt8] = [0xFF, 0xC0, 0, 17, 8, UInt8(height >> 8), UInt8(height & 0xFF), UInt8(width >> 8), UInt8(width & 0xFF), 3]
+            + [UInt8](repeating: 1, count: 9)
+        return [0xFF, 0xD8] + app + frame + (0..<filler).map { $0 % 3 == 0 ? 0xFF : 0x00 }
     }
 }

@@ -41,6 +41,15 @@ import Testing
         return (daemon, port)
     }
 
+    /// A daemon on a library of a test's own (no plugins, no config), on a free TCP port.
+    static func startDaemon(on own: TestLibrary) throws -> (DaemonProcess, port: Int) {
+        let port = try freePort()
+        let daemon = try DaemonProcess(database: own.songbox.database, folder: own.folder, arguments: [
+            "--plugins", own.folder, "--output", "null", "--bind", "127.0.0.1:\(port)",
+        ])
+        return (daemon, port)
+    }
+
     func mpc(_ port: Int, _ arguments: [String]) throws -> SongboxRunner.Output {
         try SongboxRunner.run(executable: "/usr/bin/mpc", ["--host", "127.0.0.1", "--port", String(port)] + arguments)
     }
@@ -115,10 +124,7 @@ import Testing
         var bytes = [UInt8](repeating: 0, count: 50_000)
         for index in bytes.indices { bytes[index] = UInt8(truncatingIfNeeded: index &* 7 &+ index / 251) }
         try Data(bytes).write(to: URL(fileURLWithPath: own.music + "/Cover.JPG"))
-        let port = try Self.freePort()
-        let daemon = try DaemonProcess(database: own.songbox.database, folder: own.folder, arguments: [
-            "--plugins", own.folder, "--output", "null", "--bind", "127.0.0.1:\(port)",
-        ])
+        let (daemon, port) = try Self.startDaemon(on: own)
         defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
         let fetch = try SongboxRunner.run(executable: "/usr/bin/python3", ["-c", """
             import hashlib, socket, mpd
@@ -138,6 +144,43 @@ import Testing
         #expect(fetch.lines.first == "size: 50000 binary: 8192", "\(fetch.stdout)")
         #expect(fetch.lines.dropFirst().first == "50000 \(digest)", "\(fetch.stdout)")
         #expect(fetch.lines.last?.contains("[50@0] {albumart}") == true, "\(fetch.stdout)")
+    }
+
+    @Test func readPictureSendsTheEmbeddedPictureInPieces() throws {
+        // An unsynchronised tag, so the picture is read back through its unsynchronisation.
+        let own = try TestLibrary()
+        try FileManager.default.createDirectory(atPath: own.music, withIntermediateDirectories: true)
+        let picture = ImageFixtures.png(width: 64, height: 48, filler: 100_000)
+        let audio = try Fixtures.audio("tone-mono-44k.mp3")
+        try Fixtures.writeMP3(to: own.music + "/pictured.mp3", v2: ID3v2Tag(version: 3, frames: [
+            .picture(ImageFixtures.jpeg(width: 1, height: 1), mime: "image/jpeg", type: 4), .picture(picture, mime: "image/png", type: 3),
+        ], unsynchronised: true), audio: audio)
+        try Fixtures.writeMP3(to: own.music + "/plain.mp3", audio: audio)
+        try Data(ImageFixtures.jpeg(width: 2, height: 2)).write(to: URL(fileURLWithPath: own.music + "/cover.jpg"))
+        try own.scan()
+        let (daemon, port) = try Self.startDaemon(on: own)
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        let fetch = try SongboxRunner.run(executable: "/usr/bin/python3", ["-c", """
+            import hashlib, socket, mpd
+            raw = socket.create_connection(("127.0.0.1", \(port))).makefile("rwb")
+            raw.readline(); raw.write(b"readpicture pictured.mp3 0\\n"); raw.flush()
+            print(raw.readline().decode().strip(), raw.readline().decode().strip(), raw.readline().decode().strip())
+            c = mpd.MPDClient(); c.connect("127.0.0.1", \(port))
+            art = c.readpicture("pictured.mp3")
+            print(art["type"], len(art["binary"]), hashlib.sha256(art["binary"]).hexdigest())
+            print(c.readpicture("plain.mp3"))
+            raw.read(8192); raw.readline(); assert raw.readline() == b"OK\\n"
+            raw.write(b"readpicture pictured.mp3 999999\\n"); raw.flush()
+            print(raw.readline().decode().strip())
+            """])
+        #expect(fetch.status == 0, "\(fetch.stdout) \(fetch.stderr)")
+        try Data(picture).write(to: URL(fileURLWithPath: own.folder + "/picture.png"))
+        let digest = try SongboxRunner.run(executable: "/usr/bin/sha256sum", [own.folder + "/picture.png"]).stdout.prefix(64)
+        #expect(fetch.lines.first == "size: \(picture.count) type: image/png binary: 8192", "\(fetch.stdout)")
+        #expect(fetch.lines.dropFirst().first == "image/png \(picture.count) \(digest)", "\(fetch.stdout)")
+        // No embedded picture: an empty answer, as MPD gives (the cover file is albumart's).
+        #expect(fetch.lines.dropFirst(2).first == "{}", "\(fetch.stdout)")
+        #expect(fetch.lines.last == "ACK [2@0] {readpicture} Bad file offset", "\(fetch.stdout)")
     }
 
     @Test func passwordsGivePermissionsOverTCPAndTheSocketHasThemAll() throws {

@@ -189,6 +189,49 @@ function songbox.library.set(track, edits) end
 ---@return songbox.library.stats
 function songbox.library.stats() end
 
+---@class songbox.library.art_facts
+---@field source "embedded"|"file" An ID3 APIC frame in the track, or a picture file beside it.
+---@field path string The file holding the bytes: the track, or the picture file.
+---@field mime string "image/jpeg", "image/png", ...
+---@field size integer Bytes of the picture.
+---@field type? integer The ID3 picture type (3 is the front cover); nil for a file.
+---@field type_name? string "front cover", "back cover", ...
+---@field width? integer Pixels, from the image header (nil when it does not say).
+---@field height? integer
+---@field description? string
+
+---The track's picture: the embedded front cover, else the first embedded picture, else
+---cover/folder/front/album .jpg/.jpeg/.png beside it. Found when asked, not loaded.
+---@param track songbox.track_ref
+---@return songbox.library.art_facts? facts Nil when the track has no picture.
+---@return string? error No such track, or its file cannot be read.
+function songbox.library.art(track) end
+
+---Up to `length` bytes (at most 1 MiB) of the track's picture from `offset` (0-based); "" at its end.
+---@param track songbox.track_ref
+---@param offset integer
+---@param length integer
+---@return string? bytes
+---@return string? error No picture, or an offset past its end.
+function songbox.library.art_bytes(track, offset, length) end
+
+---@class songbox.lyrics
+songbox.lyrics = {}
+
+---@class songbox.lyrics.line
+---@field t number Seconds from the start of the track.
+---@field text string
+
+---@class songbox.lyrics.lyrics
+---@field text string The words, a line per line.
+---@field lines songbox.lyrics.line[] Timed lines in time order; empty for "unsynced".
+---@field source "unsynced"|"synced"|"lrc" An ID3 USLT frame, an ID3 SYLT frame, or an .lrc file beside the track.
+
+---The track's lyrics as the last scan read them.
+---@param track songbox.track_ref
+---@return songbox.lyrics.lyrics? lyrics Nil when the track has none.
+function songbox.lyrics.get(track) end
+
 ---@class songbox.history
 songbox.history = {}
 
