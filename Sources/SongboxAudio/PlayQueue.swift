@@ -2,13 +2,17 @@ import Foundation
 
 /// A track as the player needs it: what to open and what the library knows of it.
 public struct PlayableTrack: Sendable, Hashable, Codable {
-    /// The library id; history rows are written against it.
+    /// The library id; history rows are written against it (`notInLibrary`: none, and its
+    /// plays are not counted).
     public var trackID: Int64
     public var path: String
     /// Seconds, from the library; the decoder's exact length wins once the file is open.
     public var duration: Double
     /// The part of the track played in highlights mode (seconds), when the library has one.
     public var highlight: HighlightRange?
+
+    /// The id of a file played that is not a library track (the bundled alarm tone).
+    public static let notInLibrary: Int64 = -1
 
     public init(trackID: Int64, path: String, duration: Double, highlight: HighlightRange? = nil) {
         self.trackID = trackID

@@ -143,6 +143,19 @@ public final class PlayerEngine {
         state = .stopped
     }
 
+    /// Stops (if playing) and makes `id` the current item at `seconds`, so that the next `play`
+    /// starts there: a place put back without a sound (after an alarm).
+    public func cue(id: Int, at seconds: Double) {
+        guard queue.item(id: id) != nil, seconds.isFinite else { return }
+        if state != .stopped { stop() }
+        // At once: a stop still fading out would end at the place it was given.
+        transition = nil
+        closeTrack()
+        currentID = id
+        resumeAt = max(0, seconds)
+        state = .stopped
+    }
+
     // MARK: Playback commands
 
     /// Starts or resumes playback: the item `id` when given, else the current (or first) item.
@@ -611,7 +624,8 @@ public final class PlayerEngine {
         let duration = highlights
             ? (item.track.highlight.map { $0.end - $0.start } ?? 0)
             : (decoder.length.map { Double($0) / rate } ?? item.track.duration)
-        let counted = highlights ? nil : settings.countRules.count(reason: reason, played: played, duration: duration)
+        let counted = highlights || item.track.trackID == PlayableTrack.notInLibrary ? nil
+            : settings.countRules.count(reason: reason, played: played, duration: duration)
         emit(.trackEnded(item: item, reason: reason, played: played, duration: duration, counted: counted))
         closeTrack()
     }

@@ -123,3 +123,15 @@ extension LibraryStore {
         }
     }
 }
+
+extension LibraryStore {
+    /// A consistent copy of the whole library at `path` (a file that must not exist yet): what
+    /// a dry run of something that changes the library works on (`songbox alarm test`).
+    public func copy(to path: String) throws(SongboxError) {
+        do {
+            try database.writeWithoutTransaction { db in try db.execute(sql: "VACUUM INTO ?", arguments: [path]) }
+        } catch {
+            throw SongboxError.database(error, at: path)
+        }
+    }
+}

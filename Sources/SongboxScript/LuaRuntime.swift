@@ -78,6 +78,12 @@ public final class LuaRuntime {
     public var wallClock: () -> Double = { Date().timeIntervalSince1970 }
     /// The zone a schedule that names none is in (config `time_zone`; else the system's).
     public var timeZone: TimeZone = .current
+    /// Where an event a script posts (`songbox.alarm.fire`, `announce`) goes: a daemon hands it
+    /// to every plugin; nil keeps it for this state's own handlers (`takePostedEvents`).
+    public var postEvent: ((LuaValue) -> Void)?
+    private var postedEvents: [LuaValue] = []
+    /// The bundled alarm tone (`songbox.alarm.tone()`), set by the wiring.
+    public var alarmTone: String?
     let bridge: Bridge
     private let state: OpaquePointer
 
@@ -110,6 +116,17 @@ public final class LuaRuntime {
 
     deinit {
         songbox_close(state)
+    }
+
+    /// Posts an event: to `postEvent`, or kept for this state's handlers.
+    func post(_ event: LuaValue) {
+        if let postEvent { postEvent(event) } else if postedEvents.count < 1024 { postedEvents.append(event) }
+    }
+
+    /// The events this state posted for itself since the last call, oldest first.
+    public func takePostedEvents() -> [LuaValue] {
+        defer { postedEvents.removeAll() }
+        return postedEvents
     }
 
     // MARK: the songbox table

@@ -102,6 +102,16 @@ public enum PlayerAPI {
                 return known ? [.boolean(true)] : [.nil, .string("songbox.player.play: no queue item with id \(id ?? 0)")]
             }),
             ("player.pause", true, { _ in try host.control.perform { $0.pause() }; return [.boolean(true)] }),
+            // `player.cue(queue_id, seconds)`: stopped there; the next `play()` starts there.
+            ("player.cue", true, { args in
+                let id = try args.integer(1), seconds = try args.seconds(2, limit: Self.longestFade * 366)
+                let known = try host.control.perform { engine -> Bool in
+                    guard engine.queue.item(id: id) != nil else { return false }
+                    engine.cue(id: id, at: seconds)
+                    return true
+                }
+                return known ? [.boolean(true)] : [.nil, .string("songbox.player.cue: no queue item with id \(id)")]
+            }),
             ("player.resume", true, { _ in try host.control.perform { $0.resume() }; return [.boolean(true)] }),
             ("player.stop", true, { _ in try host.control.perform { $0.stop() }; return [.boolean(true)] }),
             ("player.next", true, { _ in try host.control.perform { $0.next() }; return [.boolean(true)] }),
@@ -129,6 +139,7 @@ public enum PlayerAPI {
                 }
             }
         }
+        try AlarmAPI.install(on: runtime, host: host)
     }
 
     // MARK: Functions
@@ -260,7 +271,8 @@ public enum PlayerAPI {
         let status = try host.control.perform { $0.status }
         let snapshot = status.snapshot
         var table: [String: LuaValue] = [
-            "state": .string(snapshot.state.rawValue), "volume": .number(status.currentVolume),
+            "state": .string(snapshot.state.rawValue), "heading": .string(status.heading.rawValue),
+            "volume": .number(status.currentVolume),
             "repeat": .boolean(snapshot.modes.repeat), "random": .boolean(snapshot.modes.random),
             "single": toggleValue(snapshot.modes.single), "consume": toggleValue(snapshot.modes.consume),
             "highlights": .boolean(snapshot.highlights), "queue_version": .integer(snapshot.queue.version),

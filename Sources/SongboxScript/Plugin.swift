@@ -58,6 +58,10 @@ public final class Plugin: Sendable {
         public var wall: @Sendable () -> Double = { Date().timeIntervalSince1970 }
         /// The zone of a schedule that names none.
         public var timeZone: TimeZone = .current
+        /// Where an event a plugin posts goes (`songbox.alarm.fire`, `announce`): every plugin.
+        public var post: (@Sendable (LuaValue) -> Void)?
+        /// The bundled alarm tone.
+        public var alarmTone: String?
         public var policy = Policy()
         /// The files a plugin (by name) may import from and export to.
         public var fileAccess: @Sendable (String) -> FileAccess = { _ in .user }
@@ -218,6 +222,8 @@ public final class Plugin: Sendable {
                 made.fileAccess = environment.fileAccess(name)
                 made.wallClock = environment.wall
                 made.timeZone = environment.timeZone
+                made.postEvent = environment.post
+                made.alarmTone = environment.alarmTone
                 let subscriptions = environment.subscriptions
                 made.subscriptions = { channels in subscriptions(name, channels) }
                 try made.run(file: plugin.file)

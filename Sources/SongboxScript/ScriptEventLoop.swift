@@ -152,6 +152,20 @@ public final class ScriptEventLoop {
     private func dispatch(_ event: ScriptEvent, at now: Double) throws(LuaScriptError) {
         let errors = try runtime.callHost("dispatch", [PlayerAPI.event(event), .number(now)])
         note(errors.first)
+        try dispatchPosted()
+    }
+
+    /// The events the script posted for itself (`songbox.alarm.fire`, `announce`), in order; the
+    /// events their handlers post too, up to a bound (a handler that posts what it handles
+    /// would otherwise never end).
+    private func dispatchPosted() throws(LuaScriptError) {
+        for _ in 0..<100 {
+            let posted = runtime.takePostedEvents()
+            if posted.isEmpty { return }
+            for event in posted { note(try runtime.callHost("dispatch", [event, .number(now)]).first) }
+        }
+        report("songbox: events posted by their own handlers, 100 rounds deep: the rest are dropped")
+        _ = runtime.takePostedEvents()
     }
 
     /// Fires the timers due by `now`; returns the next deadline, and whether a one-shot timer
@@ -159,6 +173,7 @@ public final class ScriptEventLoop {
     private func advanceTimers(to now: Double) throws(LuaScriptError) -> (deadline: Double?, once: Bool) {
         let results = try runtime.callHost("advance", [.number(now), .number(runtime.wallClock())])
         note(results.first)
+        try dispatchPosted()
         return (results.count > 1 ? results[1].doubleValue : nil, results.count > 2 && results[2] == .boolean(true))
     }
 

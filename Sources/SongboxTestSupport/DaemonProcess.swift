@@ -56,6 +56,13 @@ public final class DaemonProcess: @unchecked Sendable {
             self.output.components(separatedBy: text).count - 1 >= count
         }
     }
+
+    /// Waits until the daemon's log (standard error) holds `text` `count` times.
+    public func waitForLog(_ text: String, count: Int = 1, timeout: Double = 30) throws {
+        try waitFor(timeout: timeout, "'\(text)' in the daemon's log") {
+            self.errors.components(separatedBy: text).count - 1 >= count
+        }
+    }
 }
 
 /// Polls `condition` (every 10 ms) until it holds; throws after `timeout` seconds.

@@ -92,10 +92,15 @@ public final class Daemon: MPDBackend, Sendable {
         }
         let clients = self.clients
         environment.subscriptions = { name, channels in clients.setChannels(channels, of: "plugin " + name) }
+        // An event a plugin posts (an alarm fired or announced) reaches every plugin.
+        let everyPlugin = PluginSetHolder()
+        environment.post = { event in everyPlugin.current.forEach { $0.deliver(event) } }
+        environment.alarmTone = Wiring.alarmTone
         environment.policy.firstPause = config.pluginRestartPause
         environment.policy.longestPause = max(60, config.pluginRestartPause)
         environment.policy.failuresBeforeDisabling = config.pluginFailures
         plugins = PluginSet(environment: environment, logger: logger)
+        everyPlugin.set(plugins)
         store.scriptEvaluator = ChainedEvaluator(first: LivePluginPlaylists { [plugins] in plugins.current },
                                                  then: Wiring.scriptPlaylistRunner(logger: logger) { current.value.pluginOptions })
     }
@@ -289,6 +294,13 @@ struct ChainedEvaluator: ScriptPlaylistEvaluator {
         if let ids = try first.trackIDs(of: playlist, in: store) { return ids }
         return try then.trackIDs(of: playlist, in: store)
     }
+}
+
+/// The plugin set, for what is made before it (the plugins' own environment).
+final class PluginSetHolder: Sendable {
+    private let held = Mutex<PluginSet?>(nil)
+    func set(_ plugins: PluginSet) { held.withLock { $0 = plugins } }
+    var current: [Plugin] { held.withLock { $0 }?.current ?? [] }
 }
 
 /// The daemon's plugins, by name; loading a folder list again reloads what stayed, starts what

@@ -24,6 +24,14 @@ public struct Wiring: Sendable {
 
     public var settings: PlayerSettings { config.settings }
 
+    /// The alarm tone that comes with the bundled plugins (`songbox.alarm.tone()`).
+    public static var alarmTone: String? { bundledPlugin("alarm-tone.mp3") }
+
+    /// A file of the bundled plugins' folder, when it is there.
+    public static func bundledPlugin(_ name: String) -> String? {
+        Daemon.bundledPluginFolder.map { $0 + "/" + name }.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
+    }
+
     /// Where the audio goes: `override`, else `$SONGBOX_OUTPUT`, else the config's, else ALSA's
     /// default; a file output's folder must exist.
     public func output(_ override: String?) throws(AudioOutputError) -> OutputSpec {

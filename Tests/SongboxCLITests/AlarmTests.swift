@@ -1,0 +1,157 @@
+import Foundation
+import SongboxTestSupport
+import Testing
+
+/// Alarms end to end: kept by the CLI, sounded by the bundled plugin through the real player
+/// (`songbox alarm test` on a fast clock, a WAV output for the fade's samples), and snoozed,
+/// dismissed and fired by MPD messages to a running daemon.
+@Suite(.serialized) struct AlarmTests: TestLibrarySuite {
+    let library: TestLibrary
+
+    init() throws {
+        library = try TestLibrary()
+        _ = try library.add([("steady", 4)])  // a 1 kHz sine at half scale
+        try library.scan()
+    }
+
+    var songbox: SongboxRunner { library.songbox }
+
+    struct Entry: Decodable {
+        var t: Double
+        var kind: String
+        var volume: Double
+        var phase: String?
+        var track: String?
+        var ok: Bool?
+    }
+
+    func timeline(_ name: String) throws -> [Entry] {
+        let output = try songbox.run(["alarm", "test", name, "--json"])
+        #expect(output.status == 0, "\(output.stderr)")
+        return try JSONDecoder().decode([Entry].self, from: Data(output.stdout.utf8))
+    }
+
+    @Test func alarmsAreKeptAndTestedAndAnEmptySourceFallsBackToTheTone() throws {
+        let added = try songbox.run(["alarm", "add", "wake", "--at", "07:00", "--days", "mon-fri", "--zone", "Asia/Jerusalem",
+                                     "--query", "path:steady", "--fade", "1m", "--volume", "80", "--timeout", "3m"])
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(added.stdout.contains("mon-fri 07:00 Asia/Jerusalem, next "), "\(added.stdout)")
+        let kept = try songbox.run(["alarm", "ls", "--json"])
+        #expect(kept.stdout.contains(#""fade":60"#) && kept.stdout.contains(#""when":"mon-fri 07:00 Asia/Jerusalem""#), "\(kept.stdout)")
+
+        // Mistakes are refused with the reason, and nothing is kept.
+        for (arguments, message) in [(["--at", "25:00"], "'25:00' is not a time of day"), (["--at", "07:00", "--volume", "120"], "volume is from 0 to 100"),
+                                     (["--at", "07:00", "--fade", "2h"], "fade is from 0 to 3600"), (["--at", "07:00", "--zone", "Nowhere/Town"], "unknown time zone")] {
+            let refused = try songbox.run(["alarm", "add", "bad"] + arguments)
+            #expect(refused.status != 0 && refused.stderr.contains(message), "\(arguments): \(refused.stderr)")
+        }
+        #expect(try songbox.run(["alarm", "rm", "nope"]).stderr.contains("no alarm named 'nope'"))
+        #expect(try songbox.run(["alarm", "ls"]).lines.count == 1)
+
+        // The whole alarm on a fast clock: it sounds, the audio check passes, the volume rises
+        // along the fade to its target, the source repeats, and it stops at its timeout.
+        let wake = try timeline("wake")
+        #expect(wake.first?.phase == "sounding")
+        #expect(wake.contains { $0.kind == "check" && $0.ok == true && $0.t == 5 })
+        #expect(wake.contains { $0.kind == "track" && $0.track == "steady.mp3" })
+        let volumes = wake.filter { $0.kind == "volume" }
+        #expect(volumes.count >= 9)
+        #expect(zip(volumes, volumes.dropFirst()).allSatisfy { $0.volume <= $1.volume + 1e-9 }, "rises, never falls")
+        #expect(volumes.first { $0.t >= 60 }.map { abs($0.volume - 80) < 1e-6 } == true)
+        #expect(volumes.first { $0.t == 30 }.map { abs($0.volume - 40) < 0.5 } == true, "linear: half way at half time")
+        #expect(wake.last?.phase == "timeout" && wake.last?.t == 180)
+        // The test ran on a copy: the library's history has no plays from it.
+        #expect(try songbox.run(["history"]).stdout.isEmpty)
+
+        // A source that finds nothing: the check fails, the bundled tone sounds, audio flows.
+        #expect(try songbox.run(["alarm", "add", "empty", "--at", "06:00", "--query", "zzzz", "--timeout", "30s"]).status == 0)
+        let empty = try timeline("empty")
+        #expect(empty.map { $0.phase ?? $0.kind }.prefix(5) == ["sounding", "check", "fallback", "track", "check"], "\(empty.map(\.kind))")
+        #expect(empty.contains { $0.kind == "track" && $0.track == "alarm-tone.mp3" })
+        #expect(empty.last { $0.kind == "check" }?.ok == true)
+        #expect(empty.last?.phase == "timeout")
+
+        #expect(try songbox.run(["alarm", "disable", "empty"]).stdout.contains("is off"))
+        #expect(try songbox.run(["alarm", "ls"]).stdout.contains("disabled"))
+        #expect(try songbox.run(["alarm", "rm", "empty"]).status == 0)
+        // Snooze and dismiss need the daemon, and say so when none runs.
+        let alone = try SongboxRunner.run(executable: SongboxRunner.executable, ["alarm", "snooze"],
+                                          environment: ["SONGBOX_SOCKET": folder + "/none.sock", "MPD_HOST": folder + "/none.sock"])
+        #expect(alone.status != 0 && alone.stderr.contains("no songbox daemon is running"), "\(alone.stderr)")
+    }
+
+    /// The fade is in the audio: a steady sine's peaks, second by second, follow the volume.
+    @Test func theFadeIsInTheRenderedSamples() throws {
+        #expect(try songbox.run(["alarm", "add", "ramp", "--at", "07:00", "--fade", "20s", "--start-volume", "0", "--volume", "100",
+                                 "--timeout", "30s"]).status == 0)
+        let wav = folder + "/alarm.wav"
+        let plugin = Fixtures.packageRoot + "/plugins/alarm.lua"
+        let output = try songbox.run(["run", "--output", "wav:" + wav, "--fast", plugin, "test", "ramp"])
+        #expect(output.status == 0, "\(output.stderr)")
+        let samples = try AudioFixtures.pcm(ofWAV: wav)
+        func peak(at second: Double) -> Double {
+            let center = Int(second * 44_100) * 2, half = 2_205 * 2
+            guard center + half <= samples.count else { return -1 }
+            return Double(samples[(center - half)..<(center + half)].map { abs(Int($0)) }.max() ?? 0)
+        }
+        let full = peak(at: 25)
+        #expect(full > 15_000, "the sine at full volume: \(full)")
+        for second in stride(from: 2.0, through: 18, by: 2) {
+            let expected = full * second / 20
+            #expect(abs(peak(at: second) - expected) < 0.03 * full, "at \(second) s: \(peak(at: second)), expected \(expected)")
+        }
+    }
+
+    /// MPD clients (Home Assistant, a door sensor, a phone) fire, snooze and dismiss alarms with
+    /// `sendmessage alarm ...`; what played before comes back.
+    @Test func aDaemonSoundsSnoozesAndDismissesOnMessagesAndRestoresWhatPlayed() throws {
+        #expect(try songbox.run(["alarm", "add", "door", "--at", "07:00", "--query", "path:steady", "--fade", "10m",
+                                 "--start-volume", "5", "--volume", "90", "--snooze", "1m"]).status == 0)
+        let plugins = folder + "/plugins"
+        try FileManager.default.createDirectory(atPath: plugins, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Fixtures.packageRoot + "/plugins/alarm.lua", toPath: plugins + "/alarm.lua")
+        let port = try MPDServerTests.freePort()
+        let daemon = try DaemonProcess(database: songbox.database, folder: folder, arguments: [
+            "--plugins", plugins, "--output", "null", "--bind", "127.0.0.1:\(port)",
+        ])
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        func mpc(_ arguments: String...) throws -> SongboxRunner.Output {
+            try SongboxRunner.run(executable: "/usr/bin/mpc", ["--host", "127.0.0.1", "--port", String(port)] + arguments)
+        }
+        func status() throws -> String { try mpc("status").stdout }
+        try daemon.waitForLog("alarm door: scheduled")
+        #expect(try mpc("channels").lines.contains("alarm"))
+        // Before: a paused queue at volume 37 with repeat off.
+        #expect(try mpc("add", "steady.mp3").status == 0)
+        _ = try mpc("volume", "37")
+        _ = try mpc("play")
+        _ = try mpc("pause")
+
+        #expect(try mpc("sendmessage", "alarm", "fire:door").status == 0)
+        try daemon.waitForLog("alarm door: sounding")
+        try waitFor(timeout: 10, "the alarm plays, fading in from 5") {
+            let now = try status()
+            return now.contains("[playing]") && now.contains("repeat: on") && !now.contains("volume: 37%")
+        }
+        #expect(try mpc("sendmessage", "alarm", "snooze").status == 0)
+        try daemon.waitForLog("alarm door: snoozed")
+        try waitFor(timeout: 10, "paused") { try status().contains("[paused]") }
+        #expect(try mpc("sendmessage", "alarm", "dismiss").status == 0)
+        try daemon.waitForLog("alarm door: dismissed")
+        try waitFor(timeout: 10, "what played before is back (paused: stopped at its place)") {
+            let now = try status()
+            return now.contains("volume: 37%") && now.contains("repeat: off") && !now.contains("[playing]")
+        }
+        let place = try SongboxRunner.run(executable: "/usr/bin/python3", ["-c", """
+            import socket
+            s = socket.create_connection(("127.0.0.1", \(port))); f = s.makefile("rwb"); f.readline()
+            f.write(b"status\\n"); f.flush()
+            for line in iter(f.readline, b"OK\\n"): print(line.decode().strip())
+            """])
+        #expect(place.lines.contains("song: 0") && place.lines.contains("state: stop"), "\(place.stdout)")
+        #expect(try mpc("playlist").lines == ["steady.mp3"])
+        // A message it does not know is said, not ignored.
+        _ = try mpc("sendmessage", "alarm", "explode")
+        try daemon.waitForLog("unknown message 'explode'")
+    }
+}
