@@ -44,6 +44,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Audio features (tempo, key, loudness, moods) from decoded PCM: pure Swift, its own FFT.
+        .target(name: "SongboxAnalysis"),
         // Decoding, outputs and the player engine. Knows nothing of SQLite or Lua.
         .target(name: "SongboxAudio", dependencies: ["CMPG123", "CALSA", "SongboxFiles"]),
         // The player wired to the library: history, saved state, tracks to play.
@@ -119,6 +121,7 @@ let package = Package(
             name: "SongboxLibraryTests",
             dependencies: ["SongboxLibrary", "SongboxFiles", "SongboxAudio", "SongboxTestSupport"]
         ),
+        .testTarget(name: "SongboxAnalysisTests", dependencies: ["SongboxAnalysis"]),
         .testTarget(
             name: "SongboxAudioTests",
             dependencies: ["SongboxAudio", "SongboxPlayback", "SongboxLibrary", "SongboxScript", "SongboxWiring", "SongboxTestSupport",
