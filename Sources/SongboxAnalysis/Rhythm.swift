@@ -73,12 +73,11 @@ struct TempoTracker {
         let bpm = 60 * frameRate / period
         guard bpm.isFinite, bpm > 0 else { return nil }
         let raw = combScore(period)
-        var alternative: Double?
-        for factor in [2.0, 0.5] {
-            let other = period * factor
-            guard other >= shortest / 1.5, other * 2 <= Double(maxLag) else { continue }
-            if combScore(other) >= 0.6 * raw, alternative == nil { alternative = bpm / factor }
-        }
+        // Double: the pulses half way between beats are nearly as strong as the beats. Half:
+        // every other beat stands out nearly as well as every beat does.
+        let faster = period / 2 >= shortest / 1.5 ? support(period / 2) / max(support(period), .leastNonzeroMagnitude) : 0
+        let slower = period * 2 * 2 <= Double(maxLag) ? combScore(period * 2) / max(raw, .leastNonzeroMagnitude) : 0
+        let alternative: Double? = max(faster, slower) < 0.6 ? nil : faster >= slower ? bpm * 2 : bpm / 2
         let regularity = min(1, max(0, raw / autocorrelation[0]))
         let strength = min(1, max(0, 2 * pulseSum / envelopeSum))
         return Estimate(bpm: bpm, alternative: alternative, regularity: regularity, strength: strength)
@@ -92,18 +91,32 @@ struct TempoTracker {
         return autocorrelation[low] * (1 - fraction) + autocorrelation[low + 1] * fraction
     }
 
-    /// How well pulses recur every `lag` frames: the mean at its multiples less the mean half
-    /// way between them, so a period with pulses in between (half the true tempo) scores less.
+    /// How well pulses recur every `lag` frames: the mean at its multiples less what lies between
+    /// them at halves or at thirds (whichever is more), so a period with pulses in between (half
+    /// or a third of the true tempo, or three of its eighths) scores less.
     private func combScore(_ lag: Double) -> Double {
-        var on = 0.0, off = 0.0, count = 0.0
+        var on = 0.0, halves = 0.0, thirds = 0.0, count = 0.0
         var multiple = 1.0
         while multiple * lag <= Double(maxLag - 1) && multiple <= 8 {
             on += peak(near: multiple * lag)
-            off += value(at: (multiple - 0.5) * lag)
+            halves += value(at: (multiple - 0.5) * lag)
+            thirds += (value(at: (multiple - 1.0 / 3) * lag) + value(at: (multiple - 2.0 / 3) * lag)) / 2
             count += 1
             multiple += 1
         }
-        return count > 0 ? (on - off) / count : 0
+        return count > 0 ? (on - max(halves, thirds)) / count : 0
+    }
+
+    /// The mean height of the peaks at the multiples of `lag`, without `combScore`'s penalty.
+    private func support(_ lag: Double) -> Double {
+        var on = 0.0, count = 0.0
+        var multiple = 1.0
+        while multiple * lag <= Double(maxLag - 1) && multiple <= 8 {
+            on += peak(near: multiple * lag)
+            count += 1
+            multiple += 1
+        }
+        return count > 0 ? on / count : 0
     }
 
     /// The largest value within a frame of `lag` (envelope peaks are not exactly periodic).

@@ -140,15 +140,18 @@ public final class TrackAnalyzer {
     }
 }
 
-/// The onset strength of a frame: spectral flux over 36 log-spaced bands in decibels, each band's
-/// rise since the last frame summed. Decibels make it the same for a quiet track as a loud one;
-/// a floor 50 dB under the loudest band so far keeps noise in silent bands from counting.
+/// The onset strength of a frame: spectral flux over 36 log-spaced bands from 60 Hz to 5 kHz,
+/// each band's rise in magnitude since the last frame summed. Magnitude rather than decibels,
+/// so a loud kick counts more than a soft hi-hat (in decibels every onset rises alike and the
+/// eighths drown the beat); a quiet track's envelope is only scaled, which the autocorrelation
+/// does not mind.
 struct OnsetBands {
     static let count = 36
     private let bandOfBin: [Int?]
-    private var previous = Array(repeating: -100.0, count: count)
+    private var previous = Array(repeating: 0.0, count: count)
     private var current = Array(repeating: 0.0, count: count)
-    private var loudest = -100.0
+    /// The first frame has nothing to rise from.
+    private var started = false
 
     init(fftSize: Int, rate: Double) {
         let low = 60.0, high = min(5000, rate / 2 * 0.95)
@@ -166,12 +169,11 @@ struct OnsetBands {
         }
         var rise = 0.0
         for band in 0..<Self.count {
-            let level = 10 * log10(current[band] + 1e-12)
-            loudest = max(loudest, level)
-            let floored = max(level, loudest - 50)
-            rise += max(0, floored - previous[band])
-            previous[band] = floored
+            let magnitude = current[band].squareRoot()
+            if started { rise += max(0, magnitude - previous[band]) }
+            previous[band] = magnitude
         }
+        started = true
         return rise
     }
 }
