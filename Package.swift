@@ -38,6 +38,8 @@ let package = Package(
             dependencies: [
                 "CMPG123",
                 "SongboxFiles",
+                // Stores its features and sums album loudness from their histograms.
+                "SongboxAnalysis",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C API, for the one read that bypasses GRDB (LibraryStore.quickSummaries).
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -108,6 +110,7 @@ let package = Package(
                 "SongboxScript",
                 "SongboxAudio",
                 "SongboxPlayback",
+                "SongboxAnalysis",
                 "CLua",
                 "CALSA",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

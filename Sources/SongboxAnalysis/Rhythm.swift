@@ -56,9 +56,19 @@ struct TempoTracker {
         var strength: Double
     }
 
-    /// The tempo; nil for a stretch too short (under 8 s) or without pulses.
+    /// The tempo; nil for a stretch too short (under 5 s) or without pulses.
     func estimate() -> Estimate? {
-        guard Double(frames) >= frameRate * 8, autocorrelation[0] > 0, envelopeSum > 0 else { return nil }
+        guard Double(frames) >= frameRate * 5, autocorrelation[0] > 0, envelopeSum > 0 else { return nil }
+        // Each lag summed fewer products the longer it is: per product, a short track's
+        // long lags are not at a disadvantage.
+        var unbiased = self
+        for lag in 0...maxLag {
+            unbiased.autocorrelation[lag] *= Double(frames) / Double(max(1, frames - lag))
+        }
+        return unbiased.estimateUnbiased()
+    }
+
+    private func estimateUnbiased() -> Estimate? {
         // Candidates on a fine grid of lags, scored by their comb.
         let shortest = frameRate * 60 / Self.fastest, longest = frameRate * 60 / Self.slowest
         var best: (lag: Double, score: Double)?
