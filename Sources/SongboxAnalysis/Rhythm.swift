@@ -14,7 +14,7 @@ struct TempoTracker {
     private var frames = 0
     private var autocorrelation: [Double]
     private var trend = 0.0
-    private var envelopeSum = 0.0, pulseSum = 0.0
+    private var envelopeSum = 0.0, pulseSum = 0.0, levelSum = 0.0
 
     init(frameRate: Double) {
         self.frameRate = frameRate
@@ -23,8 +23,9 @@ struct TempoTracker {
         autocorrelation = Array(repeating: 0, count: maxLag + 1)
     }
 
-    /// One envelope frame (onset strength, ≥ 0).
-    mutating func add(_ onset: Double) {
+    /// One envelope frame: its onset strength (≥ 0) and the level it rose from, in the same units.
+    mutating func add(_ onset: Double, level: Double) {
+        levelSum += level
         // What rises above the last second's mean is a pulse; the slow part is not rhythm.
         let smoothing = 1 / frameRate
         trend += (onset - trend) * smoothing
@@ -58,7 +59,8 @@ struct TempoTracker {
 
     /// The tempo; nil for a stretch too short (under 5 s) or without pulses.
     func estimate() -> Estimate? {
-        guard Double(frames) >= frameRate * 5, autocorrelation[0] > 0, envelopeSum > 0 else { return nil }
+        // A steady tone rises by rounding errors only: under a hundredth of its level is no pulse.
+        guard Double(frames) >= frameRate * 5, autocorrelation[0] > 0, envelopeSum > 0.01 * levelSum else { return nil }
         // Each lag summed fewer products the longer it is: per product, a short track's
         // long lags are not at a disadvantage.
         var unbiased = self
@@ -87,7 +89,9 @@ struct TempoTracker {
         // every other beat stands out nearly as well as every beat does.
         let faster = period / 2 >= shortest / 1.5 ? support(period / 2) / max(support(period), .leastNonzeroMagnitude) : 0
         let slower = period * 2 * 2 <= Double(maxLag) ? combScore(period * 2) / max(raw, .leastNonzeroMagnitude) : 0
-        let alternative: Double? = max(faster, slower) < 0.6 ? nil : faster >= slower ? bpm * 2 : bpm / 2
+        // When both are, the one nearer the usual tempos.
+        let alternative: Double? = max(faster, slower) < 0.6 ? nil
+            : (faster >= 0.6 ? faster * prior(period / 2) : 0) >= (slower >= 0.6 ? slower * prior(period * 2) : 0) ? bpm * 2 : bpm / 2
         let regularity = min(1, max(0, raw / autocorrelation[0]))
         let strength = min(1, max(0, 2 * pulseSum / envelopeSum))
         return Estimate(bpm: bpm, alternative: alternative, regularity: regularity, strength: strength)

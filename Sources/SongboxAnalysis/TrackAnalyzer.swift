@@ -99,7 +99,8 @@ public final class TrackAnalyzer {
         frameBuffer.withUnsafeBufferPointer { frame in
             onsetFFT.powerSpectrum(UnsafeBufferPointer(rebasing: frame[0..<Self.onsetSize]), into: &onsetPower)
         }
-        tempo.add(onsetBands.flux(onsetPower))
+        let onset = onsetBands.flux(onsetPower)
+        tempo.add(onset.rise, level: onset.level)
         if hops % Self.chromaEvery == 0, hops * Self.hop >= Self.ringSize {
             copyLast(Self.ringSize, window: chromaWindow)
             frameBuffer.withUnsafeBufferPointer { chromaFFT.powerSpectrum($0, into: &chromaPower) }
@@ -162,18 +163,20 @@ struct OnsetBands {
         }
     }
 
-    mutating func flux(_ power: [Float]) -> Double {
+    /// The frame's rise, and its level (the bands' magnitudes summed).
+    mutating func flux(_ power: [Float]) -> (rise: Double, level: Double) {
         for band in 0..<Self.count { current[band] = 0 }
         for (bin, value) in power.enumerated() {
             if let band = bandOfBin[bin] { current[band] += Double(value) }
         }
-        var rise = 0.0
+        var rise = 0.0, level = 0.0
         for band in 0..<Self.count {
             let magnitude = current[band].squareRoot()
             if started { rise += max(0, magnitude - previous[band]) }
             previous[band] = magnitude
+            level += magnitude
         }
         started = true
-        return rise
+        return (rise, level)
     }
 }

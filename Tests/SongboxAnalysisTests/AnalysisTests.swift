@@ -45,6 +45,12 @@ private func expectSane(_ features: AudioFeatures) {
         #expect(candidates.contains { abs($0 - 128) / 128 < 0.02 }, "\(candidates)")
     }
 
+    @Test func aSteadyToneHasNoTempo() throws {
+        let features = analyze(signals.stereo(signals.sine(frequency: 440, dBFS: -10, seconds: 15)))
+        #expect(features.loudness != nil)
+        #expect(features.tempo == nil && features.danceability == nil)
+    }
+
     @Test func quietClicksUnderNoise() throws {
         let features = analyze(signals.stereo(signals.clicks(bpm: 110, seconds: 30, dBFS: -30, noiseDBFS: -45)))
         let tempo = try #require(features.tempo)

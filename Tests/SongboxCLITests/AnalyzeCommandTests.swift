@@ -1,0 +1,148 @@
+import Foundation
+import GRDB
+import SongboxLibrary
+import SongboxTestSupport
+import Testing
+
+/// `songbox analyze` end to end: real MP3s made with sox and lame, the real binary, real SQLite.
+@Suite(.serialized) struct AnalyzeCommandTests: TestLibrarySuite {
+    let library: TestLibrary
+
+    init() throws {
+        library = try TestLibrary()
+        try FileManager.default.createDirectory(atPath: library.music, withIntermediateDirectories: true)
+    }
+
+    /// `songbox ls --json QUERY`, each track's object by file name (without `.mp3`).
+    func listing(_ query: [String] = []) throws -> [String: [String: Any]] {
+        let output = try library.songbox.run(["ls", "--json"] + query)
+        let tracks = try #require(try JSONSerialization.jsonObject(with: output.stdoutBytes) as? [[String: Any]], "\(output.stderr)")
+        var byName: [String: [String: Any]] = [:]
+        for track in tracks {
+            let path = try #require(track["path"] as? String)
+            byName[URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent] = track
+        }
+        return byName
+    }
+
+    func analyzedCount() throws -> Int {
+        try DatabaseQueue(path: library.songbox.database).read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM audio_features") ?? 0
+        }
+    }
+
+    @Test func measuresTempoAndLoudnessReportsABrokenFileAndFiltersOnTheFeatures() throws {
+        try AudioFixtures.clicks(in: music, name: "slow", bpm: 90, beats: 40)
+        try AudioFixtures.clicks(in: music, name: "fast", bpm: 140, beats: 60)
+        try AudioFixtures.calibratedSine(in: music, name: "sine", dBFS: -23, seconds: 10)
+        try AudioFixtures.calibratedSine(in: music, name: "silence", dBFS: -200, seconds: 10)
+        let broken = try AudioFixtures.clicks(in: music, name: "broken", bpm: 120, beats: 40)
+        try library.scan()
+        // Broken after the scan read it: decoding stops half way.
+        try AudioFixtures.brokenHalfWay(broken)
+
+        let before = try listing()
+        #expect(before.count == 5)
+        for track in before.values {
+            for field in ["tempo", "key", "loudness", "energy", "danceability", "valence"] { #expect(track[field] is NSNull) }
+        }
+
+        let run = try library.songbox.run(["analyze"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("undecodable: \(broken): "), "\(run.stdout)")
+        #expect(run.stdout.contains("Analyzed 4 tracks"), "\(run.stdout)")
+        #expect(run.stdout.contains("1 undecodable, 0 already analyzed"))
+
+        let after = try listing()
+        let slow = try #require(after["slow"]?["tempo"] as? Double)
+        #expect(abs(slow - 90) / 90 < 0.02, "\(slow)")
+        let fast = try #require(after["fast"]?["tempo"] as? Double)
+        #expect(abs(fast - 140) / 140 < 0.02, "\(fast)")
+        let loudness = try #require(after["sine"]?["loudness"] as? Double)
+        #expect(abs(loudness - -23) <= 0.2, "\(loudness)")
+        for field in ["tempo", "loudness", "energy"] {
+            #expect(after["silence"]?[field] is NSNull)
+            #expect(after["broken"]?[field] is NSNull)
+        }
+        for name in ["slow", "fast", "sine"] {
+            let energy = try #require(after[name]?["energy"] as? Double)
+            #expect((0...1).contains(energy))
+            #expect(after[name]?["key"] is String)
+        }
+
+        #expect(try Set(listing(["tempo:85..95"]).keys) == ["slow"])
+        #expect(try Set(listing(["tempo>100"]).keys) == ["fast"])
+        #expect(try Set(listing(["bpm:80..150", "energy:0..1"]).keys) == ["slow", "fast"])
+        let order = try library.songbox.run(["ls", "tempo:1..", "sort:-tempo"]).lines.joined(separator: "\n")
+        let fastAt = try #require(order.range(of: "fast")), slowAt = try #require(order.range(of: "slow"))
+        #expect(fastAt.lowerBound < slowAt.lowerBound)
+        let negated = try listing(["-tempo:1.."])
+        #expect(Set(negated.keys) == ["sine", "silence", "broken"])
+
+        let show = try library.songbox.run(["show", music + "/slow.mp3"])
+        #expect(show.stdout.contains("tempo"), "\(show.stdout)")
+
+        // Nothing left but the broken file, which is tried again (and reported again).
+        let again = try library.songbox.run(["analyze"])
+        #expect(again.status == 0)
+        #expect(again.stdout.contains("Analyzed 0 tracks"), "\(again.stdout)")
+        #expect(again.stdout.contains("1 undecodable, 4 already analyzed"))
+        #expect(try library.songbox.run(["analyze", "tempo:1.."]).stdout.contains("All 2 matching tracks are analyzed."))
+        #expect(try library.songbox.run(["analyze", "artist:nobody"]).status == 1)
+    }
+
+    @Test func aChangedFileIsAnalyzedAgain() throws {
+        let path = try AudioFixtures.clicks(in: music, name: "song", bpm: 100, beats: 30)
+        try library.scan()
+        #expect(try library.songbox.run(["analyze"]).stdout.contains("Analyzed 1 track "))
+        let first = try #require(try listing()["song"]?["tempo"] as? Double)
+        #expect(abs(first - 100) / 100 < 0.02)
+
+        // Another recording under the same name: the scan sees the change, the old features are
+        // no longer shown, and the next run measures the new file.
+        let replacement = try AudioFixtures.clicks(in: folder, name: "other", bpm: 150, beats: 45)
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.moveItem(atPath: replacement, toPath: path)
+        try library.scan()
+        #expect(try listing()["song"]?["tempo"] is NSNull)
+        let rerun = try library.songbox.run(["analyze"])
+        #expect(rerun.stdout.contains("Analyzed 1 track "), "\(rerun.stdout)")
+        let second = try #require(try listing()["song"]?["tempo"] as? Double)
+        #expect(abs(second - 150) / 150 < 0.02, "\(second)")
+    }
+
+    @Test func aRunKilledWithSIGKILLGoesOnWhereItStopped() throws {
+        let source = try AudioFixtures.clicks(in: folder, name: "source", bpm: 120, beats: 40)
+        let count = 8
+        for index in 0..<count { try FileManager.default.copyItem(atPath: source, toPath: music + "/copy-\(index).mp3") }
+        try library.scan()
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: SongboxRunner.executable)
+        process.arguments = ["--db", library.songbox.database, "analyze", "--jobs", "1"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Killed once the first track is committed, with the others still to do.
+        var committed = 0
+        for _ in 0..<6000 where committed == 0 {
+            usleep(10_000)
+            committed = (try? analyzedCount()) ?? 0
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+
+        let integrity = try DatabaseQueue(path: library.songbox.database).read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+        #expect(integrity == ["ok"])
+        let survived = try analyzedCount()
+        #expect(survived >= committed && survived > 0 && survived < count)
+
+        let rerun = try library.songbox.run(["analyze"])
+        #expect(rerun.status == 0)
+        #expect(rerun.stdout.contains("Analyzed \(count - survived) track"), "\(rerun.stdout)")
+        #expect(rerun.stdout.contains("\(survived) already analyzed"))
+        #expect(try analyzedCount() == count)
+        #expect(try listing().values.allSatisfy { $0["tempo"] is Double })
+    }
+}
