@@ -88,6 +88,7 @@ let package = Package(
         .target(
             name: "SongboxWiring",
             dependencies: [
+                "SongboxAnalysis",
                 "SongboxServer",
                 "SongboxLibrary",
                 "SongboxScript",

@@ -4,6 +4,7 @@ import SongboxAnalysis
 import SongboxAudio
 import SongboxFiles
 import SongboxLibrary
+import SongboxWiring
 import Synchronization
 
 struct Analyze: ParsableCommand {
@@ -118,7 +119,7 @@ final class AnalysisRun: Sendable {
             guard index < tracks.count else { return }
             let track = tracks[index]
             do {
-                let features = try Self.analyze(track.path)
+                let features = try TrackAnalysis.analyze(track.path)
                 let stored = try store.saveFeatures(features, of: track)
                 state.withLock { outcome in
                     if stored {
@@ -136,18 +137,5 @@ final class AnalysisRun: Sendable {
             let done = finished.add(1, ordering: .relaxed).newValue
             display.update(done: done, total: tracks.count)
         }
-    }
-
-    /// Decodes the whole file at its own rate into a fresh analyzer.
-    static func analyze(_ path: String) throws -> AudioFeatures {
-        let decoder = try MP3Decoder(path: path)
-        let analyzer = TrackAnalyzer(sampleRate: decoder.format.sampleRate)
-        var buffer = [Int16](repeating: 0, count: 4096 * AudioFormat.channels)
-        while true {
-            let frames = try buffer.withUnsafeMutableBufferPointer { try decoder.read(into: $0) }
-            if frames == 0 { break }
-            buffer.withUnsafeBufferPointer { analyzer.feed(UnsafeBufferPointer(rebasing: $0[0..<frames * AudioFormat.channels])) }
-        }
-        return analyzer.finish()
     }
 }
