@@ -39,6 +39,8 @@ struct Analyze: ParsableCommand {
         // covers them all, so playback on the same machine keeps its share.
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 15)
         let store = try library.openStore()
+        // Each track is committed (an interrupted run resumes), but not synced: features can be measured again.
+        try store.skipSyncPerCommit()
         let text = QueryArguments.join(query)
         let (pending, done) = try store.tracksToAnalyze(matching: text)
         guard !pending.isEmpty else {

@@ -145,16 +145,29 @@ struct Show: ParsableCommand {
         guard let found else {
             throw SongboxError(.notFound, "no track '\(track)' in the library", hint: "find ids with `songbox ls`")
         }
+        let analysis = try store.storedFeatures(of: found.id).map(Self.analysis)
         let fields = TrackJSON.allFields(found)
         if json {
-            printJSON(.object(fields))
+            printJSON(.object(fields + [("analysis", analysis.map { .object($0) } ?? .null)]))
             return
         }
-        let width = fields.map { $0.0.count }.max() ?? 0
-        for (name, value) in fields where name != "lyrics" {
+        let width = (fields + (analysis ?? [])).map { $0.0.count }.max() ?? 0
+        for (name, value) in fields + (analysis ?? []) where name != "lyrics" {
             print(TerminalText.pad(name, to: width) + "  " + value.display)
         }
         if let lyrics = found.lyrics { print("\nlyrics:\n" + lyrics) }
+    }
+}
+
+extension Show {
+    /// What `songbox analyze` stored beyond the six fields every track has (docs/moods.md).
+    static func analysis(_ stored: StoredFeatures) -> [(String, JSONValue)] {
+        [("tempo_alt", JSONValue(stored.tempoAlternative)), ("beat_strength", JSONValue(stored.beatStrength)),
+         ("beat_regularity", JSONValue(stored.beatRegularity)), ("key_strength", JSONValue(stored.keyStrength)),
+         ("loudness_range", JSONValue(stored.loudnessRange)), ("true_peak", JSONValue(stored.truePeak)),
+         ("track_gain", JSONValue(stored.trackGain)), ("track_peak", JSONValue(stored.trackPeak)),
+         ("album_gain", JSONValue(stored.albumGain)), ("brightness", JSONValue(stored.brightness)),
+         ("analyzed", JSONValue(date: stored.analyzed))]
     }
 }
 

@@ -52,6 +52,16 @@ extension LibraryStore {
         }
     }
 
+    /// Commits from here on are safe from a crash or a kill, not from a power cut (WAL with
+    /// `synchronous = NORMAL`: no fsync per commit). For a run that only adds derived data, such
+    /// as `songbox analyze`: what a power cut loses is measured again by the next run, and a
+    /// sync per track cost more than analyzing a short one.
+    public func skipSyncPerCommit() throws(SongboxError) {
+        do { try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") } } catch {
+            throw SongboxError.database(error, at: path)
+        }
+    }
+
     /// Stores `features` of `track` in one transaction (a run stopped at any point keeps every
     /// track it finished), then the album gain of its album when every track of it is analyzed.
     /// A track whose file changed or was removed meanwhile is not stored; returns whether it was.

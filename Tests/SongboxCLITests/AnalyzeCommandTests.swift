@@ -79,8 +79,15 @@ import Testing
         let negated = try listing(["-tempo:1.."])
         #expect(Set(negated.keys) == ["sine", "silence", "broken"])
 
-        let show = try library.songbox.run(["show", music + "/slow.mp3"])
-        #expect(show.stdout.contains("tempo"), "\(show.stdout)")
+        let show = try library.songbox.run(["show", "--json", music + "/sine.mp3"])
+        let shown = try #require(try JSONSerialization.jsonObject(with: show.stdoutBytes) as? [String: Any])
+        let analysis = try #require(shown["analysis"] as? [String: Any], "\(show.stdout)")
+        // ReplayGain 2.0: what brings it to -18 LUFS; the sine's true peak is its -23 dBFS.
+        #expect(abs(try #require(analysis["track_gain"] as? Double) - (-18 - loudness)) < 0.01)
+        #expect(abs(try #require(analysis["true_peak"] as? Double) - -23) < 0.5)
+        #expect(analysis["album_gain"] is NSNull)  // untagged: no album
+        let unanalyzed = try library.songbox.run(["show", "--json", broken])
+        #expect((try JSONSerialization.jsonObject(with: unanalyzed.stdoutBytes) as? [String: Any])?["analysis"] is NSNull)
 
         // Nothing left but the broken file, which is tried again (and reported again).
         let again = try library.songbox.run(["analyze"])
@@ -109,6 +116,26 @@ import Testing
         #expect(rerun.stdout.contains("Analyzed 1 track "), "\(rerun.stdout)")
         let second = try #require(try listing()["song"]?["tempo"] as? Double)
         #expect(abs(second - 150) / 150 < 0.02, "\(second)")
+    }
+
+    @Test func theAlbumGainWaitsForTheWholeAlbum() throws {
+        try library.scanExamples()
+        func analysis(_ title: String) throws -> [String: Any] {
+            let id = try #require(try listing(["title:=\"\(title)\""]).values.first?["id"] as? Int)
+            let show = try library.songbox.run(["show", "--json", String(id)])
+            let object = try #require(try JSONSerialization.jsonObject(with: show.stdoutBytes) as? [String: Any])
+            return try #require(object["analysis"] as? [String: Any], "\(title) not analyzed")
+        }
+        #expect(try library.songbox.run(["analyze", "album:\"Old Roads\"", "track:1"]).status == 0)
+        #expect(try analysis("Old Roads")["album_gain"] is NSNull)
+
+        #expect(try library.songbox.run(["analyze"]).stdout.contains("Analyzed 15 tracks"))
+        let first = try analysis("Old Roads"), second = try analysis("The River's Lullaby")
+        let album = try #require(first["album_gain"] as? Double)
+        #expect(second["album_gain"] as? Double == album)
+        let gains = try [first, second].map { try #require($0["track_gain"] as? Double) }
+        // The album's loudness lies between its tracks' (within the histogram's 0.05 LU).
+        #expect(album >= gains.min()! - 0.06 && album <= gains.max()! + 0.06, "\(album) \(gains)")
     }
 
     @Test func aRunKilledWithSIGKILLGoesOnWhereItStopped() throws {
