@@ -144,8 +144,11 @@ struct LoudnessMeter {
     /// The exact energy summed per bin, for the track's own integrated loudness.
     private var binEnergy = Array(repeating: 0.0, count: LoudnessHistogram.binCount)
     private var truePeak: TruePeakMeter
+    /// Only the left channel counts (a mono file decoded to two).
+    private let mono: Bool
 
-    init(rate: Int) {
+    init(rate: Int, mono: Bool = false) {
+        self.mono = mono
         let weighting = Biquad.kWeighting(rate: Double(rate))
         left = (weighting.shelf, weighting.highPass)
         right = left
@@ -159,7 +162,7 @@ struct LoudnessMeter {
         truePeak.add(l, r)
         let kl = left.1.process(left.0.process(l))
         let kr = right.1.process(right.0.process(r))
-        subBlockSum += kl * kl + kr * kr
+        subBlockSum += mono ? kl * kl : kl * kl + kr * kr
         subBlockFill += 1
         if subBlockFill == subBlockLength { closeSubBlock() }
     }

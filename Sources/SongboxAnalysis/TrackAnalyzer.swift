@@ -49,10 +49,12 @@ public final class TrackAnalyzer {
     private var timbre: Timbre
 
     /// `sampleRate`: the PCM's rate, in Hz (8 kHz ... 192 kHz; other values are clamped to that).
-    public init(sampleRate: Int) {
+    /// `mono`: the file has one channel, decoded to two equal ones; its loudness is measured on
+    /// one, as BS.1770 measures a mono file (and ffmpeg, pyloudnorm, libebur128 by default).
+    public init(sampleRate: Int, mono: Bool = false) {
         let rate = min(192_000, max(8000, sampleRate))
         self.sampleRate = rate
-        loudness = LoudnessMeter(rate: rate)
+        loudness = LoudnessMeter(rate: rate, mono: mono)
         decimation = max(1, Int((Double(rate) / 11025).rounded()))
         lowRate = Double(rate) / Double(decimation)
         let filter = Biquad.lowPass(cutoff: lowRate * 0.42, rate: Double(rate))

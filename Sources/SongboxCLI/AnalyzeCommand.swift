@@ -121,7 +121,7 @@ final class AnalysisRun: Sendable {
             guard index < tracks.count else { return }
             let track = tracks[index]
             do {
-                let features = try TrackAnalysis.analyze(track.path)
+                let features = try TrackAnalysis.analyze(track.path, channels: track.channels)
                 let stored = try store.saveFeatures(features, of: track)
                 state.withLock { outcome in
                     if stored {

@@ -10,6 +10,8 @@ public struct AnalysisCandidate: Sendable, Equatable {
     public var size: Int64
     public var mtime: Int64
     public var duration: Double
+    /// The file's channels (1 or 2), when the scan could tell.
+    public var channels: Int?
 }
 
 /// The analysis stored for a track (`audio_features`), for `songbox show` and the player.
@@ -36,7 +38,7 @@ extension LibraryStore {
         let query = try LibraryQuery.parse(text, now: now)
         let evaluated = try evaluateScriptPlaylists(reachedBy: query)
         return try read { db in
-            let (sql, arguments) = try Self.statement(for: query, selecting: "id, path, size, mtime, duration", in: db, evaluated: evaluated)
+            let (sql, arguments) = try Self.statement(for: query, selecting: "id, path, size, mtime, duration, channels", in: db, evaluated: evaluated)
             let current = try Set(Int64.fetchAll(db, sql: """
                 SELECT f.track_id FROM audio_features f JOIN tracks t ON t.id = f.track_id
                 WHERE f.size = t.size AND f.mtime = t.mtime AND f.version >= ?
@@ -46,7 +48,7 @@ extension LibraryStore {
             while let row = try rows.next() {
                 let id: Int64 = row[0]
                 if current.contains(id) { done += 1; continue }
-                pending.append(AnalysisCandidate(id: id, path: row[1], size: row[2], mtime: row[3], duration: row[4]))
+                pending.append(AnalysisCandidate(id: id, path: row[1], size: row[2], mtime: row[3], duration: row[4], channels: row[5]))
             }
             return (pending, done)
         }

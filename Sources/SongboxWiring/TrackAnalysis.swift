@@ -6,9 +6,10 @@ import SongboxLibrary
 /// and freed inside one call, so it belongs to the calling thread only.
 public enum TrackAnalysis {
     /// Decodes the whole file at its own rate; throws `DecodeError` when it cannot, even half way.
-    public static func analyze(_ path: String) throws -> AudioFeatures {
+    /// `channels`: the file's, as the library has them (1: its loudness is measured as mono).
+    public static func analyze(_ path: String, channels: Int? = nil) throws -> AudioFeatures {
         let decoder = try MP3Decoder(path: path)
-        let analyzer = TrackAnalyzer(sampleRate: decoder.format.sampleRate)
+        let analyzer = TrackAnalyzer(sampleRate: decoder.format.sampleRate, mono: channels == 1)
         var buffer = [Int16](repeating: 0, count: 4096 * AudioFormat.channels)
         while true {
             let frames = try buffer.withUnsafeMutableBufferPointer { try decoder.read(into: $0) }
@@ -24,7 +25,7 @@ public enum TrackAnalysis {
     public static func analyzeAll(in store: LibraryStore, matching query: String = "") throws -> [(path: String, reason: String)] {
         var failures: [(path: String, reason: String)] = []
         for track in try store.tracksToAnalyze(matching: query).pending {
-            do { try store.saveFeatures(try analyze(track.path), of: track) } catch let error as DecodeError {
+            do { try store.saveFeatures(try analyze(track.path, channels: track.channels), of: track) } catch let error as DecodeError {
                 failures.append((track.path, error.message))
             }
         }

@@ -114,6 +114,15 @@ private func expectSane(_ features: AudioFeatures) {
         #expect(abs(try #require(features.truePeak) - -23) <= 0.2)
     }
 
+    @Test func aMonoFileIsMeasuredOnOneChannel() throws {
+        // Tech 3341's sine on one channel reads 3 LU under the same on two.
+        let signals = Signals(rate: 48_000)
+        let analyzer = TrackAnalyzer(sampleRate: 48_000, mono: true)
+        analyzer.feed(signals.stereo(signals.sine(frequency: 1000, dBFS: -23, seconds: 10)))
+        let loudness = try #require(analyzer.finish().loudness)
+        #expect(abs(loudness - (-23 - 10 * log10(2.0))) <= 0.1, "\(loudness)")
+    }
+
     @Test func gatingLeavesTheQuietPartsOut() throws {
         // Tech 3341 case 3 shortened: -36, -23, -36 dBFS; the quiet parts fall under the
         // relative gate, so the whole reads as the middle does.
