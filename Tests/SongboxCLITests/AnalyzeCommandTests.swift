@@ -144,20 +144,9 @@ import Testing
         for index in 0..<count { try FileManager.default.copyItem(atPath: source, toPath: music + "/copy-\(index).mp3") }
         try library.scan()
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: SongboxRunner.executable)
-        process.arguments = ["--db", library.songbox.database, "analyze", "--jobs", "1"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try library.songbox.start(["analyze", "--jobs", "1"])
         // Killed once the first track is committed, with the others still to do.
-        var committed = 0
-        for _ in 0..<6000 where committed == 0 {
-            usleep(10_000)
-            committed = (try? analyzedCount()) ?? 0
-        }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        let committed = SongboxRunner.killOnce(process, tries: 6000) { (try? analyzedCount()) ?? 0 }
         #expect(process.terminationReason == .uncaughtSignal)
 
         let integrity = try DatabaseQueue(path: library.songbox.database).read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }

@@ -2,7 +2,8 @@
 
 usage: references.py TOOL FILE...   (TOOL: essentia, librosa, pyloudnorm)
 Prints one JSON line per file: {"path", "tempo" or "loudness", "seconds" (load + analysis,
-wall clock, interpreter start and imports excluded), "audio" (seconds of audio)}.
+wall clock, interpreter start, imports and librosa's first-use compilation excluded), "audio"
+(seconds of audio)}.
 Single-threaded: the caller sets OMP_NUM_THREADS=1 and friends, for times-real-time per core.
 """
 import json, sys, time
@@ -24,6 +25,9 @@ if tool == 'essentia':
                           'audio': len(mono) / 44100}), flush=True)
 elif tool == 'librosa':
     import librosa
+    import numpy
+    # librosa compiles parts of itself (numba) on first use: once here, untimed.
+    librosa.beat.beat_track(y=numpy.random.default_rng(1).uniform(-0.1, 0.1, 22050 * 5).astype(numpy.float32), sr=22050)
     for path in files:
         start = time.perf_counter()
         y, rate = librosa.load(path, sr=22050, mono=True)
