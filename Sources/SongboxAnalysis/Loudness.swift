@@ -15,7 +15,8 @@ public struct LoudnessHistogram: Sendable, Equatable {
     /// The bin of a block of `loudness` LUFS; nil under the absolute gate (or not a number).
     static func bin(_ loudness: Double) -> Int? {
         guard loudness.isFinite, loudness >= floor else { return nil }
-        return min(binCount - 1, Int((loudness - floor) / binWidth))
+        // Clamped before converting: Int() of a value past its range traps.
+        return Int(min(Double(binCount - 1), (loudness - floor) / binWidth))
     }
 
     static func center(_ bin: Int) -> Double { floor + (Double(bin) + 0.5) * binWidth }

@@ -156,10 +156,39 @@ private func expectSane(_ features: AudioFeatures) {
         #expect(AlbumLoudness.loudness([LoudnessHistogram()]) == nil)
     }
 
+    @Test func blocksOutsideTheHistogramAreCountedAtItsEdgesOrLeftOut() {
+        #expect(LoudnessHistogram.bin(-70.05) == nil)
+        #expect(LoudnessHistogram.bin(.nan) == nil && LoudnessHistogram.bin(-.infinity) == nil)
+        #expect(LoudnessHistogram.bin(-70) == 0)
+        #expect(LoudnessHistogram.bin(1e300) == LoudnessHistogram.binCount - 1)
+        #expect(LoudnessHistogram.bin(.infinity) == nil)
+    }
+
     @Test func damagedHistogramIsRefused() {
         #expect(LoudnessHistogram(encoded: [0x80]) == nil)
         #expect(LoudnessHistogram(encoded: [0xFF, 0x7F, 1]) == nil)
         #expect(LoudnessHistogram(encoded: []) == LoudnessHistogram())
+    }
+}
+
+@Suite struct FFTTests {
+    /// The power spectrum against a direct DFT, on a frame of noise and tones.
+    @Test(arguments: [4, 16, 1024])
+    func powerSpectrumIsTheDFTs(size: Int) {
+        var noise = Signals.Noise(seed: UInt64(size))
+        let frame = (0..<size).map { Float(noise.next() + sin(2 * .pi * 3 * Double($0) / Double(size))) }
+        var power = [Float](repeating: 0, count: size / 2 + 1)
+        frame.withUnsafeBufferPointer { RealFFT(size: size).powerSpectrum($0, into: &power) }
+        for bin in 0...size / 2 {
+            var re = 0.0, im = 0.0
+            for (index, value) in frame.enumerated() {
+                let angle = -2 * Double.pi * Double(bin * index) / Double(size)
+                re += Double(value) * cos(angle)
+                im += Double(value) * sin(angle)
+            }
+            let expected = re * re + im * im
+            #expect(abs(Double(power[bin]) - expected) <= 1e-3 * max(1, expected), "bin \(bin): \(power[bin]) vs \(expected)")
+        }
     }
 }
 
