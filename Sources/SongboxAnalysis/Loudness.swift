@@ -192,28 +192,39 @@ struct LoudnessMeter {
 struct TruePeakMeter {
     static let taps = 12
     static let phases = 4
-    /// `phases` filters of `taps` each; phase 0 is the original sample.
-    private static let filters: [[Double]] = (0..<phases).map { phase in
-        let center = Double(taps * phases - 1) / 2
-        let kernel = (0..<taps).map { tap -> Double in
-            let n = Double(tap * phases + phase)
-            let t = (n - center) / Double(phases)
-            let sinc = t == 0 ? 1 : sin(Double.pi * t) / (Double.pi * t)
-            // Blackman-Harris-ish window over the whole 48-point filter.
-            let w = 0.42 - 0.5 * cos(2 * Double.pi * (n + 0.5) / Double(taps * phases)) + 0.08 * cos(4 * Double.pi * (n + 0.5) / Double(taps * phases))
-            return sinc * w
-        }
-        let sum = kernel.reduce(0, +)
-        return kernel.map { $0 / sum }
-    }
+    /// `phases` filters of `taps` each, one after the other.
+    /// An instance's copy: a static one costs a lazy-initialisation check per sample.
+    private let filters: [Double]
+    /// The most any phase can amplify: no output exceeds this times the window's largest sample.
+    private let gain: Double
     private var historyLeft = Array(repeating: 0.0, count: taps)
     private var historyRight = Array(repeating: 0.0, count: taps)
     private var cursor = 0
     private(set) var peak = 0.0
-    /// The most any phase can amplify: no output exceeds this times the window's largest sample.
-    private static let gain = filters.map { $0.reduce(0) { $0 + abs($1) } }.max() ?? 1
     /// Samples to go before the window holds nothing that could beat `peak`.
     private var loudFor = 0
+
+    init() {
+        let (taps, phases) = (Self.taps, Self.phases)
+        var filters: [Double] = []
+        var gain = 0.0
+        for phase in 0..<phases {
+            let center = Double(taps * phases - 1) / 2
+            let kernel = (0..<taps).map { tap -> Double in
+                let n = Double(tap * phases + phase)
+                let t = (n - center) / Double(phases)
+                let sinc = t == 0 ? 1 : sin(Double.pi * t) / (Double.pi * t)
+                // A Blackman window over the whole 48-point filter.
+                let x = (n + 0.5) / Double(taps * phases)
+                return sinc * (0.42 - 0.5 * cos(2 * Double.pi * x) + 0.08 * cos(4 * Double.pi * x))
+            }
+            let sum = kernel.reduce(0, +)
+            filters += kernel.map { $0 / sum }
+            gain = max(gain, kernel.reduce(0) { $0 + abs($1) } / abs(sum))
+        }
+        self.filters = filters
+        self.gain = gain
+    }
 
     @inline(__always)
     mutating func add(_ l: Double, _ r: Double) {
@@ -222,15 +233,17 @@ struct TruePeakMeter {
         cursor = cursor == Self.taps - 1 ? 0 : cursor + 1
         // Only while the window holds a sample that could beat the peak so far: the quiet
         // stretches of a track need no filtering.
-        if max(abs(l), abs(r)) * Self.gain >= peak { loudFor = Self.taps }
+        if max(abs(l), abs(r)) * gain >= peak { loudFor = Self.taps }
         guard loudFor > 0 else { return }
         loudFor -= 1
-        for filter in Self.filters {
+        for phase in 0..<Self.phases {
             var sumLeft = 0.0, sumRight = 0.0
             var index = cursor
             for tap in 0..<Self.taps {
-                sumLeft += filter[Self.taps - 1 - tap] * historyLeft[index]
-                sumRight += filter[Self.taps - 1 - tap] * historyRight[index]
+                // The history runs oldest first from `cursor`; the filter's last tap meets it.
+                let weight = filters[phase * Self.taps + Self.taps - 1 - tap]
+                sumLeft += weight * historyLeft[index]
+                sumRight += weight * historyRight[index]
                 index = index == Self.taps - 1 ? 0 : index + 1
             }
             peak = max(peak, abs(sumLeft), abs(sumRight))
