@@ -109,6 +109,16 @@ struct TempoTracker {
     /// them at halves or at thirds (whichever is more), so a period with pulses in between (half
     /// or a third of the true tempo, or three of its eighths) scores less.
     private func combScore(_ lag: Double) -> Double {
+        let comb = self.comb(lag)
+        return comb.on - max(comb.halves, comb.thirds)
+    }
+
+    /// The mean height of the peaks at the multiples of `lag`, without `combScore`'s penalty.
+    private func support(_ lag: Double) -> Double { comb(lag).on }
+
+    /// Means over the multiples of `lag` (up to 8, within the autocorrelation): the peaks at them,
+    /// the values half way between them, and a third and two thirds of the way.
+    private func comb(_ lag: Double) -> (on: Double, halves: Double, thirds: Double) {
         var on = 0.0, halves = 0.0, thirds = 0.0, count = 0.0
         var multiple = 1.0
         while multiple * lag <= Double(maxLag - 1) && multiple <= 8 {
@@ -118,19 +128,7 @@ struct TempoTracker {
             count += 1
             multiple += 1
         }
-        return count > 0 ? (on - max(halves, thirds)) / count : 0
-    }
-
-    /// The mean height of the peaks at the multiples of `lag`, without `combScore`'s penalty.
-    private func support(_ lag: Double) -> Double {
-        var on = 0.0, count = 0.0
-        var multiple = 1.0
-        while multiple * lag <= Double(maxLag - 1) && multiple <= 8 {
-            on += peak(near: multiple * lag)
-            count += 1
-            multiple += 1
-        }
-        return count > 0 ? on / count : 0
+        return count > 0 ? (on / count, halves / count, thirds / count) : (0, 0, 0)
     }
 
     /// The largest value within a frame of `lag` (envelope peaks are not exactly periodic).
