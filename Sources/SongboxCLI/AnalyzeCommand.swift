@@ -17,7 +17,8 @@ struct Analyze: ParsableCommand {
             done again. Runs at low priority on every core, one track a core. See docs/moods.md
             for what is measured. A file that cannot be decoded is listed and skipped.
             Exit status 0 when the run completed (even with undecodable files), 1 when no track
-            matches the query.
+            matches the query; when the library fails (a full disk) the run stops with its error,
+            keeping every track committed before.
             """)
 
     @OptionGroup var library: LibraryOptions
@@ -65,6 +66,7 @@ struct Analyze: ParsableCommand {
             + "in \(String(format: "%.1f", seconds)) s, \(String(format: "%.0f", speed))x real time on \(workers) "
             + "core\(workers == 1 ? "" : "s"): \(outcome.failures.count) undecodable, \(done) already analyzed"
             + (outcome.changed > 0 ? ", \(outcome.changed) changed while analyzed (left for the next run)" : ""))
+        if let stopped = outcome.stopped { throw stopped }
     }
 
     static func clock(_ seconds: Double) -> String {
@@ -81,6 +83,9 @@ final class AnalysisRun: Sendable {
         var changed = 0
         var audioSeconds = 0.0
         var failures: [(path: String, reason: String)] = []
+        /// What stopped the run: the library failed (a full disk, a lost share). Every track
+        /// committed before it stays.
+        var stopped: (any Error)?
     }
 
     private let store: LibraryStore
@@ -108,7 +113,7 @@ final class AnalysisRun: Sendable {
                 group.leave()
             }
             thread.name = "songbox-analyze-\(index)"
-            // Each worker holds a decoder and an analyzer: a few MB of stack is plenty.
+            // The analysis state is on the heap: 1 MB of stack is plenty.
             thread.stackSize = 1 << 20
             thread.start()
         }
@@ -118,7 +123,7 @@ final class AnalysisRun: Sendable {
     private func work() {
         while true {
             let index = next.add(1, ordering: .relaxed).oldValue
-            guard index < tracks.count else { return }
+            guard index < tracks.count, state.withLock({ $0.stopped == nil }) else { return }
             let track = tracks[index]
             do {
                 let features = try TrackAnalysis.analyze(track.path, channels: track.channels)
@@ -134,7 +139,9 @@ final class AnalysisRun: Sendable {
             } catch let error as DecodeError {
                 state.withLock { $0.failures.append((track.path, error.message)) }
             } catch {
-                state.withLock { $0.failures.append((track.path, "\(error)")) }
+                // Not the file's fault: the next track would fail the same way.
+                state.withLock { $0.stopped = $0.stopped ?? error }
+                return
             }
             let done = finished.add(1, ordering: .relaxed).newValue
             display.update(done: done, total: tracks.count)

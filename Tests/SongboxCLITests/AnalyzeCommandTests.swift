@@ -138,6 +138,30 @@ import Testing
         #expect(album >= gains.min()! - 0.06 && album <= gains.max()! + 0.06, "\(album) \(gains)")
     }
 
+    @Test func aFailingLibraryStopsTheRunAndKeepsWhatWasCommitted() throws {
+        let source = try AudioFixtures.clicks(in: folder, name: "source", bpm: 120, beats: 12)
+        for index in 0..<4 { try FileManager.default.copyItem(atPath: source, toPath: music + "/copy-\(index).mp3") }
+        try library.scan()
+        // A fault of the real SQLite: the third row refused, as a full disk would refuse it.
+        try DatabaseQueue(path: library.songbox.database).write { db in
+            try db.execute(sql: """
+                CREATE TRIGGER full_disk BEFORE INSERT ON audio_features WHEN (SELECT count(*) FROM audio_features) >= 2
+                BEGIN SELECT RAISE(ABORT, 'database or disk is full (test)'); END
+                """)
+        }
+        let failed = try library.songbox.run(["analyze", "--jobs", "1"])
+        #expect(failed.status != 0)
+        #expect(failed.stderr.contains("disk is full (test)"), "\(failed.stderr)")
+        #expect(failed.stdout.contains("Analyzed 2 tracks"), "\(failed.stdout)")
+        #expect(try analyzedCount() == 2)
+
+        try DatabaseQueue(path: library.songbox.database).write { db in try db.execute(sql: "DROP TRIGGER full_disk") }
+        let rerun = try library.songbox.run(["analyze"])
+        #expect(rerun.status == 0)
+        #expect(rerun.stdout.contains("Analyzed 2 tracks"), "\(rerun.stdout)")
+        #expect(try analyzedCount() == 4)
+    }
+
     @Test func aRunKilledWithSIGKILLGoesOnWhereItStopped() throws {
         let source = try AudioFixtures.clicks(in: folder, name: "source", bpm: 120, beats: 40)
         let count = 8
