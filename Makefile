@@ -29,13 +29,14 @@ test:
 	$(SWIFT) build --build-tests $(STRICT)
 	$(SWIFT) test --skip-build
 
-## bench: compare with MPD, lua5.4 and mpg123 and print the numbers (see docs/benchmarks.md).
+## bench: compare with MPD, lua5.4, mpg123, Essentia and librosa and print the numbers (see docs/benchmarks.md).
 bench:
 	@scripts/install-deps.sh --bench
 	bench/run
 	bench/lua-run
 	bench/player-run
 	bench/daemon-run
+	bench/analysis-run
 	bench/mpd-run
 
 build:

@@ -38,12 +38,16 @@ let package = Package(
             dependencies: [
                 "CMPG123",
                 "SongboxFiles",
+                // Stores its features and sums album loudness from their histograms.
+                "SongboxAnalysis",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C API, for the one read that bypasses GRDB (LibraryStore.quickSummaries).
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Audio features (tempo, key, loudness, moods) from decoded PCM: pure Swift, its own FFT.
+        .target(name: "SongboxAnalysis"),
         // Decoding, outputs and the player engine. Knows nothing of SQLite or Lua.
         .target(name: "SongboxAudio", dependencies: ["CMPG123", "CALSA", "SongboxFiles"]),
         // The player wired to the library: history, saved state, tracks to play.
@@ -84,6 +88,7 @@ let package = Package(
         .target(
             name: "SongboxWiring",
             dependencies: [
+                "SongboxAnalysis",
                 "SongboxServer",
                 "SongboxLibrary",
                 "SongboxScript",
@@ -106,6 +111,7 @@ let package = Package(
                 "SongboxScript",
                 "SongboxAudio",
                 "SongboxPlayback",
+                "SongboxAnalysis",
                 "CLua",
                 "CALSA",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -119,6 +125,7 @@ let package = Package(
             name: "SongboxLibraryTests",
             dependencies: ["SongboxLibrary", "SongboxFiles", "SongboxAudio", "SongboxTestSupport"]
         ),
+        .testTarget(name: "SongboxAnalysisTests", dependencies: ["SongboxAnalysis"]),
         .testTarget(
             name: "SongboxAudioTests",
             dependencies: ["SongboxAudio", "SongboxPlayback", "SongboxLibrary", "SongboxScript", "SongboxWiring", "SongboxTestSupport",

@@ -2,7 +2,8 @@
 # Installs the Debian packages songbox builds and tests with, when any is missing.
 # Build: the four C libraries. Tests: sox and lame (fixtures), mpg123 (an independent decoder),
 # python3 (process measurements), gcc (builds the fault-injecting ALSA plugin of the tests), mpc and python3-mpd (real MPD clients), mpd (the client commands are tried against it too), ncmpcpp and tmux (a terminal client, read from its pane). Benchmarks: MPD, lua5.4 and mpg123 to compare with, valgrind to
-# count instructions (and binutils' strip, for the copy of songbox valgrind runs). Run as root or with sudo.
+# count instructions (and binutils' strip, for the copy of songbox valgrind runs), python3-venv for the
+# analysis benchmark's own environment (Essentia, librosa and pyloudnorm from PyPI). Run as root or with sudo.
 set -euo pipefail
 
 packages=(pkg-config liblua5.4-dev libsqlite3-dev libasound2-dev libmpg123-dev)
@@ -10,7 +11,7 @@ if [[ "${1:-}" == "--test" ]]; then
     packages+=(sox libsox-fmt-mp3 lame mpg123 python3 python3-mutagen util-linux gcc libc6-dev mpc python3-mpd mpd ncmpcpp tmux procps)
 fi
 if [[ "${1:-}" == "--bench" ]]; then
-    packages+=(sox libsox-fmt-mp3 lame mpg123 python3 mpd mpc time lua5.4 valgrind binutils strace pv)
+    packages+=(sox libsox-fmt-mp3 lame mpg123 python3 python3-venv mpd mpc time lua5.4 valgrind binutils strace pv)
 fi
 
 missing=()

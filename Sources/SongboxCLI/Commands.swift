@@ -144,20 +144,34 @@ struct Show: ParsableCommand {
         let lyrics = try store.lyrics(id: found.id)
         // A picture that cannot be read is no reason to fail `show`: it says none.
         let art = (try? ArtLocator.find(found.path))?.facts
+        let analysis = try store.storedFeatures(of: found.id).map(Self.analysis)
         var fields = TrackJSON.allFields(found)
         if json {
             fields.append(("lyrics_source", JSONValue(lyrics?.source.rawValue)))
             fields.append(("art", art.map { .object(ArtCommand.fields($0)) } ?? .null))
-            printJSON(.object(fields))
+            printJSON(.object(fields + [("analysis", analysis.map { .object($0) } ?? .null)]))
             return
         }
         fields.append(("lyrics_source", .string(LyricsCommand.summary(lyrics))))
         fields.append(("art", .string(ArtCommand.summary(art))))
+        fields += analysis ?? []
         let width = fields.map { $0.0.count }.max() ?? 0
         for (name, value) in fields where name != "lyrics" {
             print(TerminalText.pad(name, to: width) + "  " + value.display)
         }
         if let lyrics = found.lyrics { print("\nlyrics:\n" + lyrics) }
+    }
+}
+
+extension Show {
+    /// What `songbox analyze` stored beyond the six fields every track has (docs/moods.md).
+    static func analysis(_ stored: StoredFeatures) -> [(String, JSONValue)] {
+        [("tempo_alt", JSONValue(stored.tempoAlternative)), ("beat_strength", JSONValue(stored.beatStrength)),
+         ("beat_regularity", JSONValue(stored.beatRegularity)), ("key_strength", JSONValue(stored.keyStrength)),
+         ("loudness_range", JSONValue(stored.loudnessRange)), ("true_peak", JSONValue(stored.truePeak)),
+         ("track_gain", JSONValue(stored.trackGain)), ("track_peak", JSONValue(stored.trackPeak)),
+         ("album_gain", JSONValue(stored.albumGain)), ("brightness", JSONValue(stored.brightness)),
+         ("analyzed", JSONValue(date: stored.analyzed))]
     }
 }
 

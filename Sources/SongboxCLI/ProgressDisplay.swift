@@ -2,14 +2,30 @@ import Foundation
 import SongboxLibrary
 import Synchronization
 
-/// Scan progress on standard error: a bar redrawn in place on a terminal, plain lines at each
+/// Progress on standard error: a bar redrawn in place on a terminal, plain lines at each
 /// tenth otherwise (logs, pipes, CI).
 final class ProgressDisplay: Sendable {
     private let isTerminal = isatty(STDERR_FILENO) == 1
     private let state = Mutex((lastTenth: 0, shown: 0, drawn: false))
+    /// What is counted ("files"), and what is done to them ("read"), for the lines.
+    private let unit: String
+    private let verb: String
+    /// Off a terminal, the fewest items worth a line at each tenth.
+    private let linesFrom: Int
+
+    init(unit: String = "files", verb: String = "read", linesFrom: Int = 1000) {
+        self.unit = unit
+        self.verb = verb
+        self.linesFrom = linesFrom
+    }
 
     func update(_ progress: ScanProgress) {
-        guard case .read(let done, let total) = progress, total > 0 else { return }
+        guard case .read(let done, let total) = progress else { return }
+        update(done: done, total: total)
+    }
+
+    func update(done: Int, total: Int) {
+        guard total > 0 else { return }
         state.withLock { state in
             // Reader threads report concurrently: never draw the bar going backwards.
             guard done > state.shown else { return }
@@ -18,13 +34,13 @@ final class ProgressDisplay: Sendable {
                 let width = 30
                 let filled = done * width / total
                 let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-                FileHandle.standardError.write(Data("\r[\(bar)] \(done)/\(total) files".utf8))
+                FileHandle.standardError.write(Data("\r[\(bar)] \(done)/\(total) \(unit)".utf8))
                 state.drawn = true
-            } else if total >= 1000 {
+            } else if total >= linesFrom {
                 let tenth = done * 10 / total
                 if tenth > state.lastTenth {
                     state.lastTenth = tenth
-                    FileHandle.standardError.write(Data("read \(done)/\(total) files\n".utf8))
+                    FileHandle.standardError.write(Data("\(verb) \(done)/\(total) \(unit)\n".utf8))
                 }
             }
         }

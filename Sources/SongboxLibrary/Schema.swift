@@ -29,7 +29,7 @@ enum Schema {
     /// Every table and view the schema makes: one that was dropped (by hand, or a broken copy)
     /// is reported at open instead of failing some later command with a bare SQLite error.
     static let objects = ["tracks", "overrides", "history", "playlists", "playlist_items", "folders", "excluded",
-                          "unreadable", "search_index_state", "track_search", "highlights", "saved_state", "library", "stickers"]
+                          "unreadable", "search_index_state", "track_search", "highlights", "saved_state", "library", "stickers", "audio_features"]
 
     static func checkObjects(_ db: Database) throws {
         let present = try Set(String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')"))
@@ -41,7 +41,7 @@ enum Schema {
         }
     }
 
-    static let migrationCount = 7
+    static let migrationCount = 8
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -235,6 +235,46 @@ enum Schema {
                 ) WITHOUT ROWID;
                 CREATE INDEX stickers_by_name ON stickers(name);
                 """)
+        }
+        migrator.registerMigration("v7: audio features") { db in
+            // What `songbox analyze` measured in a track's audio (SongboxAnalysis), with the file's
+            // size and mtime then: the `library` view shows the features only while the file is
+            // the one analyzed, and `analyze` does a changed file again. `version` is the
+            // analyzer's (`TrackAnalyzer.version`): a newer one redoes older rows. `histogram`
+            // holds the gated 400 ms blocks' loudness (`LoudnessHistogram.encoded`), which
+            // summed over an album's tracks give its ReplayGain album gain.
+            try db.execute(sql: """
+                CREATE TABLE audio_features (
+                  track_id INTEGER PRIMARY KEY REFERENCES tracks(id) ON DELETE CASCADE,
+                  size INTEGER NOT NULL,
+                  mtime INTEGER NOT NULL,
+                  version INTEGER NOT NULL,
+                  analyzed INTEGER NOT NULL,             -- unix seconds
+                  duration REAL NOT NULL,                -- seconds decoded
+                  tempo REAL, tempo_alt REAL,            -- BPM; tempo_alt: a likely half or double
+                  beat_strength REAL, beat_regularity REAL,
+                  "key" TEXT, key_strength REAL,         -- "A minor"
+                  loudness REAL, loudness_range REAL,    -- LUFS, LU (EBU R128)
+                  true_peak REAL,                        -- dBTP
+                  track_gain REAL, track_peak REAL,      -- ReplayGain 2.0: dB to -18 LUFS, linear peak
+                  album_gain REAL,                       -- set once every track of the album is analyzed
+                  energy REAL, danceability REAL, valence REAL,
+                  brightness REAL,
+                  vector BLOB,                           -- FeatureVector: little-endian Float32s
+                  histogram BLOB NOT NULL
+                );
+                """)
+            // The view as v5 made it, with the six features every reader sees.
+            let definition = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'view' AND name = 'library'")
+            let join = "FROM tracks t LEFT JOIN overrides o ON o.track_id = t.id"
+            guard let definition, definition.components(separatedBy: join).count == 2 else {
+                throw SongboxError(.databaseFailed, "the library view is not the one this migration expects")
+            }
+            let features = ", f.tempo AS tempo, f.\"key\" AS \"key\", f.loudness AS loudness, f.energy AS energy, "
+                + "f.danceability AS danceability, f.valence AS valence "
+            let featureJoin = " LEFT JOIN audio_features f ON f.track_id = t.id AND f.size = t.size AND f.mtime = t.mtime"
+            try db.execute(sql: "DROP VIEW library")
+            try db.execute(sql: definition.replacingOccurrences(of: join, with: features + join + featureJoin))
         }
         migrator.registerMigration("v8: lyrics and art") { db in
             // Where a track's lyrics came from (`Lyrics.Source`: unsynced, synced, lrc) and its

@@ -93,6 +93,12 @@ public struct Track: Equatable, Sendable, Codable, FetchableRecord {
         lastPlayed = row["last_played"]
         rating = row["rating"]
         liked = row["liked"] ?? false
+        tempo = row["tempo"]
+        key = row["key"]
+        loudness = row["loudness"]
+        energy = row["energy"]
+        danceability = row["danceability"]
+        valence = row["valence"]
     }
 
     public var id: Int64
@@ -132,6 +138,14 @@ public struct Track: Equatable, Sendable, Codable, FetchableRecord {
     public var lastPlayed: Int64?
     public var rating: Int?
     public var liked: Bool
+    // From `songbox analyze` (nil until the file as it is now was analyzed): BPM, "A minor",
+    // LUFS, and the three moods 0 ... 1 (docs/moods.md).
+    public var tempo: Double?
+    public var key: String?
+    public var loudness: Double?
+    public var energy: Double?
+    public var danceability: Double?
+    public var valence: Double?
 
     /// Names as in the `library` view, in `--json` output and in Lua.
     public enum CodingKeys: String, CodingKey, CaseIterable {
@@ -172,5 +186,11 @@ public struct Track: Equatable, Sendable, Codable, FetchableRecord {
         case lastPlayed = "last_played"
         case rating
         case liked
+        case tempo
+        case key
+        case loudness
+        case energy
+        case danceability
+        case valence
     }
 }

@@ -123,6 +123,12 @@ public struct TrackField: Sendable {
         TrackField("added", .date) { FieldValue(date: $0.added) },
         TrackField("rating", .integer) { FieldValue($0.rating) },
         TrackField("liked", .boolean) { .boolean($0.liked) },
+        TrackField("tempo", .number) { FieldValue($0.tempo) },
+        TrackField("key", .text) { FieldValue($0.key) },
+        TrackField("loudness", .number) { FieldValue($0.loudness) },
+        TrackField("energy", .number) { FieldValue($0.energy) },
+        TrackField("danceability", .number) { FieldValue($0.danceability) },
+        TrackField("valence", .number) { FieldValue($0.valence) },
     ]
 
     /// Every field (`songbox show`, Lua track tables): the listing fields, then the rest.

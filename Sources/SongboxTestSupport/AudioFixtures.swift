@@ -46,6 +46,40 @@ public enum AudioFixtures {
         return mp3
     }
 
+    /// A metronome: a 30 ms burst of pink noise every beat at `bpm` for `beats` beats, at
+    /// `dB` (sox's gain, 0 = its full-scale noise), as `<folder>/<name>.mp3` (CBR 128 kbit/s).
+    @discardableResult
+    public static func clicks(in folder: String, name: String, bpm: Double, beats: Int, dB: Double = -6) throws -> String {
+        let wav = folder + "/" + name + ".wav", mp3 = folder + "/" + name + ".mp3"
+        let rest = 60 / bpm - 0.03
+        try run("sox", ["-R", "-D", "-n", "-r", "44100", "-c", "2", "-b", "16", wav, "synth", "0.03", "pinknoise",
+                        "fade", "0", "0.03", "0.025", "pad", "0", String(format: "%.6f", rest), "repeat", "\(beats - 1)", "gain", "\(dB)"])
+        try run("lame", ["--quiet", "-b", "128", wav, mp3])
+        try FileManager.default.removeItem(atPath: wav)
+        return mp3
+    }
+
+    /// `seconds` of a 1 kHz sine at `dBFS` (peak) on both channels, 48 kHz, as `<folder>/<name>.mp3`
+    /// (CBR 320 kbit/s, so the encoding moves its loudness by hundredths of a LU).
+    @discardableResult
+    public static func calibratedSine(in folder: String, name: String, dBFS: Double, seconds: Double) throws -> String {
+        let wav = folder + "/" + name + ".wav", mp3 = folder + "/" + name + ".mp3"
+        try run("sox", ["-R", "-D", "-n", "-r", "48000", "-c", "2", "-b", "16", wav, "synth", "\(seconds)", "sine", "1000",
+                        "vol", "\(dBFS)dB"])
+        try run("lame", ["--quiet", "-b", "320", "--resample", "48", wav, mp3])
+        try FileManager.default.removeItem(atPath: wav)
+        return mp3
+    }
+
+    /// The file at `path` with `count` bytes from its middle zeroed, size kept: libmpg123 decodes
+    /// the first half, then finds no frame within its resync limit and fails.
+    public static func brokenHalfWay(_ path: String, count: Int = 60_000) throws {
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let start = bytes.count / 2
+        for index in start..<min(bytes.count, start + count) { bytes[index] = 0 }
+        _ = try write(bytes, to: path)
+    }
+
     /// `count` pseudo-random bytes (fixed seed) named `<name>.mp3`: not MPEG audio.
     public static func corrupt(in folder: String, name: String = "corrupt", count: Int = 16_384) throws -> String {
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15

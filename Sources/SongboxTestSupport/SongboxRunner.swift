@@ -42,6 +42,31 @@ public struct SongboxRunner: Sendable {
         try Self.run(executable: Self.executable, (useDatabase ? ["--db", database] : []) + arguments, environment: environment)
     }
 
+    /// Starts `songbox --db <database> arguments...` without waiting for it, its output discarded:
+    /// for a test that kills it part way (`killOnce`).
+    public func start(_ arguments: [String]) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.executable)
+        process.arguments = ["--db", database] + arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    /// Polls `count` every 10 ms, at most `tries` times, until it is positive (something was
+    /// committed), then kills `process` with SIGKILL and waits for it. Returns the last count.
+    public static func killOnce(_ process: Process, tries: Int, _ count: () -> Int) -> Int {
+        var counted = 0
+        for _ in 0..<tries where counted == 0 {
+            usleep(10_000)
+            counted = count()
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        return counted
+    }
+
     /// Runs any program and captures what it prints.
     public static func run(executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Output {
         let process = Process()

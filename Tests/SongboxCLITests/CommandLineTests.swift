@@ -84,7 +84,8 @@ import Testing
             return String(trimmed[trimmed.index(after: trimmed.startIndex)..<end])
         }
         #expect(keys == ["id", "path", "title", "artist", "album", "albumartist", "genre", "year", "track", "disc",
-                         "duration", "plays", "skips", "last_played", "added", "rating", "liked", "art"])
+                         "duration", "plays", "skips", "last_played", "added", "rating", "liked",
+                         "tempo", "key", "loudness", "energy", "danceability", "valence", "art"])
     }
 
     @Test func showPrintsEveryFieldWithLyrics() throws {

@@ -62,22 +62,11 @@ import Testing
                                   v2: ID3v2Tag(version: 4, frames: [.text("TIT2", "Song \(index)"), .text("TPE1", "Artist \(index % 50)")]),
                                   audio: audio)
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: SongboxRunner.executable)
-        process.arguments = ["--db", songbox.database, "scan", music]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try songbox.start(["scan", music])
         // Kill it once some batches are committed, mid-scan.
-        var committed = 0
-        for _ in 0..<400 where committed == 0 {
-            usleep(10_000)
-            committed = (try? DatabaseQueue(path: songbox.database).read { db in
-                try Int.fetchOne(db, sql: "SELECT count(*) FROM tracks") ?? 0
-            }) ?? 0
+        let committed = SongboxRunner.killOnce(process, tries: 400) {
+            (try? DatabaseQueue(path: songbox.database).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM tracks") ?? 0 }) ?? 0
         }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
         #expect(process.terminationReason == .uncaughtSignal)
 
         let queue = try DatabaseQueue(path: songbox.database)

@@ -104,6 +104,12 @@ function songbox.text.truncate(text, columns) end
 ---@field added string ISO 8601, UTC.
 ---@field rating? integer 1 to 5.
 ---@field liked boolean
+---@field tempo? number Beats per minute, from `songbox analyze` (docs/moods.md); absent until analyzed.
+---@field key? string "A minor", "F# major", from `songbox analyze`.
+---@field loudness? number EBU R128 integrated loudness, LUFS, from `songbox analyze`.
+---@field energy? number 0 to 1, from `songbox analyze`.
+---@field danceability? number 0 to 1, from `songbox analyze`; absent without a beat.
+---@field valence? number 0 to 1, from `songbox analyze`.
 ---@field comment? string
 ---@field lyrics? string
 ---@field has_picture boolean

@@ -60,11 +60,15 @@ struct QueryField: Sendable, Equatable {
         identifier("isrc"), identifier("mb_trackid"), identifier("mb_albumid"),
         identifier("mb_artistid"), identifier("mb_albumartistid"), identifier("mb_releasegroupid"),
         QueryField("id", .number),
+        // From `songbox analyze`; a track not analyzed has none (docs/moods.md).
+        QueryField("tempo", .number), QueryField("loudness", .number), QueryField("energy", .number),
+        QueryField("danceability", .number), QueryField("valence", .number),
+        QueryField("key", .text, column: "\"key\"", key: "lower(\"key\")"),
         QueryField("playlist", .playlist, column: "id"),
     ]
 
     /// Other spellings of a field name.
-    static let aliases = ["album_artist": "albumartist", "picture": "has_picture", "length": "duration"]
+    static let aliases = ["album_artist": "albumartist", "picture": "has_picture", "length": "duration", "bpm": "tempo"]
 
     /// Words that look like a field but steer the whole query.
     static let directives = ["sort", "limit"]
