@@ -105,6 +105,16 @@ import Testing
         expectPassed(output, ["lrc read", "each line once, with its words", "at their samples"])
     }
 
+    @Test func lyricEventsFollowARestoredPlace() throws {
+        try makeLibrary(["thirty": 30])
+        try "[00:01.00]First line\n[00:04.75]Chorus\n[00:09.873]Third\n".write(toFile: music + "/thirty.lrc", atomically: true, encoding: .utf8)
+        try library.scan()
+        let script = luaFolder + "/player-lyrics-restore.lua"
+        let first = try songbox.run(["run", "--fast", "--output", "null", script, "first"])
+        #expect(first.status == 0 && first.stderr == "", "\(first.stderr)")
+        expectPassed(try songbox.run(["run", "--fast", "--output", "null", script]), ["restored"])
+    }
+
     @Test func everyEndReasonAndWhatItCounts() throws {
         try makeLibrary(broken: true)
         let output = try run("player-reasons.lua")
