@@ -10,15 +10,20 @@ public struct PlayableTrack: Sendable, Hashable, Codable {
     public var duration: Double
     /// The part of the track played in highlights mode (seconds), when the library has one.
     public var highlight: HighlightRange?
+    /// When its synchronised lyric lines start, when it has some: the player announces each
+    /// line at its sample (`PlayerEvent.lyric`).
+    public var lyricTimes: LyricTimes?
 
     /// The id of a file played that is not a library track (the bundled alarm tone).
     public static let notInLibrary: Int64 = -1
 
-    public init(trackID: Int64, path: String, duration: Double, highlight: HighlightRange? = nil) {
+    public init(trackID: Int64, path: String, duration: Double, highlight: HighlightRange? = nil,
+                lyricTimes: LyricTimes? = nil) {
         self.trackID = trackID
         self.path = path
         self.duration = duration
         self.highlight = highlight
+        self.lyricTimes = lyricTimes
     }
 }
 
@@ -125,6 +130,12 @@ public struct PlayQueue: Sendable, Hashable, Codable {
         return true
     }
 
+    /// Gives each item the lyric times of its track in `times` (none when absent): what a
+    /// restored queue, saved without them, gets from the library. Not an edit: the version stays.
+    public mutating func setLyricTimes(_ times: [Int64: LyricTimes]) {
+        for index in items.indices { items[index].track.lyricTimes = times[items[index].track.trackID] }
+    }
+
     public mutating func clear() {
         guard !items.isEmpty else { return }
         items.removeAll()
@@ -143,6 +154,8 @@ public struct PlayQueue: Sendable, Hashable, Codable {
 /// The queue as compact text, for saving: a header line, then one line per item (its id, track
 /// id, seconds, lane, highlight, path). A queue of 100,000 tracks is about 10 MB of text made
 /// in one pass, where JSON coding built a tree of every value first (over 100 MB at its peak).
+/// Lyric times are not saved: the library has them, and whoever restores the queue reads them
+/// again (`PlaybackRecorder.savedSnapshot`).
 extension PlayQueue {
     static let compactHeader = "songbox-queue 1"
 

@@ -37,6 +37,8 @@ public final class PlayerEngine {
     /// Where `play()` starts the current item when nothing is open (a restored position).
     private var resumeAt = 0.0
     private var fade: Fade?
+    /// The current track's synchronised lyrics, when it has some: the next line to announce.
+    private var lyrics: LyricCursor?
     /// A short fade-out that ends in a state change, or a fade-in after a resume.
     private var transition: Transition?
     private var sleepDeadline: Double?
@@ -249,6 +251,7 @@ public final class PlayerEngine {
             return
         }
         emit(.seeked(item: item, from: from, to: elapsed))
+        if let lines = lyrics?.jumped(to: decoder.position) { announce(lines, of: item) }
     }
 
     public func seek(by seconds: Double) {
@@ -368,6 +371,10 @@ public final class PlayerEngine {
             // End a fade-out exactly on its last frame.
             wanted = min(wanted, frames(in: transition.start + transition.length - clock))
         }
+        if let line = lyrics?.nextFrame {
+            // End the chunk where the next lyric line starts: its event is at its sample.
+            wanted = min(wanted, max(1, line - decoder.position))
+        }
         let startFrame = decoder.position
         let frames: Int
         do throws(DecodeError) {
@@ -397,6 +404,10 @@ public final class PlayerEngine {
         delivered += frames
         clock += seconds
         afterWriting(item)
+        if self.decoder === decoder, let lines = lyrics?.played(to: decoder.position) {
+            // Still the same track (not ended, stopped or skipped on this frame).
+            announce(lines, of: item)
+        }
         return .rendered(frames: frames)
     }
 
@@ -601,6 +612,16 @@ public final class PlayerEngine {
         if from > 0 { try? opened.seek(toFrame: Self.frameCount(from, rate: Double(opened.format.sampleRate))) }
         if modes.random, randomHistory.last != id { randomHistory.append(id) }
         emit(.trackStarted(item: item, position: queue.position(of: id) ?? 0, reason: reason))
+        lyrics = item.track.lyricTimes.map { LyricCursor(times: $0, rate: opened.format.sampleRate) }
+        if let lines = lyrics?.jumped(to: opened.position) { announce(lines, of: item) }
+    }
+
+    /// The events of lyric lines `lines` of `item`'s track.
+    private func announce(_ lines: Range<Int>, of item: QueueItem) {
+        guard let times = lyrics?.times else { return }
+        for index in lines {
+            emit(.lyric(item: item, index: index, milliseconds: Int(times.milliseconds[index])))
+        }
     }
 
     /// Moves past an item that will not play, stopping once every item has failed in a row.
@@ -632,6 +653,7 @@ public final class PlayerEngine {
 
     private func closeTrack() {
         decoder = nil
+        lyrics = nil
         delivered = 0
         resumeAt = 0
         transition = nil

@@ -77,6 +77,10 @@ public enum PlayerEvent: Sendable, Hashable {
     case optionsChanged(PlaybackModes)
     case outputError(message: String)
     case decodeError(item: QueueItem, message: String)
+    /// Synchronised lyric line `index` (0-based, of the track's `lyricTimes`), which starts at
+    /// `milliseconds`, begins with the next frame rendered. After a seek or a start mid-way, the
+    /// line in effect there is announced once (its start already heard or not).
+    case lyric(item: QueueItem, index: Int, milliseconds: Int)
     /// The queue ran out (or the sleep timer or a stop ended playback).
     case stopped
 
@@ -93,6 +97,7 @@ public enum PlayerEvent: Sendable, Hashable {
         case .optionsChanged: "options_changed"
         case .outputError: "output_error"
         case .decodeError: "decode_error"
+        case .lyric: "lyric"
         case .stopped: "stopped"
         }
     }

@@ -43,6 +43,29 @@ extension LibraryStore {
             return Lyrics(source: source, text: text, lines: LyricLine.lines(json: row[2]))
         }
     }
+
+    /// When the synchronised lines of each of the tracks `ids` that have some start
+    /// (milliseconds, in line order): what the player needs to announce them, without their words.
+    public func lyricTimes(of ids: [Int64]) throws(SongboxError) -> [Int64: [Int]] {
+        guard !ids.isEmpty else { return [:] }
+        return try read { db in
+            var found: [Int64: [Int]] = [:]
+            // One row a line, read from the stored JSON by SQLite rather than decoded here.
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT t.id, json_extract(line.value, '$.ms') FROM tracks t, json_each(t.lyrics_lines) line
+                WHERE t.id IN (SELECT value FROM json_each(?)) AND t.lyrics_lines IS NOT NULL
+                ORDER BY t.id, line.key
+                """, arguments: [Self.jsonList(ids)])
+            while let row = try rows.next() {
+                // A line without a whole number for its time (a damaged row) stays in the list
+                // as -1, keeping the indexes of the lines: the player stops before it.
+                let id: Int64 = row[0]
+                let time = Int64.fromDatabaseValue(row[1] as DatabaseValue).map(Int.init) ?? -1
+                found[id, default: []].append(time)
+            }
+            return found
+        }
+    }
 }
 
 /// A track's lyrics: the words, and the timed lines when they are synchronised.

@@ -11,22 +11,27 @@ public struct PlaybackEvent: Sendable {
     /// The library's record of the event's track; nil for events without one, or a track that
     /// has left the library.
     public let track: Track?
+    /// The words of a `lyric` event's line, from the library (the queue carries only times).
+    public let lyricText: String?
     public let emitted: Double
 
-    public init(_ event: PlayerEvent, track: Track? = nil, emitted: Double = MonotonicClock.seconds) {
+    public init(_ event: PlayerEvent, track: Track? = nil, lyricText: String? = nil, emitted: Double = MonotonicClock.seconds) {
         self.event = event
         self.track = track
+        self.lyricText = lyricText
         self.emitted = emitted
     }
 
     /// For events that only say a value changed, their kind: the newest of a kind says all of
-    /// it, so a consumer that falls behind may lose older ones of that kind. Nil for track,
-    /// playback and error events, which are never dropped.
+    /// it, so a consumer that falls behind may lose older ones of that kind. Lyric lines are
+    /// such values (the line sung now supersedes the one before: a display that fell behind
+    /// shows the newest, it need not sing the old ones). Nil for track, playback and error
+    /// events, which are never dropped.
     public var coalescingKind: String? { Self.coalescingKind(of: event) }
 
     public static func coalescingKind(of event: PlayerEvent) -> String? {
         switch event {
-        case .queueChanged, .volumeChanged, .optionsChanged: event.name
+        case .queueChanged, .volumeChanged, .optionsChanged, .lyric: event.name
         default: nil
         }
     }
@@ -55,6 +60,8 @@ public final class EventPipeline: @unchecked Sendable {
     /// The tracks of the items events were last about (the one playing and the one before),
     /// as they were when each started.
     private var tracks: [(item: Int, track: Track?)] = []
+    /// The lines of the track whose lyric events came last, read once for all of them.
+    private var lyricLines: (trackID: Int64, lines: [LyricLine])?
     /// The player clock at the last save, and the monotonic clock at the last write.
     private var lastSave = -Double.infinity
     private var lastPlaceWrite = -Double.infinity
@@ -170,7 +177,9 @@ public final class EventPipeline: @unchecked Sendable {
     }
 
     private func deliver(_ events: [(event: PlayerEvent, emitted: Double)]) {
-        let delivered = events.map { PlaybackEvent($0.event, track: track(of: $0.event), emitted: $0.emitted) }
+        let delivered = events.map {
+            PlaybackEvent($0.event, track: track(of: $0.event), lyricText: lyricText(of: $0.event), emitted: $0.emitted)
+        }
         for listener in lock.withLock({ subscribers }) { listener.put(contentsOf: delivered) }
     }
 
@@ -181,13 +190,28 @@ public final class EventPipeline: @unchecked Sendable {
         switch event {
         case .trackStarted(let started, _, _): item = started
         case .trackEnded(let ended, _, _, _, _), .paused(let ended, _), .resumed(let ended, _),
-             .seeked(let ended, _, _), .decodeError(let ended, _): item = ended
+             .seeked(let ended, _, _), .decodeError(let ended, _), .lyric(let ended, _, _): item = ended
         default: return nil
         }
         if let known = tracks.first(where: { $0.item == item.id }) { return known.track }
         let track = try? store.track(id: item.track.trackID)
         tracks = Array((tracks + [(item.id, track)]).suffix(2))
         return track
+    }
+
+    /// The words of a lyric event's line: the library's line at its index, read once a track
+    /// (again at each start, so a rescan in between is seen). Empty when the library's lines
+    /// no longer match the times the queue took (rescanned since it was queued) or are gone.
+    private func lyricText(of event: PlayerEvent) -> String? {
+        if case .trackStarted = event { lyricLines = nil }
+        guard case .lyric(let item, let index, let milliseconds) = event else { return nil }
+        let trackID = item.track.trackID
+        if lyricLines?.trackID != trackID {
+            lyricLines = (trackID, (try? store.lyrics(id: trackID))?.lines ?? [])
+        }
+        let lines = lyricLines?.lines ?? []
+        guard lines.indices.contains(index), lines[index].milliseconds == milliseconds else { return "" }
+        return lines[index].text
     }
 }
 

@@ -8,18 +8,27 @@ extension LibraryStore {
     public func playable(matching text: String, now: Date = Date()) throws(SongboxError) -> [PlayableTrack] {
         let files = try trackFiles(matching: text, now: now)
         let highlights = try highlights(of: files.map(\.id))
+        let lyrics = try playableLyricTimes(of: files.map(\.id))
         return files.map { file in
             PlayableTrack(trackID: file.id, path: file.path, duration: file.duration,
-                          highlight: highlights[file.id].map { HighlightRange(start: $0.start, end: $0.end) })
+                          highlight: highlights[file.id].map { HighlightRange(start: $0.start, end: $0.end) },
+                          lyricTimes: lyrics[file.id])
         }
     }
 
     /// Library tracks as the player takes them, with their highlights.
     public func playable(_ tracks: [Track]) throws(SongboxError) -> [PlayableTrack] {
         let highlights = try highlights(of: tracks.map(\.id))
+        let lyrics = try playableLyricTimes(of: tracks.map(\.id))
         return tracks.map { track in
             PlayableTrack(trackID: track.id, path: track.path, duration: track.duration,
-                          highlight: highlights[track.id].map { HighlightRange(start: $0.start, end: $0.end) })
+                          highlight: highlights[track.id].map { HighlightRange(start: $0.start, end: $0.end) },
+                          lyricTimes: lyrics[track.id])
         }
+    }
+
+    /// The lyric times of the tracks `ids` that have synchronised lyrics, as the queue keeps them.
+    public func playableLyricTimes(of ids: [Int64]) throws(SongboxError) -> [Int64: LyricTimes] {
+        try lyricTimes(of: ids).compactMapValues { LyricTimes($0) }
     }
 }

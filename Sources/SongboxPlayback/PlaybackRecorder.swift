@@ -78,7 +78,7 @@ public final class PlaybackRecorder: @unchecked Sendable {
     /// the next start does).
     public static func changesState(_ event: PlayerEvent) -> Bool {
         switch event {
-        case .trackEnded, .outputError, .decodeError: false
+        case .trackEnded, .outputError, .decodeError, .lyric: false
         default: true
         }
     }
@@ -89,15 +89,30 @@ public final class PlaybackRecorder: @unchecked Sendable {
         do {
             guard let placeData = try store.savedState(Self.stateName) else { return nil }
             guard let queueData = try store.savedState(Self.queueStateName) else {
-                return try JSONDecoder().decode(PlayerSnapshot.self, from: placeData)
+                var snapshot = try JSONDecoder().decode(PlayerSnapshot.self, from: placeData)
+                withLyricTimes(&snapshot.queue)
+                return snapshot
             }
             let place = try JSONDecoder().decode(SavedPlace.self, from: placeData)
-            let queue = try PlayQueue(compact: queueData) ?? JSONDecoder().decode(PlayQueue.self, from: queueData)
+            var queue = try PlayQueue(compact: queueData) ?? JSONDecoder().decode(PlayQueue.self, from: queueData)
             written = (place, queue.version)
+            withLyricTimes(&queue)
             return place.snapshot(queue: queue)
         } catch {
             report("the saved queue could not be read, starting with an empty one (\(error))")
             return nil
+        }
+    }
+}
+
+extension PlaybackRecorder {
+    /// The lyric times of a restored queue's tracks, as the library has them now (the saved
+    /// queue holds none). Without them, if they cannot be read: the tracks play, without lyric events.
+    func withLyricTimes(_ queue: inout PlayQueue) {
+        do {
+            queue.setLyricTimes(try store.playableLyricTimes(of: Array(Set(queue.items.map(\.track.trackID)))))
+        } catch {
+            report("the lyrics of the saved queue could not be read, its tracks play without lyric events (\(error))")
         }
     }
 }

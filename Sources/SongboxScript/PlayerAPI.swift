@@ -7,11 +7,14 @@ import SongboxLibrary
 public struct ScriptEvent: Sendable {
     public var event: PlayerEvent
     public var track: Track?
+    /// The words of a `lyric` event's line.
+    public var lyricText: String?
     public var emitted: Double
 
-    public init(_ event: PlayerEvent, track: Track?, emitted: Double) {
+    public init(_ event: PlayerEvent, track: Track?, lyricText: String? = nil, emitted: Double) {
         self.event = event
         self.track = track
+        self.lyricText = lyricText
         self.emitted = emitted
     }
 }
@@ -342,6 +345,11 @@ public enum PlayerAPI {
         case .decodeError(let item, let message):
             table["track"] = .table(trackTable(item, track))
             table["message"] = .string(message)
+        case .lyric(let item, let index, let milliseconds):
+            table["track"] = .table(trackTable(item, track))
+            table["index"] = .integer(index + 1)
+            table["text"] = .string(delivered.lyricText ?? "")
+            table["t"] = .number(Double(milliseconds) / 1000)
         case .stopped:
             break
         }

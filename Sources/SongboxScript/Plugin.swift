@@ -93,10 +93,11 @@ public final class Plugin: Sendable {
     public let file: String
     private let environment: Environment
     /// Bounded: a plugin that falls behind loses the oldest events that only say a value
-    /// changed (the newest of each kind follows); track and playback events are all kept.
+    /// changed (the newest of each kind follows), lyric lines among them; track and playback
+    /// events are all kept.
     private let inbox = Mailbox<Job>(capacity: 1024) { job in
         guard case .event(let event) = job, case .string(let type)? = event.tableValue?["type"],
-              ["queue_changed", "volume_changed", "options_changed"].contains(type) else { return nil }
+              ["queue_changed", "volume_changed", "options_changed", "lyric"].contains(type) else { return nil }
         return type
     }
     private let info: Mutex<Info>

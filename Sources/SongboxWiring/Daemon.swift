@@ -202,6 +202,8 @@ public final class Daemon: MPDBackend, Sendable {
         case .volumeChanged: .mixer
         case .optionsChanged: .options
         case .outputError: .output
+        // A line of lyrics changes nothing an MPD client shows.
+        case .lyric: []
         default: .player
         }
     }

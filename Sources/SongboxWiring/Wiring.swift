@@ -95,7 +95,7 @@ public struct Wiring: Sendable {
 
 extension ScriptEvent {
     init(_ event: PlaybackEvent) {
-        self.init(event.event, track: event.track, emitted: event.emitted)
+        self.init(event.event, track: event.track, lyricText: event.lyricText, emitted: event.emitted)
     }
 }
 

@@ -500,3 +500,231 @@ final class Rig {
         #expect(versions == versions.sorted() && Set(versions).count == 4)
     }
 }
+
+/// `lyric` events: each at the frame its line starts on, whatever splits or moves playback.
+@Suite struct LyricEventTests {
+    /// A lyric event as heard: which track and line, and the frame of the track it came at.
+    struct Heard: Equatable, CustomStringConvertible {
+        var track: Int64
+        var index: Int
+        var frame: Int
+        var description: String { "track \(track) line \(index) at frame \(frame)" }
+    }
+
+    /// Renders an engine chunk by chunk, taking its events after every chunk (before the next
+    /// is rendered) and noting the frame of the track each lyric event came at.
+    final class Listener {
+        let engine: PlayerEngine
+        private(set) var heard: [Heard] = []
+        private(set) var events: [PlayerEvent] = []
+
+        init(_ engine: PlayerEngine) { self.engine = engine }
+
+        /// Takes what the engine emitted, at the frame it is at now.
+        func take() {
+            let frame = Int((engine.elapsed * engine.frameRate).rounded())
+            for event in engine.takeEvents() {
+                events.append(event)
+                if case .lyric(let item, let index, _) = event {
+                    heard.append(Heard(track: item.track.trackID, index: index, frame: frame))
+                }
+            }
+        }
+
+        /// Plays `seconds` more (or to the end), in chunks of at most `chunk` frames.
+        func play(seconds: Double = .infinity, chunk: Int = .max) {
+            take()
+            let until = engine.clock + seconds
+            while engine.clock < until - 1e-9 {
+                let limit = seconds.isFinite ? engine.frames(in: until - engine.clock) : .max
+                guard case .rendered = engine.render(maxFrames: min(chunk, limit)) else { break }
+                take()
+            }
+        }
+
+        /// What was heard since the last call.
+        func takeHeard() -> [Heard] {
+            take()
+            defer { heard = [] }
+            return heard
+        }
+    }
+
+    static func times(_ milliseconds: [Int]) throws -> LyricTimes { try #require(LyricTimes(milliseconds)) }
+
+    /// The frame of `milliseconds` at `rate`: its time × rate, to the nearest frame.
+    static func frame(_ milliseconds: Int, _ rate: Int = 44_100) -> Int { (milliseconds * rate + 500) / 1000 }
+
+    static func engine(_ tracks: [(path: String, lines: [Int]?)], highlights: [HighlightRange?]? = nil) throws -> PlayerEngine {
+        let engine = PlayerEngine(output: NullOutput())
+        engine.add(try tracks.enumerated().map { index, track in
+            PlayableTrack(trackID: Int64(index + 1), path: track.path, duration: 0, highlight: highlights?[index],
+                          lyricTimes: try track.lines.map(times))
+        })
+        return engine
+    }
+
+    // 1234 ms is inside a 4096-frame chunk; 5005 ms twice (a repeated line); 29,999 ms is in
+    // the last chunk of the track.
+    static let lines = [0, 1234, 5005, 5005, 12_345, 29_999]
+
+    @Test(arguments: [Int.max, 1000, 1])
+    func eachLineIsAnnouncedOnTheFrameItStartsOn(chunk: Int) throws {
+        let tones = try Tones.get()
+        let engine = try Self.engine([(tones.thirty, Self.lines)])
+        let listener = Listener(engine)
+        engine.play()
+        listener.play(chunk: chunk == 1 ? 7 : chunk)
+        let expected = Self.lines.enumerated().map { Heard(track: 1, index: $0.offset, frame: Self.frame($0.element)) }
+        #expect(listener.heard == expected)
+        #expect(listener.events.first { if case .lyric = $0 { true } else { false } }
+                == .lyric(item: engine.queue.items[0], index: 0, milliseconds: 0), "the line at 0 comes as the track starts")
+    }
+
+    @Test func splittingChunksAtLinesChangesNoSample() throws {
+        let tones = try Tones.get()
+        let rig = try Rig()
+        rig.engine.add([PlayableTrack(trackID: 1, path: tones.three, duration: 0, lyricTimes: try Self.times([1, 700, 701, 2999]))])
+        rig.engine.play()
+        #expect(rig.engine.run() == .idle)
+        #expect(difference(try rig.captured(), try decoded(tones.three)) == nil)
+        #expect(rig.take().filter { if case .lyric = $0 { true } else { false } }.count == 4)
+    }
+
+    @Test func aLineOnAChunkBoundaryIsAnnouncedOnce() throws {
+        // 256 ms at 48 kHz is frame 12,288: the end of the third 4096-frame chunk.
+        let tones = try Tones.get()
+        let engine = try Self.engine([(tones.two48k, [256, 512])])
+        let listener = Listener(engine)
+        engine.play()
+        listener.play()
+        #expect(Self.frame(256, 48_000) == 3 * 4096)
+        #expect(listener.heard == [Heard(track: 1, index: 0, frame: 12_288), Heard(track: 1, index: 1, frame: 24_576)])
+    }
+
+    @Test func aSeekAnnouncesTheLineInEffectOnceThenTheNextOnItsFrame() throws {
+        let tones = try Tones.get()
+        let engine = try Self.engine([(tones.thirty, Self.lines)])
+        let listener = Listener(engine)
+        engine.play()
+        listener.play(seconds: 1)
+        #expect(listener.takeHeard() == [Heard(track: 1, index: 0, frame: 0)])
+
+        // Forward over lines 1 to 3: only 3 (in effect at 8 s), not a burst of the others.
+        engine.seek(to: 8)
+        #expect(listener.takeHeard() == [Heard(track: 1, index: 3, frame: 8 * 44_100)])
+        listener.play(seconds: 5)
+        #expect(listener.takeHeard() == [Heard(track: 1, index: 4, frame: Self.frame(12_345))])
+
+        // Back into line 1: it is in effect again, and lines 2 and 3 follow on their frames.
+        engine.seek(to: 2)
+        listener.play(seconds: 4)
+        #expect(listener.takeHeard() == [Heard(track: 1, index: 1, frame: 2 * 44_100), Heard(track: 1, index: 2, frame: Self.frame(5005)),
+                                         Heard(track: 1, index: 3, frame: Self.frame(5005))])
+
+        // Onto a line's first frame: the lines starting there, each once.
+        engine.seek(to: 5.005)
+        #expect(listener.takeHeard() == [Heard(track: 1, index: 2, frame: Self.frame(5005)), Heard(track: 1, index: 3, frame: Self.frame(5005))])
+        listener.play(seconds: 1)
+        #expect(listener.takeHeard().isEmpty)
+
+        // Before the first line there is none in effect.
+        let late = try Self.engine([(tones.thirty, [20_000])])
+        let lateListener = Listener(late)
+        late.play()
+        late.seek(to: 10)
+        #expect(lateListener.takeHeard().isEmpty)
+    }
+
+    @Test func pauseAndResumeRepeatNothing() throws {
+        let tones = try Tones.get()
+        let engine = try Self.engine([(tones.thirty, Self.lines)])
+        let listener = Listener(engine)
+        engine.play()
+        listener.play(seconds: 2)
+        engine.pause()
+        listener.play(seconds: 1)
+        engine.resume()
+        listener.play(seconds: 4)
+        #expect(listener.takeHeard().map(\.index) == [0, 1, 2, 3])
+        #expect(listener.heard.isEmpty)
+    }
+
+    @Test func aGaplessTransitionStartsTheNextTracksLinesOnItsFrames() throws {
+        let tones = try Tones.get()
+        let parts = AudioFixtures.gaplessAlbumParts
+        // The first part's last line is on its very last frames; the second part's first at its first frame.
+        let engine = try Self.engine([(tones.album[0], [1999]), (tones.album[1], [0, 1000]), (tones.album[2], nil)])
+        let listener = Listener(engine)
+        engine.play()
+        listener.play()
+        #expect(listener.heard == [Heard(track: 1, index: 0, frame: Self.frame(1999)), Heard(track: 2, index: 0, frame: 0),
+                                   Heard(track: 2, index: 1, frame: 44_100)])
+        #expect(Self.frame(1999) < parts[0])
+        // The second part's line 0 comes after the first part ended and the second started.
+        let names = listener.events.map(\.name)
+        let started = names.indices.filter { names[$0] == "track_started" }
+        #expect(started.count == 3 && names[started[1] + 1] == "lyric")
+    }
+
+    @Test func aTrackStartedMidWayAnnouncesTheLineInEffect() throws {
+        let tones = try Tones.get()
+        // A restored place: 6 s into the track.
+        let first = try Self.engine([(tones.thirty, Self.lines)])
+        var saved = first.snapshot
+        saved.current = first.queue.items[0].id
+        saved.elapsed = 6
+        let engine = PlayerEngine(output: NullOutput())
+        engine.restore(saved)
+        let listener = Listener(engine)
+        engine.play()
+        listener.play(seconds: 7)
+        #expect(listener.heard == [Heard(track: 1, index: 3, frame: 6 * 44_100), Heard(track: 1, index: 4, frame: Self.frame(12_345))])
+
+        // Highlights: from 10 s to 13 s, the chorus line of 5 s is in effect; 29,999 ms is not reached.
+        let highlighted = try Self.engine([(tones.thirty, Self.lines)], highlights: [HighlightRange(start: 10, end: 13)])
+        highlighted.setHighlights(true)
+        let highlightListener = Listener(highlighted)
+        highlighted.play()
+        highlightListener.play()
+        #expect(highlightListener.heard == [Heard(track: 1, index: 3, frame: 10 * 44_100), Heard(track: 1, index: 4, frame: Self.frame(12_345))])
+    }
+
+    @Test func aTrackWithoutLinesOrWithOnlyLinesPastItsEndAnnouncesNothing() throws {
+        let tones = try Tones.get()
+        let engine = try Self.engine([(tones.three, nil), (tones.three, [3_000_000, 4_000_000_000])])
+        let listener = Listener(engine)
+        engine.play()
+        listener.play()
+        #expect(listener.heard.isEmpty)
+        #expect(listener.events.filter { $0.name == "track_ended" }.count == 2)
+    }
+
+    @Test func timesAreCheckedBeforeAnyArithmetic() throws {
+        #expect(LyricTimes([]) == nil)
+        #expect(LyricTimes([-1, 5]) == nil, "a negative time ends the list at once")
+        #expect(LyricTimes([5, 10, 7, 20])?.milliseconds == [5, 10], "out of order: the lines before it are kept")
+        #expect(LyricTimes([5, Int(UInt32.max) + 1])?.milliseconds == [5], "past 2^32 ms: no track reaches it")
+        let last = try Self.times([Int(UInt32.max)])
+        #expect(last.frame(of: 0, rate: 384_000) == (Int(UInt32.max) * 384_000 + 500) / 1000)
+    }
+
+    @Test func aHundredThousandLinesCostTheQueueFourBytesEach() throws {
+        let tones = try Tones.get()
+        // A line every millisecond for 100 s: the 3 s track reaches 3000 of them, each on its frame.
+        let many = Array(0..<100_000)
+        let times = try Self.times(many)
+        #expect(times.milliseconds.count == 100_000 && MemoryLayout<UInt32>.stride == 4)
+        let engine = try Self.engine([(tones.three, many)])
+        let listener = Listener(engine)
+        engine.play()
+        listener.play()
+        let lastFrame = try decoded(tones.three).count / 2
+        let reached = many.filter { Self.frame($0) <= lastFrame }
+        // Compared compactly: a failure names the first line out of place, not 3000 of them.
+        let heard = listener.heard.map(\.index)
+        #expect(heard.count == reached.count)
+        #expect(zip(heard, reached).first { $0 != $1 } == nil)
+        #expect(listener.heard.first { $0.frame != Self.frame($0.index) } == nil)
+    }
+}

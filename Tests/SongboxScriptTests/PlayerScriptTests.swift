@@ -94,6 +94,27 @@ import Testing
         #expect(try AudioFixtures.pcm(ofWAV: wav).count == Int((12.1 * 44_100).rounded()) * 2)
     }
 
+    @Test func lyricEventsComeAtTheSampleEachLineStarts() throws {
+        try makeLibrary(["three": 3, "thirty": 30])
+        // An offset and a line with two timestamps; a Hebrew line; the tags before the scan reads them.
+        try "[ti:Thirty]\n[offset:+250]\n[00:01.25]First line\n[00:05.00][00:20.00]Chorus\n[00:10.123]שורה בעברית\n[00:25.5]Last\n"
+            .write(toFile: music + "/thirty.lrc", atomically: true, encoding: .utf8)
+        try "[00:00.00]Start\n[00:02.50]End of three\n".write(toFile: music + "/three.lrc", atomically: true, encoding: .utf8)
+        try library.scan()
+        let output = try run("player-lyrics.lua", output: "null")
+        expectPassed(output, ["lrc read", "each line once, with its words", "at their samples"])
+    }
+
+    @Test func lyricEventsFollowARestoredPlace() throws {
+        try makeLibrary(["thirty": 30])
+        try "[00:01.00]First line\n[00:04.75]Chorus\n[00:09.873]Third\n".write(toFile: music + "/thirty.lrc", atomically: true, encoding: .utf8)
+        try library.scan()
+        let script = luaFolder + "/player-lyrics-restore.lua"
+        let first = try songbox.run(["run", "--fast", "--output", "null", script, "first"])
+        #expect(first.status == 0 && first.stderr == "", "\(first.stderr)")
+        expectPassed(try songbox.run(["run", "--fast", "--output", "null", script]), ["restored"])
+    }
+
     @Test func everyEndReasonAndWhatItCounts() throws {
         try makeLibrary(broken: true)
         let output = try run("player-reasons.lua")

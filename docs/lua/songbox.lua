@@ -507,7 +507,7 @@ function songbox.player.set(modes) end
 ---@return true
 function songbox.player.sleep(when) end
 
----@alias songbox.event_name "track_started"|"track_ended"|"paused"|"resumed"|"seeked"|"queue_changed"|"volume_changed"|"options_changed"|"output_error"|"decode_error"|"stopped"|"library_updated"|"playlist_changed"|"alarm"|"message"|"startup"|"shutdown"
+---@alias songbox.event_name "track_started"|"track_ended"|"paused"|"resumed"|"seeked"|"queue_changed"|"volume_changed"|"options_changed"|"output_error"|"decode_error"|"stopped"|"library_updated"|"playlist_changed"|"alarm"|"message"|"startup"|"shutdown"|"lyric"
 
 ---An event: `type` and its fields (see docs/player.md#events).
 ---@class songbox.event
@@ -524,6 +524,9 @@ function songbox.player.sleep(when) end
 ---@field volume? number
 ---@field version? integer
 ---@field message? string
+---@field index? integer lyric: the line's place in songbox.lyrics.get(track).lines (1-based)
+---@field text? string lyric: the line's words
+---@field t? number lyric: when the line starts, in seconds into the track
 
 ---@class songbox.handle
 local handle = {}
