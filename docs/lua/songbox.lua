@@ -470,6 +470,11 @@ function songbox.player.play(queue_id) end
 
 ---(writes) @return true
 function songbox.player.pause() end
+---Stops, and makes the queue item current at `seconds`: the next play() starts there.
+---@param queue_id integer
+---@param seconds number
+---@return boolean|nil, string?
+function songbox.player.cue(queue_id, seconds) end
 ---(writes) @return true
 function songbox.player.resume() end
 ---(writes) @return true
@@ -550,6 +555,80 @@ function songbox.after(seconds, fn) end
 ---@param fn fun()
 ---@return songbox.handle
 function songbox.every(seconds, fn) end
+
+---@class songbox.at_info
+---@field scheduled number Unix seconds of the occurrence
+---@field at string the occurrence as its zone shows it, "2026-11-26T07:00:00+02:00"
+---@field late number seconds it runs after its time (a clock set forward, songbox stopped)
+---@field name string?
+
+---@class songbox.at_options
+---@field name string? remembers the last occurrence handled (songbox.state), to find one missed while stopped
+---@field grace number? how late an occurrence may still run, 0 to 86400 s (default 600)
+---@field missed fun(info: songbox.at_info)? called instead of fn for an occurrence later than its grace
+
+---Runs `fn` when the wall clock reads `spec`: "[DAYS | YYYY-MM-DD] HH:MM[:SS] [ZONE]"
+---("mon-fri 07:00", "2026-12-24 18:00 Europe/London"), or {time=, days=, date=, zone=}.
+---Fires once per occurrence across DST changes and NTP setting the clock (docs/lua-api.md).
+---@param spec string|table
+---@param fn fun(info: songbox.at_info)
+---@param options songbox.at_options?
+---@return songbox.handle
+function songbox.at(spec, fn, options) end
+
+songbox.time = {}
+---Unix seconds on the wall clock (a `--fast` run: the script's clock from `--start-time`).
+---@return number
+function songbox.time.now() end
+---When `spec` next fires after `after` (default now), and that time as its zone shows it.
+---@param spec string|table
+---@param after number?
+---@return number|nil, string?
+function songbox.time.next(spec, after) end
+---"2026-11-26T07:00:00+02:00": `t` in `zone` (an IANA name; default the system's).
+---@param t number
+---@param zone string?
+---@return string
+function songbox.time.format(t, zone) end
+
+---@class songbox.alarm_spec
+---@field name string
+---@field when string a songbox.at spec
+---@field query string?
+---@field playlist string?
+---@field mood string?
+---@field start_volume number? 0-100 (default 0)
+---@field volume number? 0-100 (default 80)
+---@field fade number? seconds, up to 3600 (default 0)
+---@field curve "linear"|"log"|nil
+---@field snooze number? seconds (default 540)
+---@field timeout number? seconds (default 3600)
+---@field grace number? seconds (default 600)
+---@field enabled boolean?
+
+songbox.alarm = {}
+---Every alarm the library keeps (the same `songbox alarm ls` shows).
+---@return songbox.alarm_spec[]
+function songbox.alarm.list() end
+---Adds or replaces an alarm. @return boolean|nil, string?
+---@param name string
+---@param spec songbox.alarm_spec
+function songbox.alarm.add(name, spec) end
+---Removes an alarm; true when there was one.
+---@param name string
+---@return boolean
+function songbox.alarm.remove(name) end
+---Sounds an alarm now (the message fire:NAME on the alarm channel, which the alarm plugin answers).
+---@param name string
+function songbox.alarm.fire(name) end
+---Raises alarm{name, phase, ...} in every plugin.
+---@param name string
+---@param phase "scheduled"|"sounding"|"snoozed"|"dismissed"|"timeout"|"fallback"|"missed"|"failed"
+---@param fields table?
+function songbox.alarm.announce(name, phase, fields) end
+---Queues the bundled alarm tone at the end; its new queue id.
+---@return integer|nil, string?
+function songbox.alarm.tone() end
 
 ---In a daemon's plugin: listen on an MPD channel (clients see it in `channels`). Every message
 ---reaches every plugin's "message" handlers anyway. True when it changed something; outside a
