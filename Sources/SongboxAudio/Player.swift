@@ -20,8 +20,12 @@ public final class Player: @unchecked Sendable {
     /// Seconds on a clock that only goes forward: what paces outputs that do not keep time.
     private let clock: @Sendable () -> Double
 
-    /// How far ahead of real time a paced output may run.
+    /// How far ahead of real time a paced output may run: when it is this far ahead it
+    /// sleeps until only `lead` is left, then renders chunk after chunk until it is `lead +
+    /// refill` ahead again. A wake-up costs more than a chunk's decoding on a small machine
+    /// (the decoder's tables are cold again), so a few chunks a wake-up, not one.
     private static let lead = 0.2
+    private static let refill = 0.3
     private static let retryWaits: [Double] = [0.5, 1, 2, 4, 8, 15, 30]
 
     public init(output: any AudioOutput, settings: PlayerSettings = PlayerSettings(), fast: Bool = false,
@@ -110,6 +114,7 @@ public final class Player: @unchecked Sendable {
 
     private func loop() {
         var pacing: (wall: Double, clock: Double)?
+        var refilling = false
         var retries = 0
         while true {
             let batch: [@Sendable (PlayerEngine) -> Void]? = condition.withLock {
@@ -122,9 +127,15 @@ public final class Player: @unchecked Sendable {
             if !batch.isEmpty { publish() }
 
             var wait: Double?
-            if let ahead = pacing.map({ engine.clock - $0.clock - (clock() - $0.wall) }), ahead > Self.lead {
+            // A pause, stop or skip still fading out is rendered at once: it takes effect when
+            // asked, not after the sleep (the fade is short).
+            let changing = engine.heading != engine.state || engine.headingID != engine.currentID
+            if !changing, let ahead = pacing.map({ engine.clock - $0.clock - (clock() - $0.wall) }),
+               ahead > Self.lead + (refilling ? Self.refill : 0) {
+                refilling = false
                 wait = ahead - Self.lead
             } else {
+                refilling = true
                 switch engine.render() {
                 case .rendered:
                     retries = 0

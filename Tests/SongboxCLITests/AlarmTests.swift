@@ -110,6 +110,12 @@ import Testing
         let plugins = folder + "/plugins"
         try FileManager.default.createDirectory(atPath: plugins, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: Fixtures.packageRoot + "/plugins/alarm.lua", toPath: plugins + "/alarm.lua")
+        // "Play the wake-up alarm when the bedroom sensor says I'm up", in three lines.
+        try """
+            songbox.on("message", function(ev)
+              if ev.channel == "sensors" and ev.text == "bedroom:up" then songbox.alarm.fire("door") end
+            end)
+            """.write(toFile: plugins + "/sensor.lua", atomically: true, encoding: .utf8)
         let port = try MPDServerTests.freePort()
         let daemon = try DaemonProcess(database: songbox.database, folder: folder, arguments: [
             "--plugins", plugins, "--output", "null", "--bind", "127.0.0.1:\(port)",
@@ -150,6 +156,11 @@ import Testing
             """])
         #expect(place.lines.contains("song: 0") && place.lines.contains("state: stop"), "\(place.stdout)")
         #expect(try mpc("playlist").lines == ["steady.mp3"])
+        // Another plugin fires it (a sensor's message), and a dismiss ends it again.
+        #expect(try mpc("sendmessage", "sensors", "bedroom:up").status == 0)
+        try daemon.waitForLog("alarm door: sounding", count: 2)
+        _ = try mpc("sendmessage", "alarm", "dismiss")
+        try daemon.waitForLog("alarm door: dismissed", count: 2)
         // A message it does not know is said, not ignored.
         _ = try mpc("sendmessage", "alarm", "explode")
         try daemon.waitForLog("unknown message 'explode'")
