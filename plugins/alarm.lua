@@ -250,7 +250,12 @@ if testing == "test" then
   end)
   -- The volume along the fade, every tenth of it (or every minute without one).
   local step = alarm.fade > 0 and alarm.fade / 10 or 60
-  local steps = sb.every(step, function() if sounding then note("volume") end end)
+  local steps
+  steps = sb.every(step, function()
+    if sounding then note("volume") end
+    -- Past the fade the volume stays: one line said it.
+    if alarm.fade > 0 and test_start and sb.time.now() - test_start > alarm.fade then steps:off() end
+  end)
   sb.on("alarm", function(event)
     if event.phase == "timeout" or event.phase == "dismissed" or event.phase == "failed" then
       steps:off()
