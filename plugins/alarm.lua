@@ -269,6 +269,8 @@ if testing == "test" then
             .. (e.why and ("  (" .. e.why .. ")") or "") .. (e.ok ~= nil and (e.ok and "  audio flows" or "") or "")))
         end
       end
+      -- The test is over; an alarm that could not sound at all fails it.
+      sb.exit(event.phase == "failed" and 1 or 0)
     end
   end)
   sound(alarm)

@@ -102,6 +102,21 @@ import Testing
         }
     }
 
+    /// An output that cannot play (no such ALSA device): the check finds no audio, the tone
+    /// cannot play either, and the alarm says it failed (log, event, status 1), never silent.
+    @Test func anAlarmOnAnOutputThatFailsSaysSo() throws {
+        #expect(try songbox.run(["alarm", "add", "deaf", "--at", "07:00", "--timeout", "5m"]).status == 0)
+        let home = folder + "/home"
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        let plugin = Fixtures.packageRoot + "/plugins/alarm.lua"
+        let output = try songbox.run(["run", "--output", "alsa:songboxnosuchdevice", plugin, "test", "deaf"],
+                                     environment: ["HOME": home, "SONGBOX_CONFIG": home + "/none"])
+        #expect(output.status == 1, "\(output.stdout)\(output.stderr)")
+        #expect(output.stderr.contains("alarm deaf: fallback: the output failed"), "\(output.stderr)")
+        #expect(output.stderr.contains("alarm deaf: failed: the output failed"), "\(output.stderr)")
+        #expect(output.stdout.contains("fallback") && output.stdout.contains("failed"), "\(output.stdout)")
+    }
+
     /// MPD clients (Home Assistant, a door sensor, a phone) fire, snooze and dismiss alarms with
     /// `sendmessage alarm ...`; what played before comes back.
     @Test func aDaemonSoundsSnoozesAndDismissesOnMessagesAndRestoresWhatPlayed() throws {
