@@ -16,8 +16,8 @@
 --
 -- The switch: plugin.autoplay.enabled in the config is the default; `songbox autoplay on|off`,
 -- `mpc sendmessage autoplay on|off|toggle` and `songbox.autoplay.set(on)` switch it and it stays
--- switched (songbox.state). It keeps quiet while an alarm sounds, in highlights mode and with
--- repeat on (the queue never runs out then).
+-- switched (songbox.state). It keeps quiet while an alarm sounds, in highlights mode, with
+-- repeat on (the queue never runs out then) and while the sleep timer waits for the queue's end.
 --
 -- `songbox run --fast --output null plugins/autoplay.lua preview QUERY [COUNT]`: queues what QUERY
 -- finds, plays, and prints the first COUNT tracks that start (default 10) with their lane.
@@ -87,6 +87,7 @@ local function quiet(status)
   if alarm then return "alarm " .. alarm .. " is sounding" end
   if status.highlights then return "highlights mode" end
   if status["repeat"] then return "repeat is on" end
+  if status.sleep == "queue" then return "the sleep timer waits for the end of the queue" end
   if (status.heading or status.state) ~= "playing" then return "nothing plays" end
   return nil
 end
@@ -121,17 +122,19 @@ local function context()
   for i = #recent, 1, -1 do
     local entry = recent[i]
     local track = entry.track or {}
-    sequence[#sequence + 1] = { id = entry.track_id, artist = key(entry.artist), album = key(track.album) }
+    sequence[#sequence + 1] = { id = entry.track_id, artist = key(track.artist or entry.artist), album = key(track.album) }
   end
   for i = 1, math.min(#recent, settings.window) do seen[recent[i].track_id] = true end
-  local current = status.position or 0
+  -- The playing track and what follows it: never chosen again while they wait (what played
+  -- before them is the history's, above).
+  local current, taken = status.position or 0, {}
   for _, item in ipairs(items) do
-    seen[item.id] = true    -- never twice in the queue
     if item.position >= current then
-      sequence[#sequence + 1] = { id = item.id, artist = key(item.albumartist or item.artist), album = key(item.album) }
+      taken[item.id] = true
+      sequence[#sequence + 1] = { id = item.id, artist = key(item.artist), album = key(item.album) }
     end
   end
-  return { status = status, items = items, seen = seen, sequence = sequence, current = current }
+  return { status = status, seen = seen, taken = taken, sequence = sequence }
 end
 
 local function weight(track)
@@ -148,7 +151,7 @@ end
 
 -- Whether `track` keeps the cooldowns after `sequence` (the last `n` entries of it).
 local function cooled(track, sequence, field, n)
-  local value = key(field == "artist" and (track.albumartist or track.artist) or track.album)
+  local value = key(track[field])
   if not value or n == 0 then return true end
   for i = #sequence, math.max(1, #sequence - n + 1), -1 do
     if sequence[i][field] == value then return false end
@@ -188,7 +191,7 @@ local function pick(candidates, count, ctx, last_resort)
     if not chosen then break end
     picked[#picked + 1] = chosen
     ctx.taken[chosen.id] = true
-    ctx.sequence[#ctx.sequence + 1] = { id = chosen.id, artist = key(chosen.albumartist or chosen.artist), album = key(chosen.album) }
+    ctx.sequence[#ctx.sequence + 1] = { id = chosen.id, artist = key(chosen.artist), album = key(chosen.album) }
   end
   return picked
 end
@@ -203,13 +206,8 @@ end
 
 local function providers(ctx)
   local list = {}
-  local ok, playlists = pcall(sb.playlist.list)
-  if ok and playlists then
-    for _, playlist in ipairs(playlists) do
-      if playlist.name:sub(1, 10) == "autoplay: " then
-        list[#list + 1] = { name = "provider '" .. playlist.name:sub(11) .. "'", get = function() return from_playlist(playlist.name) end }
-      end
-    end
+  for _, playlist in ipairs(sb.autoplay.providers() or {}) do
+    list[#list + 1] = { name = "provider '" .. playlist:sub(11) .. "'", get = function() return from_playlist(playlist) end }
   end
   if settings.playlist then
     list[#list + 1] = { name = "playlist '" .. settings.playlist .. "'", get = function() return from_playlist(settings.playlist) end }
@@ -239,8 +237,6 @@ local function fill()
   if want <= 0 then return 0 end
   local ctx = context()
   publish(status, { track_id = status.track and status.track.id, want = want })
-  ctx.taken = {}
-  for _, item in ipairs(ctx.items) do ctx.taken[item.id] = true end
   local picked, used, failures = {}, nil, {}
   for _, provider in ipairs(providers(ctx)) do
     local ok, tracks, message = pcall(provider.get)
@@ -275,6 +271,12 @@ local function fill()
   return #added
 end
 
+-- From an event: a failure is logged, and the next event tries again.
+local function safe_fill()
+  local ok, message = pcall(fill)
+  if not ok then sb.log.error("autoplay: " .. tostring(message)) end
+end
+
 -- The autoplay tracks that have not started: gone when autoplay is switched off.
 local function withdraw()
   local status = sb.player.status()
@@ -292,7 +294,7 @@ local function switch(on, how)
   if not preview then pcall(sb.state.set, "enabled", on) end
   if on then
     sb.log.info("autoplay: on (" .. how .. ")")
-    fill()
+    safe_fill()
   else
     local removed = withdraw()
     sb.log.info(("autoplay: off (%s)%s"):format(how, removed > 0 and (", " .. removed .. " queued tracks taken back") or ""))
@@ -301,11 +303,6 @@ local function switch(on, how)
 end
 
 -- MARK: events
-
-local function safe_fill()
-  local ok, message = pcall(fill)
-  if not ok then sb.log.error("autoplay: " .. tostring(message)) end
-end
 
 sb.on("track_started", safe_fill)
 sb.on("queue_changed", safe_fill)
