@@ -643,6 +643,9 @@ songbox.autoplay = {}
 ---@param fn fun(ctx: songbox.autoplay_context): (songbox.track|integer)[]
 ---@return boolean|nil, string?
 function songbox.autoplay.provide(name, fn) end
+---The names of the providers' smart playlists ("autoplay: NAME"), in order, without running them.
+---@return string[]|nil, string?
+function songbox.autoplay.providers() end
 ---Switches autoplay on or off, and keeps it so (the message on/off on the autoplay channel).
 ---@param on boolean
 ---@return boolean
