@@ -19,7 +19,7 @@
 -- switched (songbox.state). It keeps quiet while an alarm sounds, in highlights mode, with
 -- repeat on (the queue never runs out then) and while the sleep timer waits for the queue's end.
 --
--- `songbox run --fast --output null plugins/autoplay.lua preview QUERY [COUNT]`: queues what QUERY
+-- `songbox run --fast --output null plugins/autoplay.lua preview QUERY [COUNT]`: replaces the queue with what QUERY
 -- finds, plays, and prints the first COUNT tracks that start (default 10) with their lane.
 local sb = require "songbox"
 local options = sb.options
@@ -357,6 +357,7 @@ if preview then
   end)
   local tracks, message = sb.library.query(query)
   if not tracks then print(message); sb.exit(2); return end
+  sb.queue.clear()
   if #tracks > 0 then sb.queue.add(tracks) end
   sb.player.play()
 end
