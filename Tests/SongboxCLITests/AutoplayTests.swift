@@ -167,7 +167,11 @@ import Testing
             let answer = daemon.errors.split(separator: "\n").last { $0.contains(", 2 ahead") }.map(String.init) ?? ""
             #expect(answer.contains(expected), "\(answer)")
         }
-        #expect(try mpc("channels").lines.contains("autoplay"))
+        /// The plugin listens once its file ran: what is sent before that reaches no plugin.
+        func ready() throws {
+            try waitFor(timeout: 30, "the autoplay plugin on its channel") { try mpc("channels").lines.contains("autoplay") }
+        }
+        try ready()
 
         #expect(try mpc("add", "t01.mp3").status == 0)
         #expect(try mpc("play").status == 0)
@@ -216,6 +220,7 @@ import Testing
         daemon.signal(SIGTERM)
         #expect(try daemon.waitForExit() == 0)
         daemon = try start()
+        try ready()
         asked = 0
         try settled("autoplay: off")
         let status = try songbox.run(["autoplay", "status"], environment: ["SONGBOX_CONFIG": folder + "/config"])
