@@ -292,13 +292,14 @@ end
 local function switch(on, how)
   enabled = on
   if not preview then pcall(sb.state.set, "enabled", on) end
+  -- Said last: once the log has it, the status is kept.
   if on then
-    sb.log.info("autoplay: on (" .. how .. ")")
     safe_fill()
+    sb.log.info("autoplay: on (" .. how .. ")")
   else
     local removed = withdraw()
-    sb.log.info(("autoplay: off (%s)%s"):format(how, removed > 0 and (", " .. removed .. " queued tracks taken back") or ""))
     publish(sb.player.status())
+    sb.log.info(("autoplay: off (%s)%s"):format(how, removed > 0 and (", " .. removed .. " queued tracks taken back") or ""))
   end
 end
 

@@ -138,10 +138,16 @@ import Testing
         let plugins = folder + "/plugins"
         try FileManager.default.createDirectory(atPath: plugins, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: Self.plugin, toPath: plugins + "/autoplay.lua")
-        // Announces alarm phases (as the alarm plugin does) and says which track started.
+        // Announces alarm phases (as the alarm plugin does), says which track started, and switches
+        // autoplay off and reads its status through songbox.autoplay.
         try """
             local sb = require "songbox"
-            sb.on("message", function(e) if e.channel == "test" then sb.alarm.announce("wake", e.text) end end)
+            sb.on("message", function(e)
+              if e.channel ~= "test" then return end
+              if e.text == "lua-off" then sb.autoplay.set(false)
+              elseif e.text == "lua-status" then print("status " .. sb.json.encode(sb.autoplay.status()))
+              else sb.alarm.announce("wake", e.text) end
+            end)
             sb.on("track_started", function(e) print("started " .. e.track.path:match("[^/]+$")) end)
             """.write(toFile: plugins + "/tester.lua", atomically: true, encoding: .utf8)
         try "plugin.autoplay.enabled = true\nplugin.autoplay.ahead = 2\n".write(toFile: folder + "/config", atomically: true, encoding: .utf8)
@@ -223,11 +229,19 @@ import Testing
         try ready()
         asked = 0
         try settled("autoplay: off")
-        let status = try songbox.run(["autoplay", "status"], environment: ["SONGBOX_CONFIG": folder + "/config"])
-        #expect(status.stdout.hasPrefix("Autoplay is off."), "\(status.stdout)")
+        let kept = try songbox.run(["autoplay", "status"], environment: ["SONGBOX_CONFIG": folder + "/config"])
+        #expect(kept.stdout.hasPrefix("Autoplay is off."), "\(kept.stdout)")
         let on = try songbox.run(["autoplay", "on"], environment: daemon.clientEnvironment)
         #expect(on.stdout.contains("The running daemon has the change."))
         try daemon.waitForLog("autoplay: on (message)")
         #expect(try songbox.run(["autoplay", "status"], environment: ["SONGBOX_CONFIG": folder + "/config"]).stdout.hasPrefix("Autoplay is on."))
+
+        // From Lua in another plugin: songbox.autoplay.set and status.
+        #expect(try mpc("sendmessage", "test", "lua-off").status == 0)
+        try daemon.waitForLog("autoplay: off (message)")
+        #expect(try mpc("sendmessage", "test", "lua-status").status == 0)
+        try daemon.waitForOutput("[tester] status ")
+        let status = daemon.output.split(separator: "\n").last { $0.hasPrefix("[tester] status ") }.map(String.init) ?? ""
+        #expect(status.contains(#""enabled":false"#) && status.contains(#""ahead":2"#), "\(status)")
     }
 }
