@@ -141,6 +141,12 @@ extension LibraryStore {
         try read { db in try PlaylistRecord.fetch(name, in: db) != nil }
     }
 
+    /// The names of the playlists, in order, without reading any: a smart playlist's function
+    /// does not run.
+    public func playlistNames() throws(SongboxError) -> [String] {
+        try read { db in try PlaylistRecord.fetchAll(db).map(\.name).sorted() }
+    }
+
     // MARK: Saved playlists
 
     /// Saves `trackIDs`, in that order, as the saved playlist `name`. An existing playlist of that

@@ -630,6 +630,30 @@ function songbox.alarm.announce(name, phase, fields) end
 ---@return integer|nil, string?
 function songbox.alarm.tone() end
 
+songbox.autoplay = {}
+---@class songbox.autoplay_context
+---@field track songbox.track? the playing track
+---@field want integer? how many tracks autoplay needs
+
+---A rule for the bundled autoplay plugin: the smart playlist "autoplay: NAME" (NAME: the script's
+---file name unless given) whose function calls `fn(ctx)`; return tracks or ids, or {} to leave the
+---choice to the next source.
+---@overload fun(fn: fun(ctx: songbox.autoplay_context): (songbox.track|integer)[]): boolean|nil, string?
+---@param name string
+---@param fn fun(ctx: songbox.autoplay_context): (songbox.track|integer)[]
+---@return boolean|nil, string?
+function songbox.autoplay.provide(name, fn) end
+---The names of the providers' smart playlists ("autoplay: NAME"), in order, without running them.
+---@return string[]|nil, string?
+function songbox.autoplay.providers() end
+---Switches autoplay on or off, and keeps it so (the message on/off on the autoplay channel).
+---@param on boolean
+---@return boolean
+function songbox.autoplay.set(on) end
+---What the autoplay plugin keeps: {enabled, ahead, quiet, provider, track_id, want}; nil before it ran.
+---@return {enabled: boolean, ahead: integer, quiet: string?, provider: string?, track_id: integer?, want: integer?}|nil, string?
+function songbox.autoplay.status() end
+
 ---In a daemon's plugin: listen on an MPD channel (clients see it in `channels`). Every message
 ---reaches every plugin's "message" handlers anyway. True when it changed something; outside a
 ---daemon, nil and a message.

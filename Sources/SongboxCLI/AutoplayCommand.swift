@@ -1,0 +1,67 @@
+import ArgumentParser
+import Foundation
+import SongboxLibrary
+import SongboxScript
+import SongboxServer
+import SongboxWiring
+
+/// `songbox autoplay on|off|status`: the switch of the bundled autoplay plugin
+/// (plugins/autoplay.lua). It is kept in the library (the plugin's `songbox.state`), so it
+/// holds across restarts; a running daemon is told at once (`sendmessage autoplay on|off`).
+struct AutoplayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "autoplay",
+        abstract: "Switch autoplay on or off, or show what it does (see docs/autoplay.md).",
+        discussion: """
+            With autoplay on, the daemon keeps a few tracks queued after yours (plugin.autoplay.ahead, \
+            default 3) when your queue runs low; yours always play first. The switch is kept in the \
+            library and a running daemon has it at once; until it is first used, the config's \
+            plugin.autoplay.enabled decides (off by default).
+            """)
+
+    enum Action: String, ExpressibleByArgument, CaseIterable {
+        case on, off, status
+    }
+
+    @OptionGroup var library: LibraryOptions
+    @Argument(help: "on, off or status.") var action: Action = .status
+
+    func run() throws {
+        let store = try LibraryOptions.openStore(library.db)
+        switch action {
+        case .on, .off:
+            let on = action == .on
+            try store.saveState(Data(String(on).utf8), as: AutoplayAPI.stateKey + "enabled")
+            print("Autoplay is \(action.rawValue).")
+            if let client = try? ControlClient.reach(host: nil, port: nil),
+               (try? client.send("sendmessage", ["autoplay", action.rawValue])) != nil {
+                print("The running daemon has the change.")
+            }
+        case .status:
+            print(try Self.describe(store))
+        }
+    }
+
+    /// One line: the switch, where it comes from, and what the plugin last said it does.
+    static func describe(_ store: LibraryStore) throws -> String {
+        let kept = try store.savedState(AutoplayAPI.stateKey + "enabled").map { String(decoding: $0, as: UTF8.self) }
+        let configured = (try? Wiring.load())?.config.pluginOptions["autoplay"]?["enabled"]
+        let on: Bool
+        var line: String
+        switch kept {
+        case "true"?, "false"?:
+            on = kept == "true"
+            line = "Autoplay is \(on ? "on" : "off")."
+        default:
+            on = configured == "true"
+            line = "Autoplay is \(on ? "on" : "off") (\(configured == nil ? "the default" : "plugin.autoplay.enabled in the config")"
+                + "; `songbox autoplay on|off` switches it)."
+        }
+        guard on, let data = try store.savedState(AutoplayAPI.stateKey + "status"),
+              let status = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return line }
+        if let ahead = status["ahead"] as? Int { line += " It keeps \(ahead) track\(ahead == 1 ? "" : "s") ahead" }
+        if let provider = status["provider"] as? String { line += ", the last from \(provider)" }
+        if let quiet = status["quiet"] as? String { line += "; quiet now: \(quiet)" }
+        return line + "."
+    }
+}
