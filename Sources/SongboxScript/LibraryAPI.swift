@@ -24,6 +24,7 @@ public enum LibraryAPI {
         }
         try SmartFunctions.install(on: runtime, store: store)
         try StateAPI.install(on: runtime, store: store)
+        try MoodAPI.install(on: runtime, store: store)
     }
 
     // MARK: Values
