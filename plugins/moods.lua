@@ -1,7 +1,7 @@
 -- The preset moods. Each is a set of ranges over what `songbox analyze` measures (energy,
 -- valence, danceability: 0 to 1; tempo: BPM; loudness: LUFS; see docs/moods.md): a track inside
 -- every range scores 1, one a little outside less (a quarter of the 0..1 scale, 25 BPM or 6 LU
--- outside scores 0), and a mood's score is the mean over its ranges.
+-- outside scores 0), and a mood's score is half the mean over its ranges and half the worst.
 --
 -- songbox runs this file in a script's own state the first time the script uses songbox.mood,
 -- then a moods.lua in your plugin folder (~/.config/songbox/plugins/moods.lua), then the

@@ -86,17 +86,20 @@ enum MoodEngine {
             guard let score = scores[track.id] else { return nil }
             return (score, [MoodReason(mood: part.name, what: "function", score: score)])
         case .ranges(let ranges):
-            var total = 0.0, reasons: [MoodReason] = []
+            var total = 0.0, worst = 1.0, reasons: [MoodReason] = []
             for range in ranges {
                 guard let value = track.value(range.feature) else { continue }
                 let outside = value < range.low ? range.low - value : value > range.high ? value - range.high : 0
                 let score = max(0, 1 - outside / range.feature.falloff)
                 total += score
+                worst = min(worst, score)
                 reasons.append(MoodReason(mood: part.name, what: range.feature.rawValue, value: value,
                                           range: (range.low, range.high), score: score))
             }
             guard !reasons.isEmpty else { return nil }
-            return (total / Double(reasons.count), reasons)
+            // Half the mean, half the worst range: one range far off pulls the track out of
+            // the mood however well the others fit.
+            return ((total / Double(reasons.count) + worst) / 2, reasons)
         }
     }
 
