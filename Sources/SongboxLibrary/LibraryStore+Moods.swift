@@ -35,7 +35,16 @@ public struct MoodTrack: Sendable, Equatable {
 public enum MoodFeature: String, CaseIterable, Sendable {
     case energy, valence, danceability, tempo, loudness
 
-    public var index: Int { Self.allCases.firstIndex(of: self)! }
+    /// Its place in `MoodTrack.features`.
+    public var index: Int {
+        switch self {
+        case .energy: 0
+        case .valence: 1
+        case .danceability: 2
+        case .tempo: 3
+        case .loudness: 4
+        }
+    }
 
     /// How far outside a range a value may be before it scores 0: a quarter of the 0..1 scale,
     /// 25 BPM, 6 LU. Inside the range it scores 1; in between, linearly less.
