@@ -23,7 +23,7 @@ demo:
 	.build/debug/songbox --db $(SONGBOX_DB) run examples/lua/smart-rules.lua
 	.build/debug/songbox --db $(SONGBOX_DB) playlist show "Best of each artist"
 	.build/debug/songbox --db $(SONGBOX_DB) analyze
-	.build/debug/songbox --db $(SONGBOX_DB) run --output null --fast examples/mood-playlist.lua calm 45
+	.build/debug/songbox --db $(SONGBOX_DB) run --output null --fast examples/mood-playlist.lua happy 45
 
 ## test: install what is missing, build (a warning is an error here, in CI), run every test.
 test:

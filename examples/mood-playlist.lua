@@ -44,6 +44,7 @@ for i, t in ipairs(tracks) do
   print("      " .. t.why)
 end
 print(("%d tracks, %s"):format(#tracks, clock(total)))
+if total < minutes * 60 then print(("(no more of your analyzed tracks fit '%s' well enough)"):format(mood)) end
 
 local name = "Mood: " .. mood
 assert(sb.playlist.save(name, tracks, { replace = true }))
