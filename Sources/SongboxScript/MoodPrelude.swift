@@ -187,7 +187,9 @@ extension MoodAPI {
         local playing
         local function ended(ev)
           if not playing or type(ev.track) ~= "table" or not playing.ids[ev.track.id] then return end
-          if ev.counted == "skip" then
+          -- Skipped by the listener before it counted as a play (under 10 s the player counts
+          -- nothing at all, which is the earliest skip there is).
+          if ev.reason == "skipped" and ev.counted ~= "play" then
             for _, name in ipairs(playing.names) do pcall(host_skip, ev.track.id, name) end
           end
         end

@@ -56,6 +56,27 @@ import Testing
         #expect(try songbox.run(["edit", String(quiet), "language=h3"]).status != 0)
     }
 
+    /// A track of a playing mood skipped before it counted as a play counts against it there.
+    @Test func anEarlySkipWhileAMoodPlaysIsKeptAsFeedback() throws {
+        #expect(try songbox.run(["analyze"]).status == 0)
+        let script = folder + "/skip.lua"
+        try """
+            local sb = require "songbox"
+            local tracks = sb.mood.play { mood = "calm", count = 2, min_score = 0 }
+            print("current " .. sb.mood.current())
+            sb.after(1, function() sb.player.next() end)
+            sb.after(2, function()
+              local feedback = sb.mood.feedback("calm")
+              print("feedback " .. #feedback .. " " .. tostring(feedback[1].track_id == tracks[1].id) .. " " .. feedback[1].skips)
+              print("happy " .. #sb.mood.feedback("happy"))
+              sb.player.stop()
+            end)
+            """.write(toFile: script, atomically: true, encoding: .utf8)
+        let run = try songbox.run(["run", "--output", "null", "--fast", script])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("current calm\nfeedback 1 true 1\nhappy 0"), "\(run.stdout)")
+    }
+
     @Test func aFailingMoodFunctionIsReportedWithItsFileAndLine() throws {
         #expect(try songbox.run(["analyze"]).status == 0)
         let script = folder + "/broken-mood.lua"
