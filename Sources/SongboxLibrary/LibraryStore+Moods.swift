@@ -85,31 +85,36 @@ public enum TrackLanguage {
 }
 
 extension LibraryStore {
-    /// Every track analyzed as its file is now, for the mood helpers, in id order.
+    /// Every track analyzed as its file is now, for the mood helpers, in id order. Read raw (no
+    /// row objects): the first mood call of a state over 20,000 tracks waits for this.
     public func moodTracks() throws(SongboxError) -> [MoodTrack] {
-        try read { db in
-            let rows = try Row.fetchCursor(db, sql: """
-                SELECT l.id, l.duration, l.title, l.artist, l.liked, l.last_played, o.language,
-                  l.energy, l.valence, l.danceability, l.tempo, l.loudness, f.vector
-                FROM library l JOIN audio_features f ON f.track_id = l.id AND f.size = l.size AND f.mtime = l.mtime
-                LEFT JOIN overrides o ON o.track_id = l.id
-                ORDER BY l.id
-                """)
+        try readRaw { reader in
             var tracks: [MoodTrack] = []
-            while let row = try rows.next() {
-                let blob: Data? = row[12]
-                let features: [Double?] = (7...11).map { index in
-                    let value: Double? = row[index]
-                    return value.flatMap { $0.isFinite ? $0 : nil }
+            try reader.forEachRow(of: RowStatement(sql: Self.moodTracksSQL, arguments: [])) { row in
+                func text(_ column: Int32) -> String? { row.isNull(column) ? nil : String(decoding: row.utf8(column), as: UTF8.self) }
+                func number(_ column: Int32) -> Double? {
+                    guard !row.isNull(column) else { return nil }
+                    let value = row.double(column)
+                    return value.isFinite ? value : nil
                 }
-                let language: String? = row[6]
-                tracks.append(MoodTrack(id: row[0], duration: row[1], lastPlayed: row[5], liked: (row[4] as Bool?) ?? false,
-                                        language: language ?? TrackLanguage.guess(title: row[2], artist: row[3]),
-                                        features: features, vector: blob.map(Self.vector) ?? []))
+                let vector = row.isNull(12) ? [] : Self.vector(row.utf8(12))
+                tracks.append(MoodTrack(id: row.int64(0), duration: row.double(1), lastPlayed: row.isNull(5) ? nil : row.int64(5),
+                                        liked: row.int64(4) != 0,
+                                        language: text(6) ?? TrackLanguage.guess(title: text(2), artist: text(3)),
+                                        features: (7...11).map { number(Int32($0)) }, vector: vector))
             }
             return tracks
         }
     }
+
+    /// The tables, not the `library` view (which joins `audio_features` once more).
+    static let moodTracksSQL = """
+        SELECT t.id, t.duration, coalesce(o.title, t.title), coalesce(o.artist, t.artist), coalesce(o.liked, 0), t.last_played,
+          o.language, f.energy, f.valence, f.danceability, f.tempo, f.loudness, f.vector
+        FROM audio_features f JOIN tracks t ON t.id = f.track_id AND t.size = f.size AND t.mtime = f.mtime AND t.missing_since IS NULL
+        LEFT JOIN overrides o ON o.track_id = t.id
+        ORDER BY t.id
+        """
 
     // MARK: Feedback
 
