@@ -22,6 +22,8 @@ demo:
 	.build/debug/songbox --db $(SONGBOX_DB) run --output null --fast examples/lua/player-tour.lua
 	.build/debug/songbox --db $(SONGBOX_DB) run examples/lua/smart-rules.lua
 	.build/debug/songbox --db $(SONGBOX_DB) playlist show "Best of each artist"
+	.build/debug/songbox --db $(SONGBOX_DB) analyze
+	.build/debug/songbox --db $(SONGBOX_DB) run --output null --fast examples/mood-playlist.lua happy 45
 
 ## test: install what is missing, build (a warning is an error here, in CI), run every test.
 test:
@@ -37,6 +39,7 @@ bench:
 	bench/player-run
 	bench/daemon-run
 	bench/analysis-run
+	bench/moods-run
 	bench/mpd-run
 
 build:

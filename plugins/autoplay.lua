@@ -217,7 +217,8 @@ local function providers(ctx)
   end
   local similar = sb.similar
   if settings.similar and similar and ctx.status.track then
-    list[#list + 1] = { name = "similar", get = function() return similar(ctx.status.track, { limit = 100 }) end }
+    -- Nothing until `songbox analyze` has measured the playing track: that is no failure.
+    list[#list + 1] = { name = "similar", quiet = true, get = function() return similar(ctx.status.track, 100) or {} end }
   end
   return list
 end
@@ -250,7 +251,7 @@ local function fill()
     else
       picked = pick(tracks, want, ctx, false)
       if #picked > 0 then used = provider.name; break end
-      failures[#failures + 1] = provider.name .. " gave nothing to play"
+      if not provider.quiet then failures[#failures + 1] = provider.name .. " gave nothing to play" end
     end
   end
   if #picked == 0 then

@@ -178,11 +178,13 @@ extension Show {
 struct Edit: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "edit",
-        abstract: "Override a track's title, artist, album, genre or year, or set its rating, liked or highlight.",
+        abstract: "Override a track's title, artist, album, genre, year or language, or set its rating, liked or highlight.",
         discussion: """
             Edits live in the library database; the music file is never written. An empty value
             (title=) goes back to the file's tag. rating is 1 to 5 (0 clears), liked is yes or no,
-            highlight is the part `songbox play --highlights` plays (highlight=1:05..1:35).
+            highlight is the part `songbox play --highlights` plays (highlight=1:05..1:35),
+            language (2 to 8 letters: he, en) replaces the guess moods filter on (language= goes
+            back to it).
             """)
 
     @OptionGroup var library: LibraryOptions

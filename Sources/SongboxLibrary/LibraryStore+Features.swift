@@ -140,8 +140,12 @@ extension LibraryStore {
     }
 
     static func vector(_ blob: Data) -> [Float] {
-        let bytes = [UInt8](blob)
-        return stride(from: 0, to: bytes.count - 3, by: 4).map { offset in
+        [UInt8](blob).withUnsafeBytes { vector($0) }
+    }
+
+    /// Little-endian Float32s from raw bytes (a trailing partial one is dropped).
+    static func vector(_ bytes: UnsafeRawBufferPointer) -> [Float] {
+        stride(from: 0, to: bytes.count - 3, by: 4).map { offset in
             Float(bitPattern: UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16
                   | UInt32(bytes[offset + 3]) << 24)
         }

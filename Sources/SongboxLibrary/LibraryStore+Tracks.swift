@@ -96,6 +96,7 @@ extension LibraryStore {
             try db.execute(sql: """
                 DELETE FROM overrides WHERE track_id = ? AND title IS NULL AND artist IS NULL
                   AND album IS NULL AND genre IS NULL AND year IS NULL AND rating IS NULL AND liked IS NULL
+                  AND language IS NULL
                 """, arguments: [id])
         }
     }
@@ -104,7 +105,7 @@ extension LibraryStore {
 /// One edit of a track: a field and its new value, or nil to go back to the file's tag.
 public struct TrackEdit: Sendable {
     public enum Field: String, CaseIterable, Sendable {
-        case title, artist, album, genre, year, rating, liked
+        case title, artist, album, genre, year, rating, liked, language
 
         var hasSearchKey: Bool { [.title, .artist, .album, .genre].contains(self) }
     }
@@ -150,6 +151,12 @@ public struct TrackEdit: Sendable {
             case "false", "no", "0": value = 0
             default: throw SongboxError(.invalidArgument, "liked must be yes or no, got '\(raw)'")
             }
+        case .language:
+            let code = raw.lowercased()
+            guard TrackLanguage.isValid(code) else {
+                throw SongboxError(.invalidArgument, "language must be 2 to 8 letters such as he or en, got '\(raw)'")
+            }
+            value = code
         }
     }
 }

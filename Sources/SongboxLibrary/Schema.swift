@@ -29,7 +29,7 @@ enum Schema {
     /// Every table and view the schema makes: one that was dropped (by hand, or a broken copy)
     /// is reported at open instead of failing some later command with a bare SQLite error.
     static let objects = ["tracks", "overrides", "history", "playlists", "playlist_items", "folders", "excluded",
-                          "unreadable", "search_index_state", "track_search", "highlights", "saved_state", "library", "stickers", "audio_features"]
+                          "unreadable", "search_index_state", "track_search", "highlights", "saved_state", "library", "stickers", "audio_features", "mood_feedback"]
 
     static func checkObjects(_ db: Database) throws {
         let present = try Set(String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')"))
@@ -41,7 +41,7 @@ enum Schema {
         }
     }
 
-    static let migrationCount = 8
+    static let migrationCount = 9
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -287,6 +287,20 @@ enum Schema {
                 ALTER TABLE tracks ADD COLUMN lyrics_lines TEXT;
                 ALTER TABLE tracks ADD COLUMN lrc_mtime INTEGER;
                 UPDATE tracks SET lyrics_source = 'unsynced' WHERE lyrics IS NOT NULL;
+                """)
+        }
+        migrator.registerMigration("v9: moods") { db in
+            // `language`: the user's word on a track's language (`songbox edit ID language=he`),
+            // over the guess from the script of its title and artist. `mood_feedback`: how often
+            // a track was skipped early while a mood played, per mood (docs/moods.md).
+            try db.execute(sql: """
+                ALTER TABLE overrides ADD COLUMN language TEXT;
+                CREATE TABLE mood_feedback (
+                  mood TEXT NOT NULL,
+                  track_id INTEGER NOT NULL REFERENCES tracks(id) ON DELETE CASCADE,
+                  skips INTEGER NOT NULL,
+                  PRIMARY KEY (mood, track_id)
+                ) WITHOUT ROWID;
                 """)
         }
         return migrator

@@ -25,6 +25,7 @@ public enum LibraryAPI {
         try SmartFunctions.install(on: runtime, store: store)
         try StateAPI.install(on: runtime, store: store)
         try AutoplayAPI.install(on: runtime, store: store)
+        try MoodAPI.install(on: runtime, store: store)
     }
 
     // MARK: Values

@@ -54,7 +54,8 @@ extension LibraryAPI {
                 }
                 let raw: String
                 switch (field, value) {
-                case (.title, .string(let s)), (.artist, .string(let s)), (.album, .string(let s)), (.genre, .string(let s)):
+                case (.title, .string(let s)), (.artist, .string(let s)), (.album, .string(let s)), (.genre, .string(let s)),
+                     (.language, .string(let s)):
                     raw = s
                 case (.year, _), (.rating, _):
                     if value == .boolean(false) { raw = ""; break }

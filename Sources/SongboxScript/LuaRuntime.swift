@@ -84,6 +84,9 @@ public final class LuaRuntime {
     private var postedEvents: [LuaValue] = []
     /// The bundled alarm tone (`songbox.alarm.tone()`), set by the wiring.
     public var alarmTone: String?
+    /// The files that define the preset moods (`plugins/moods.lua`, then the user's), run in
+    /// this state the first time a script uses `songbox.mood`; set by the wiring.
+    public var moodPresetFiles: [String] = []
     let bridge: Bridge
     private let state: OpaquePointer
 

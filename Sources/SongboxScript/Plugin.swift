@@ -62,6 +62,8 @@ public final class Plugin: Sendable {
         public var post: (@Sendable (LuaValue) -> Void)?
         /// The bundled alarm tone.
         public var alarmTone: String?
+        /// The preset moods' files (`LuaRuntime.moodPresetFiles`).
+        public var moodPresetFiles: [String] = []
         public var policy = Policy()
         /// The files a plugin (by name) may import from and export to.
         public var fileAccess: @Sendable (String) -> FileAccess = { _ in .user }
@@ -225,6 +227,7 @@ public final class Plugin: Sendable {
                 made.timeZone = environment.timeZone
                 made.postEvent = environment.post
                 made.alarmTone = environment.alarmTone
+                made.moodPresetFiles = environment.moodPresetFiles
                 let subscriptions = environment.subscriptions
                 made.subscriptions = { channels in subscriptions(name, channels) }
                 try made.run(file: plugin.file)

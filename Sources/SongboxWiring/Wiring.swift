@@ -27,6 +27,15 @@ public struct Wiring: Sendable {
     /// The alarm tone that comes with the bundled plugins (`songbox.alarm.tone()`).
     public static var alarmTone: String? { bundledPlugin("alarm-tone.mp3") }
 
+    /// The files that define the preset moods: the bundled `plugins/moods.lua`, then a
+    /// `moods.lua` in the user's plugin folder (`userFolder`, else beside the config file), whose
+    /// definitions win.
+    public static func moodPresetFiles(userFolder: String?) -> [String] {
+        let folder = userFolder ?? (SongboxConfig.defaultPath() as NSString).deletingLastPathComponent + "/plugins"
+        let user = folder + "/moods.lua"
+        return [bundledPlugin("moods.lua"), FileManager.default.fileExists(atPath: user) ? user : nil].compactMap { $0 }
+    }
+
     /// A file of the bundled plugins' folder, when it is there.
     public static func bundledPlugin(_ name: String) -> String? {
         Daemon.bundledPluginFolder.map { $0 + "/" + name }.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }

@@ -162,7 +162,7 @@ import Testing
     }
 
     @Test func theMigrationKeepsTheLyricsOfAnOlderLibrary() throws {
-        #expect(Schema.migrator.migrations.last == "v8: lyrics and art")
+        #expect(Schema.migrator.migrations.contains("v8: lyrics and art"))
         let folder = try Fixtures.temporaryDirectory()
         let queue = try DatabaseQueue(path: folder + "/old.db")
         // The schema as it was before v8: every earlier migration, run for real.

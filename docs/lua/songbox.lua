@@ -653,6 +653,86 @@ function songbox.autoplay.set(on) end
 ---What the autoplay plugin keeps: {enabled, ahead, quiet, provider, track_id, want}; nil before it ran.
 ---@return {enabled: boolean, ahead: integer, quiet: string?, provider: string?, track_id: integer?, want: integer?}|nil, string?
 function songbox.autoplay.status() end
+---@alias songbox.mood_range number[] {low, high}
+---@class songbox.mood_ranges
+---@field energy songbox.mood_range?
+---@field valence songbox.mood_range?
+---@field danceability songbox.mood_range?
+---@field tempo songbox.mood_range? BPM
+---@field loudness songbox.mood_range? LUFS
+
+---@class songbox.mood_options
+---@field mood string? a mood name, or moods joined with + ("calm+happy")
+---@field from string? with `to`: a trajectory from one mood to the other over the playlist
+---@field to string?
+---@field minutes number? the time budget (filled to within one track's length), at most a week
+---@field count integer? how many tracks (default 20; not with `minutes`)
+---@field query string? only tracks matching this query
+---@field language string? only tracks in this language ("he", "latin", "other", or an override)
+---@field not_played_within string|number? leave out tracks played within "2d", "12h", "1w" or N days
+---@field start_from songbox.track|integer? order from the track nearest this one
+---@field min_score number? tracks scoring less are never picked (default 0.5)
+
+---@class songbox.mood_track: songbox.track
+---@field score number how well it fits (0..1), feedback included
+---@field why string the score and the features that decided it, in a line
+---@field reasons {mood: string, feature: string, value: number?, range: number[]?, score: number}[]
+---@field language string
+
+songbox.mood = {}
+---Defines (or redefines: a later definition wins over a preset) a mood.
+---@param name string no "+"
+---@param spec songbox.mood_ranges|fun(track: songbox.track): number a table of ranges, or a function giving a score 0..1
+---@return true
+function songbox.mood.define(name, spec) end
+---The moods this state knows: `{name, preset, kind = "ranges"|"function", ranges}`, by name.
+---@return table[]
+function songbox.mood.list() end
+---The preset files run in this state (plugins/moods.lua, then the user's moods.lua).
+---@return string[]
+function songbox.mood.presets() end
+---How well a track fits a mood (0..1), a line saying why, and the reasons; nil and a message
+---for a track that is not analyzed.
+---@param track songbox.track|integer
+---@param mood string
+---@return number|nil, string, table[]?
+function songbox.mood.score(track, mood) end
+---The tracks for a mood: best fits filling the budget, no repeats, neighbours alike in sound
+---(or, with from/to, moving from one mood to the other).
+---@param options songbox.mood_options
+---@return songbox.mood_track[]|nil, string?
+function songbox.mood.playlist(options) end
+---The analyzed tracks the options allow (what a function mood is asked about).
+---@param options songbox.mood_options?
+---@return songbox.track[]|nil, string?
+function songbox.mood.candidates(options) end
+---mood.playlist, then queued at the end and played; early skips while it plays count against the track in its mood.
+---@param options songbox.mood_options
+---@return songbox.mood_track[]
+function songbox.mood.play(options) end
+---The mood mood.play started in this state, or nil.
+---@return string?
+function songbox.mood.current() end
+---Counts an early skip of a track in a mood (its score there is multiplied by 0.6 per skip, up to 10). The count now.
+---@param track songbox.track|integer
+---@param mood string
+---@return integer
+function songbox.mood.skip(track, mood) end
+---The early skips kept for a mood.
+---@param mood string
+---@return {track_id: integer, skips: integer}[]
+function songbox.mood.feedback(mood) end
+---Forgets the skips kept for a mood (of one track, or all); how many were kept.
+---@param mood string
+---@param track? songbox.track|integer
+---@return integer
+function songbox.mood.forget(mood, track) end
+
+---The analyzed tracks nearest a track by the feature vector, nearest first (each with `distance`).
+---@param track songbox.track|integer
+---@param count? integer default 10
+---@return (songbox.track|{distance: number})[]|nil, string?
+function songbox.similar(track, count) end
 
 ---In a daemon's plugin: listen on an MPD channel (clients see it in `channels`). Every message
 ---reaches every plugin's "message" handlers anyway. True when it changed something; outside a

@@ -71,7 +71,7 @@ assert(sb.library.set(b, { title = "", year = false }) == true) -- a track table
 got = sb.library.get(b.id)
 assert(got.title == "Paper Boats" and got.year ~= 1999 and got.rating == 5)
 soft("songbox.library.set: no track with id 999999", sb.library.set(999999, { rating = 1 }))
-errors("bad argument #2 to 'set' (unknown field 'colour' (editable: title, artist, album, genre, year, rating, liked))",
+errors("bad argument #2 to 'set' (unknown field 'colour' (editable: title, artist, album, genre, year, rating, liked, language))",
   sb.library.set, b.id, { colour = "red" })
 errors("bad argument #2 to 'set' ('liked' must be a boolean, got string)", sb.library.set, b.id, { liked = "yes" })
 errors("bad argument #2 to 'set' (rating must be 1 to 5", sb.library.set, b.id, { rating = 9 })

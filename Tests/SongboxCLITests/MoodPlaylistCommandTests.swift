@@ -1,0 +1,95 @@
+import Foundation
+import SongboxTestSupport
+import Testing
+
+/// `examples/mood-playlist.lua` end to end: generated MP3s, the real binary, real analysis.
+@Suite(.serialized) struct MoodPlaylistCommandTests: TestLibrarySuite {
+    let library: TestLibrary
+    static let example = Fixtures.packageRoot + "/examples/mood-playlist.lua"
+
+    init() throws {
+        library = try TestLibrary()
+        try FileManager.default.createDirectory(atPath: library.music, withIntermediateDirectories: true)
+        try AudioFixtures.calibratedSine(in: music, name: "quiet", dBFS: -35, seconds: 8)
+        try AudioFixtures.clicks(in: music, name: "slow", bpm: 80, beats: 16, dB: -20)
+        try AudioFixtures.clicks(in: music, name: "fast", bpm: 150, beats: 40)
+        try library.scan()
+    }
+
+    func mood(_ arguments: [String]) throws -> SongboxRunner.Output {
+        try songbox.run(["run", "--output", "null", "--fast", Self.example] + arguments)
+    }
+
+    @Test func printsSavesAndPlaysACalmPlaylistOnceAnalyzed() throws {
+        let before = try mood(["calm", "1"])
+        #expect(before.stdout.contains("0 of 3 tracks are analyzed: run `songbox analyze`"), "\(before.stdout)")
+        #expect(before.stdout.contains("No track fits 'calm'"), "\(before.stdout)")
+
+        #expect(try songbox.run(["analyze"]).status == 0)
+        let run = try mood(["calm", "1"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(!run.stdout.contains("are analyzed"), "\(run.stdout)")
+        #expect(run.stdout.contains("calm, 1:00:"), "\(run.stdout)")
+        #expect(run.stdout.contains("quiet"), "\(run.stdout)")
+        #expect(run.stdout.contains("score 1: calm energy"), "\(run.stdout)")
+        #expect(run.stdout.contains("Saved as playlist 'Mood: calm'; playing."), "\(run.stdout)")
+        #expect(run.stdout.contains("playing: quiet"), "\(run.stdout)")
+        let saved = try songbox.run(["playlist", "show", "Mood: calm"])
+        #expect(saved.stdout.contains("quiet"), "\(saved.stdout)")
+        // The quiet sine (energy about 0.1, no beat) is no energetic track.
+        let energetic = try mood(["energetic", "1"])
+        #expect(energetic.status == 0, "\(energetic.stderr)")
+        #expect(!energetic.stdout.contains("quiet"), "\(energetic.stdout)")
+    }
+
+    @Test func aLanguageOverrideFiltersThePlaylist() throws {
+        #expect(try songbox.run(["analyze"]).status == 0)
+        // The files have no tags: their titles are their names, Latin letters.
+        let latin = try mood(["calm", "1", "", "he"])
+        #expect(latin.stdout.contains("No track fits 'calm'"), "\(latin.stdout)")
+        let listed = try JSONSerialization.jsonObject(with: songbox.run(["ls", "--json"]).stdoutBytes) as? [[String: Any]]
+        let quiet = try #require(listed?.first { ($0["path"] as? String)?.hasSuffix("/quiet.mp3") == true }?["id"] as? Int)
+        let edit = try songbox.run(["edit", String(quiet), "language=he"])
+        #expect(edit.status == 0, "\(edit.stderr)")
+        let hebrew = try mood(["calm", "1", "", "he"])
+        #expect(hebrew.stdout.contains("playing: quiet"), "\(hebrew.stdout)")
+        #expect(try songbox.run(["edit", String(quiet), "language=h3"]).status != 0)
+    }
+
+    /// A track of a playing mood skipped before it counted as a play counts against it there.
+    @Test func anEarlySkipWhileAMoodPlaysIsKeptAsFeedback() throws {
+        #expect(try songbox.run(["analyze"]).status == 0)
+        let script = folder + "/skip.lua"
+        try """
+            local sb = require "songbox"
+            local tracks = sb.mood.play { mood = "calm", count = 2, min_score = 0 }
+            print("current " .. sb.mood.current())
+            sb.after(1, function() sb.player.next() end)
+            sb.after(2, function()
+              local feedback = sb.mood.feedback("calm")
+              print("feedback " .. #feedback .. " " .. tostring(feedback[1].track_id == tracks[1].id) .. " " .. feedback[1].skips)
+              print("happy " .. #sb.mood.feedback("happy"))
+              sb.player.stop()
+            end)
+            """.write(toFile: script, atomically: true, encoding: .utf8)
+        let run = try songbox.run(["run", "--output", "null", "--fast", script])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("current calm\nfeedback 1 true 1\nhappy 0"), "\(run.stdout)")
+    }
+
+    @Test func aFailingMoodFunctionIsReportedWithItsFileAndLine() throws {
+        #expect(try songbox.run(["analyze"]).status == 0)
+        let script = folder + "/broken-mood.lua"
+        try """
+            local sb = require "songbox"
+            sb.mood.define("odd", function(track)
+              return track.no_such_field.x
+            end)
+            sb.mood.playlist { mood = "odd" }
+            """.write(toFile: script, atomically: true, encoding: .utf8)
+        let run = try songbox.run(["run", script])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("broken-mood.lua:3: attempt to index a nil value (field 'no_such_field') (in mood 'odd')"),
+                "\(run.stderr)")
+    }
+}
