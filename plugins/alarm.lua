@@ -69,10 +69,10 @@ end
 -- The player as it was, to put back after the alarm.
 local function capture()
   local status = sb.player.status()
-  local ids = {}
-  for i, item in ipairs(sb.queue.list()) do ids[i] = item.id end
+  local items = {}
+  for i, item in ipairs(sb.queue.list()) do items[i] = { id = item.id, lane = item.lane } end
   -- Where playback is heading: a pause pressed a moment ago is a pause.
-  return { ids = ids, position = status.position, elapsed = status.elapsed, state = status.heading or status.state,
+  return { items = items, position = status.position, elapsed = status.elapsed, state = status.heading or status.state,
            volume = status.volume, modes = { ["repeat"] = status["repeat"], random = status.random,
            single = status.single, consume = status.consume } }
 end
@@ -82,18 +82,25 @@ local function restore(before)
   sb.queue.clear()
   sb.player.set(before.modes)
   sb.player.volume(before.volume)
-  local real = {}
-  for _, id in ipairs(before.ids) do if id > 0 then real[#real + 1] = id end end
-  if #real > 0 then
-    local added = sb.queue.add(real) or {}
-    local item = before.position and added[before.position]
-    if item and before.state == "playing" then
-      sb.player.play(item)
-      if before.elapsed and before.elapsed > 0 then sb.player.seek(before.elapsed) end
-    elseif item then
-      -- Paused (or stopped at a place): back at that place, silent; play goes on from there.
-      sb.player.cue(item, before.elapsed or 0)
+  -- Each lane as it was (autoplay's additions stay autoplay's), in order; the new queue id of
+  -- each item by its old place. An item that is no library track (the tone) is not put back.
+  local queued = {}
+  for _, lane in ipairs({ "user", "autoplay" }) do
+    local ids, places = {}, {}
+    for place, item in ipairs(before.items) do
+      if item.id > 0 and (item.lane or "user") == lane then ids[#ids + 1], places[#places + 1] = item.id, place end
     end
+    if #ids > 0 then
+      for k, id in ipairs(sb.queue.add(ids, { lane = lane }) or {}) do queued[places[k]] = id end
+    end
+  end
+  local item = before.position and queued[before.position]
+  if item and before.state == "playing" then
+    sb.player.play(item)
+    if before.elapsed and before.elapsed > 0 then sb.player.seek(before.elapsed) end
+  elseif item then
+    -- Paused (or stopped at a place): back at that place, silent; play goes on from there.
+    sb.player.cue(item, before.elapsed or 0)
   end
 end
 

@@ -102,6 +102,38 @@ import Testing
         }
     }
 
+    /// What comes back after an alarm keeps its lanes: autoplay's additions stay autoplay's,
+    /// after the user's, and the place is the same item's.
+    @Test func theQueueComesBackLaneByLane() throws {
+        _ = try library.add([("second", 2), ("third", 2)])
+        try library.scan()
+        #expect(try songbox.run(["alarm", "add", "short", "--at", "07:00", "--timeout", "10s"]).status == 0)
+        let setUp = folder + "/set-up.lua", show = folder + "/show.lua"
+        try """
+            local sb = require "songbox"
+            sb.queue.add(sb.library.query("path:second"))
+            sb.queue.add(sb.library.query("path:steady"), { lane = "autoplay" })
+            sb.queue.add(sb.library.query("path:third"), { lane = "autoplay" })
+            local items = sb.queue.list()
+            sb.player.cue(items[2].queue_id, 1.5)
+            """.write(toFile: setUp, atomically: true, encoding: .utf8)
+        try """
+            local sb = require "songbox"
+            for _, item in ipairs(sb.queue.list()) do print(item.path:match("[^/]*$"), item.lane) end
+            local status = sb.player.status()
+            print(status.position, status.elapsed, status.state)
+            """.write(toFile: show, atomically: true, encoding: .utf8)
+        let prepared = try songbox.run(["run", "--output", "null", "--fast", setUp])
+        #expect(prepared.status == 0, "\(prepared.stderr)")
+        let before = try songbox.run(["run", show])
+        let plugin = Fixtures.packageRoot + "/plugins/alarm.lua"
+        let alarm = try songbox.run(["run", "--output", "null", "--fast", plugin, "test", "short"])
+        #expect(alarm.status == 0 && alarm.stdout.contains("timeout"), "\(alarm.stdout)\(alarm.stderr)")
+        let after = try songbox.run(["run", show])
+        #expect(before.lines == ["second.mp3\tuser", "steady.mp3\tautoplay", "third.mp3\tautoplay", "2\t1.5\tstopped"], "\(before.stdout)")
+        #expect(after.lines == before.lines, "\(after.stdout)")
+    }
+
     /// An output that cannot play (no such ALSA device): the check finds no audio, the tone
     /// cannot play either, and the alarm says it failed (log, event, status 1), never silent.
     @Test func anAlarmOnAnOutputThatFailsSaysSo() throws {
