@@ -1,8 +1,9 @@
 -- Alarms: sounds the alarms kept in the library (`songbox alarm add`, `songbox.alarm.add`) at
 -- their times, fading in from a start volume to a target, repeating the source until dismissed
 -- or timed out, and never failing silently: a few seconds after sounding it checks that audio
--- flows, and if not plays the bundled alarm tone. What was playing before (queue, place,
--- volume, modes) comes back after the alarm. See docs/alarms.md.
+-- flows, and if not plays the bundled alarm tone, or moves to the next configured output when
+-- this one failed. What was playing before (queue, place, volume, modes, output) comes back
+-- after the alarm. See docs/alarms.md.
 --
 -- Messages on the `alarm` channel (`mpc sendmessage alarm snooze`, Home Assistant, a door
 -- sensor, or `songbox.alarm.fire(name)` from another plugin): `fire:NAME`, `snooze`,
@@ -38,14 +39,14 @@ end
 
 local function announce(alarm, phase, details)
   details = details or {}
-  local why = details.why and (": " .. details.why) or ""
+  local why = (details.to and (" to " .. details.to) or "") .. (details.why and (": " .. details.why) or "")
   if phase == "failed" or phase == "fallback" or phase == "missed" then
     sb.log.warn(("alarm %s: %s%s"):format(alarm.name, phase, why))
   else
     sb.log.info(("alarm %s: %s%s"):format(alarm.name, phase, why))
   end
   sb.alarm.announce(alarm.name, phase, details)
-  note("alarm", { phase = phase, why = details.why })
+  note("alarm", { phase = phase, why = details.why, to = details.to })
 end
 
 -- What plays: the alarm's query, playlist or mood (a mood needs the mood plugin's helpers).
@@ -73,13 +74,15 @@ local function capture()
   for i, item in ipairs(sb.queue.list()) do items[i] = { id = item.id, lane = item.lane } end
   -- Where playback is heading: a pause pressed a moment ago is a pause.
   return { items = items, position = status.position, elapsed = status.elapsed, state = status.heading or status.state,
-           volume = status.volume, modes = { ["repeat"] = status["repeat"], random = status.random,
+           volume = status.volume, output = status.output_index, modes = { ["repeat"] = status["repeat"], random = status.random,
            single = status.single, consume = status.consume } }
 end
 
 local function restore(before)
   sb.player.stop()
   sb.queue.clear()
+  -- Back on the output it played on (an alarm that fell back does not move the music for good).
+  if before.output and sb.player.status().output_index ~= before.output then sb.player.use_output(before.output) end
   sb.player.set(before.modes)
   sb.player.volume(before.volume)
   -- Each lane as it was (autoplay's additions stay autoplay's), in order; the new queue id of
@@ -127,25 +130,45 @@ local function flowing()
   return true
 end
 
--- A few seconds after sounding: does audio flow? If not, the alarm tone; if that fails too,
--- the alarm says it failed (in the log and as an event), never silently.
-local function check(alarm, fallen_back)
+-- The first configured output after the one in use that this alarm has not tried.
+local function next_output(tried)
+  local current = sb.player.status().output_index or 1
+  for _, output in ipairs(sb.player.outputs()) do
+    if output.index > current and not tried[output.index] then return output end
+  end
+end
+
+-- A few seconds after sounding: does audio flow? If not, in turn: when the output failed, the
+-- next configured output (with what was playing); when nothing plays (an empty source,
+-- unreadable files), the bundled alarm tone; and when nothing is left to try, the alarm says
+-- it failed (in the log and as an event), never silently.
+local function check(alarm)
   local ok, why = flowing()
   if ok then note("check", { ok = true }); return end
   note("check", { ok = false, why = why })
-  if fallen_back then
+  local tried = sounding.tried
+  local output = sb.player.status().output_error and next_output(tried.outputs)
+  if output then
+    tried.outputs[output.index] = true
+    announce(alarm, "fallback", { why = why, to = output.output })
+    local moved, message = sb.player.use_output(output.index)
+    if not moved then sb.log.warn(("alarm %s: %s"):format(alarm.name, message)) end
+    if sb.player.status().state ~= "playing" then sb.player.play() end
+  elseif not tried.tone then
+    tried.tone = true
+    announce(alarm, "fallback", { why = why, to = "the alarm tone" })
+    sb.player.stop()
+    sb.queue.clear()
+    local id, message = sb.alarm.tone()
+    if not id then announce(alarm, "failed", { why = message }); return end
+    sb.player.set { ["repeat"] = true, single = false }
+    sb.player.volume(alarm.volume)
+    sb.player.play(id)
+  else
     announce(alarm, "failed", { why = why })
     return
   end
-  announce(alarm, "fallback", { why = why })
-  sb.player.stop()
-  sb.queue.clear()
-  local id, message = sb.alarm.tone()
-  if not id then announce(alarm, "failed", { why = message }); return end
-  sb.player.set { ["repeat"] = true, single = false }
-  sb.player.volume(alarm.volume)
-  sb.player.play(id)
-  table.insert(sounding.timers, sb.after(check_after, function() check(alarm, true) end))
+  table.insert(sounding.timers, sb.after(check_after, function() check(alarm) end))
 end
 
 local function start_music(alarm, tracks)
@@ -169,10 +192,11 @@ local function sound(alarm, info)
     return false
   end
   local tracks, why = source(alarm)
-  sounding = { alarm = alarm, before = capture(), timers = {} }
+  local before = capture()
+  sounding = { alarm = alarm, before = before, timers = {}, tried = { outputs = { [before.output or 1] = true } } }
   start_music(alarm, tracks)
   announce(alarm, "sounding", { tracks = #tracks, late = info and info.late or 0, why = why })
-  table.insert(sounding.timers, sb.after(check_after, function() check(alarm, false) end))
+  table.insert(sounding.timers, sb.after(check_after, function() check(alarm) end))
   table.insert(sounding.timers, sb.after(alarm.timeout, function() stop("timeout") end))
   return true
 end
@@ -189,7 +213,7 @@ local function snooze()
     sb.player.resume()
     if alarm.fade > 0 then sb.player.fade { to = alarm.volume, over = alarm.fade, curve = alarm.curve } end
     announce(alarm, "sounding", { snoozed = true })
-    table.insert(sounding.timers, sb.after(check_after, function() check(alarm, false) end))
+    table.insert(sounding.timers, sb.after(check_after, function() check(alarm) end))
     table.insert(sounding.timers, sb.after(alarm.timeout, function() stop("timeout") end))
   end)
   table.insert(sounding.timers, back)
@@ -271,7 +295,7 @@ if testing == "test" then
       else
         for _, e in ipairs(timeline) do
           print(("%8.1f s  %-8s volume %5.1f%s"):format(e.t, e.kind, e.volume,
-            (e.phase and ("  " .. e.phase) or "") .. (e.track and ("  " .. e.track) or "")
+            (e.phase and ("  " .. e.phase) or "") .. (e.to and (" to " .. e.to) or "") .. (e.track and ("  " .. e.track) or "")
             .. (e.times and (" (x" .. e.times .. ")") or "")
             .. (e.why and ("  (" .. e.why .. ")") or "") .. (e.ok ~= nil and (e.ok and "  audio flows" or "") or "")))
         end

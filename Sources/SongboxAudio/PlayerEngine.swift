@@ -16,8 +16,18 @@ public final class PlayerEngine {
         case outputUnavailable(String)
     }
 
-    public let output: any AudioOutput
+    /// Where the audio goes now: the output the engine was made with, or one of `outputs`
+    /// that `useOutput` moved it to.
+    public private(set) var output: any AudioOutput
     public var settings: PlayerSettings
+    /// The outputs playback can move to, by spec: the one the engine was made with first, then
+    /// the other configured ones (`settings.outputs`), in order.
+    public var outputs: [String] {
+        [madeWith.spec] + settings.outputs.map(\.description).filter { $0 != madeWith.spec }
+    }
+    /// The index in `outputs` of the one in use.
+    public private(set) var outputIndex = 0
+    private let madeWith: any AudioOutput
 
     public private(set) var queue = PlayQueue()
     public private(set) var modes = PlaybackModes()
@@ -69,6 +79,7 @@ public final class PlayerEngine {
     public init(output: any AudioOutput, settings: PlayerSettings = PlayerSettings(),
                 seed: UInt64 = .random(in: .min ... .max)) {
         self.output = output
+        madeWith = output
         self.settings = settings
         random = SeededRandom(seed: seed)
         buffer = .allocate(capacity: max(1, settings.chunkFrames) * AudioFormat.channels)
@@ -76,6 +87,7 @@ public final class PlayerEngine {
 
     deinit {
         output.close()
+        if output !== madeWith { madeWith.close() }
         buffer.deallocate()
     }
 
@@ -114,7 +126,8 @@ public final class PlayerEngine {
     public var status: PlayerStatus {
         PlayerStatus(snapshot: snapshot, duration: duration, format: decoder?.format, currentVolume: currentVolume,
                      sleepTimer: sleepTimer,
-                     clock: clock, outputError: outputError, heading: heading, headingID: headingID)
+                     clock: clock, outputError: outputError, heading: heading, headingID: headingID,
+                     outputs: outputs, outputIndex: outputIndex)
     }
 
     /// The item playback is going to: the next one already while the fade before a skip plays out.
@@ -708,6 +721,46 @@ public final class PlayerEngine {
         outputFormat = nil
         try output.open(format)
         outputFormat = format
+    }
+
+    /// Moves playback to `outputs[index]` at the same place: what a listener does when a sound
+    /// card fails or another room should hear it. The output left is closed; a missing file
+    /// output's folder is an error and nothing changes.
+    public func useOutput(_ index: Int) throws(AudioOutputError) {
+        let specs = outputs
+        guard specs.indices.contains(index) else {
+            throw .failed("there is no output \(index + 1): \(specs.count) configured (\(specs.joined(separator: ", ")))")
+        }
+        guard index != outputIndex else { return }
+        let next: any AudioOutput
+        if index == 0 {
+            next = madeWith
+        } else {
+            let spec = try OutputSpec(parsing: specs[index])
+            try spec.checkDestination()
+            next = spec.makeOutput()
+        }
+        output.close()
+        outputFormat = nil
+        output = next
+        outputIndex = index
+        outputError = nil
+        if let rate = next.requiredFormat?.sampleRate { decodeAt(rate: rate) }
+        emit(.outputChanged(index: index, spec: next.spec))
+    }
+
+    /// The current track decoded at `rate` from the same place (an output that takes one rate
+    /// only, as a Snapcast FIFO): what was delivered and the lyric cursor follow the new rate.
+    private func decodeAt(rate: Int) {
+        guard let old = decoder, old.format.sampleRate != rate, let item = currentItem,
+              let reopened = try? MP3Decoder(path: item.track.path, rate: rate) else { return }
+        let scale = Double(rate) / Double(old.format.sampleRate)
+        try? reopened.seek(toFrame: Int((Double(old.position) * scale).rounded()))
+        delivered = Int((Double(delivered) * scale).rounded())
+        decoder = reopened
+        lyrics = item.track.lyricTimes.map { LyricCursor(times: $0, rate: rate) }
+        // The lines up to here were announced at the old rate.
+        _ = lyrics?.jumped(to: reopened.position)
     }
 
     private func outputFailed(_ error: AudioOutputError) -> RenderResult {

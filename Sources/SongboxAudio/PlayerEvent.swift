@@ -76,6 +76,8 @@ public enum PlayerEvent: Sendable, Hashable {
     case volumeChanged(volume: Double)
     case optionsChanged(PlaybackModes)
     case outputError(message: String)
+    /// Playback moved to output `index` (0-based) of the configured ones, named by `spec`.
+    case outputChanged(index: Int, spec: String)
     case decodeError(item: QueueItem, message: String)
     /// Synchronised lyric line `index` (0-based, of the track's `lyricTimes`), which starts at
     /// `milliseconds`, begins with the next frame rendered. After a seek or a start mid-way, the
@@ -96,6 +98,7 @@ public enum PlayerEvent: Sendable, Hashable {
         case .volumeChanged: "volume_changed"
         case .optionsChanged: "options_changed"
         case .outputError: "output_error"
+        case .outputChanged: "output_changed"
         case .decodeError: "decode_error"
         case .lyric: "lyric"
         case .stopped: "stopped"
@@ -143,4 +146,7 @@ public struct PlayerStatus: Sendable, Hashable {
     public var heading: PlaybackState = .stopped
     /// The item playback is going to (see `PlayerEngine.headingID`).
     public var headingID: Int?
+    /// The outputs playback can move to (`PlayerEngine.outputs`) and the one in use.
+    public var outputs: [String] = []
+    public var outputIndex = 0
 }

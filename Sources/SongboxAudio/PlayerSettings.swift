@@ -9,6 +9,9 @@ public struct PlayerSettings: Sendable, Hashable {
     public var previousRestartsAfter = 3.0
     /// Frames decoded and written at a time.
     public var chunkFrames = 4096
+    /// The configured outputs (`output` given more than once), first choice first: where
+    /// playback can move (an alarm whose output fails, an MPD client's `enableoutput`).
+    public var outputs: [OutputSpec] = []
 
     public init() {}
 }

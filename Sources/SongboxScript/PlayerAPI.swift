@@ -132,6 +132,8 @@ public enum PlayerAPI {
                 })]
             }),
             ("player.fade", true, { args in try fade(args, host) }),
+            ("player.outputs", false, { _ in [try outputs(host)] }),
+            ("player.use_output", true, { args in try useOutput(args, host) }),
             ("player.set", true, { args in try setModes(args, host) }),
             ("player.sleep", true, { args in try sleep(args, host) }),
         ]
@@ -270,6 +272,34 @@ public enum PlayerAPI {
         return [.boolean(true)]
     }
 
+    /// The configured outputs, first choice first: `{index, output, current}` each.
+    private static func outputs(_ host: PlayerHost) throws(SongboxError) -> LuaValue {
+        let (specs, current) = try host.control.perform { ($0.outputs, $0.outputIndex) }
+        return .array(specs.enumerated().map { index, spec in
+            .table(["index": .integer(index + 1), "output": .string(spec), "current": .boolean(index == current)])
+        })
+    }
+
+    /// `player.use_output(n | spec)`: playback moves to a configured output, at the same place.
+    /// Only the configured ones: a plugin cannot point the audio at a file of its choosing.
+    private static func useOutput(_ args: LuaArguments, _ host: PlayerHost) throws -> [LuaValue] {
+        let choice: Int?
+        if args.typeName(1) == "string" {
+            let spec = try args.string(1)
+            choice = try host.control.perform { $0.outputs.firstIndex(of: spec) }
+            guard choice != nil else { return [.nil, .string("songbox.player.use_output: '\(spec)' is not a configured output")] }
+        } else {
+            // 1-based; nothing below 1 exists (and Int.min - 1 would trap).
+            let number = try args.integer(1)
+            choice = number > 0 ? number - 1 : -1
+        }
+        let moved = try host.control.perform { engine -> String? in
+            do throws(AudioOutputError) { try engine.useOutput(choice!); return nil } catch { return error.description }
+        }
+        if let moved { return [.nil, .string("songbox.player.use_output: \(moved)")] }
+        return [.boolean(true)]
+    }
+
     private static func status(_ host: PlayerHost) throws(SongboxError) -> LuaValue {
         let status = try host.control.perform { $0.status }
         let snapshot = status.snapshot
@@ -284,6 +314,10 @@ public enum PlayerAPI {
         ]
         if let duration = status.duration { table["duration"] = .number(duration) }
         if let error = status.outputError { table["output_error"] = .string(error) }
+        if status.outputs.indices.contains(status.outputIndex) {
+            table["output"] = .string(status.outputs[status.outputIndex])
+            table["output_index"] = .integer(status.outputIndex + 1)
+        }
         switch status.sleepTimer {
         case .after(let seconds)?: table["sleep"] = .number(seconds / 60)
         case .endOfTrack?: table["sleep"] = .string("track")
@@ -342,6 +376,9 @@ public enum PlayerAPI {
             table["consume"] = toggleValue(modes.consume)
         case .outputError(let message):
             table["message"] = .string(message)
+        case .outputChanged(let index, let spec):
+            table["index"] = .integer(index + 1)
+            table["output"] = .string(spec)
         case .decodeError(let item, let message):
             table["track"] = .table(trackTable(item, track))
             table["message"] = .string(message)

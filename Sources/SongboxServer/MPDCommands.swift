@@ -7,9 +7,6 @@ import SongboxPlayback
 public protocol MPDBackend: Sendable {
     var store: LibraryStore { get }
     var player: Player { get }
-    /// The output as `outputs` lists it.
-    var outputName: String { get }
-    var outputPlugin: String { get }
     /// Seconds since the daemon started.
     var uptime: Double { get }
     /// Starts a rescan of the music folders (`update`, `rescan`): its job id, or nil when one
@@ -73,12 +70,27 @@ public struct MPDCommands: MPDCommandHandler {
             guard limit >= 64 else { throw Failure(.argument, "Value too small") }
             client.binaryLimit = min(limit, 1 << 20)
         case "outputs":
-            out.fields([("outputid", "0"), ("outputname", backend.outputName), ("plugin", backend.outputPlugin),
-                        ("outputenabled", "1")])
+            let status = player.status
+            for (index, spec) in status.outputs.enumerated() {
+                out.fields([("outputid", String(index)), ("outputname", spec),
+                            ("plugin", String(spec.prefix { $0 != ":" })), ("outputenabled", index == status.outputIndex ? "1" : "0")])
+            }
         case "enableoutput", "disableoutput", "toggleoutput":
-            // One output, always on: disabling it is refused rather than faked.
-            guard try args.integer(0) == 0 else { throw Failure(.noExist, "No such audio output") }
-            if command != "enableoutput" { throw Failure(.argument, "songbox has one output: it cannot be disabled") }
+            // songbox plays on one output at a time: enabling another moves playback there;
+            // the one in use cannot be disabled, only left for another (refused, not faked).
+            let index = try args.integer(0)
+            try perform { engine throws(Failure) in
+                guard engine.outputs.indices.contains(index) else { throw Failure(.noExist, "No such audio output") }
+                switch (command, index == engine.outputIndex) {
+                case ("disableoutput", false): return
+                case ("enableoutput", _), ("toggleoutput", false):
+                    do throws(AudioOutputError) { try engine.useOutput(index) } catch {
+                        throw Failure(.system, error.description)
+                    }
+                default:
+                    throw Failure(.argument, "songbox plays on one output at a time: enable another one to move there")
+                }
+            }
 
         // Status
         case "status": status(out)

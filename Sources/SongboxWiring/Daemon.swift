@@ -202,7 +202,7 @@ public final class Daemon: MPDBackend, Sendable {
         case .queueChanged: .playlist
         case .volumeChanged: .mixer
         case .optionsChanged: .options
-        case .outputError: .output
+        case .outputError, .outputChanged: .output
         // A line of lyrics changes nothing an MPD client shows.
         case .lyric: []
         default: .player
@@ -262,15 +262,6 @@ public final class Daemon: MPDBackend, Sendable {
     // MARK: What the MPD commands act on
 
     public var player: Player { session.player }
-    public var outputName: String { output.description }
-    public var outputPlugin: String {
-        switch output {
-        case .alsa: "alsa"
-        case .wav: "wav"
-        case .fifo: "fifo"
-        case .null: "null"
-        }
-    }
     public var uptime: Double { MonotonicClock.seconds - started }
     public func startUpdate() -> Int? { startUpdate(detached: true) }
     public var updateJob: Int? { updates.withLock { $0.running } }

@@ -9,6 +9,7 @@ import SongboxServer
 ///
 /// ```
 /// output = alsa:hw:1,0
+/// output = alsa:default   # given again: where playback can move (an alarm's fallback, MPD's outputs)
 /// play_fraction = 0.5     # a play: this share of the track heard ...
 /// play_seconds = 240      # ... or this many seconds
 /// skip_after = 10         # moving on after this many seconds is a skip
@@ -29,7 +30,7 @@ import SongboxServer
 /// plugin.top10.limit = 20 # songbox.options.limit for plugins/top10.lua
 /// ```
 public struct SongboxConfig: Sendable, Equatable {
-    /// The output spec, when the file sets one.
+    /// The first output spec, when the file sets one (all of them: `settings.outputs`).
     public var output: String?
     public var settings = PlayerSettings()
     /// Days a scan keeps a track whose file is gone (marked missing) before deleting it.
@@ -162,8 +163,12 @@ public struct SongboxConfig: Sendable, Equatable {
             return
         }
         if key == "output" {
-            do { _ = try OutputSpec(parsing: value) } catch { throw SongboxError(.invalidArgument, error.description, at: place) }
-            output = value
+            // Given again: more outputs, in order of preference (where an alarm goes when the
+            // first cannot be heard, what MPD clients list and switch between).
+            let spec: OutputSpec
+            do { spec = try OutputSpec(parsing: value) } catch { throw SongboxError(.invalidArgument, error.description, at: place) }
+            if output == nil { output = value }
+            if !settings.outputs.contains(spec) { settings.outputs.append(spec) }
             return
         }
         guard let number = Double(value), number.isFinite, number >= 0 else {

@@ -144,9 +144,36 @@ import Testing
         let output = try songbox.run(["run", "--output", "alsa:songboxnosuchdevice", plugin, "test", "deaf"],
                                      environment: ["HOME": home, "SONGBOX_CONFIG": home + "/none"])
         #expect(output.status == 1, "\(output.stdout)\(output.stderr)")
-        #expect(output.stderr.contains("alarm deaf: fallback: the output failed"), "\(output.stderr)")
+        #expect(output.stderr.contains("alarm deaf: fallback to the alarm tone: the output failed"), "\(output.stderr)")
         #expect(output.stderr.contains("alarm deaf: failed: the output failed"), "\(output.stderr)")
         #expect(output.stdout.contains("fallback") && output.stdout.contains("failed"), "\(output.stdout)")
+    }
+
+    /// With another output configured, an alarm whose output fails moves there with its music
+    /// (the next configured output), and the music is heard there: samples in the file.
+    @Test func anAlarmWhoseOutputFailsMovesToTheNextConfiguredOutput() throws {
+        #expect(try songbox.run(["alarm", "add", "kitchen", "--at", "07:00", "--query", "path:steady", "--timeout", "3s"]).status == 0)
+        let home = folder + "/home", config = folder + "/config", wav = folder + "/kitchen.wav"
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        try """
+            output = alsa:songboxnosuchdevice
+            output = wav:\(wav)
+            plugin.alarm.check_after = 1
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        let output = try songbox.run(["run", Fixtures.packageRoot + "/plugins/alarm.lua", "test", "kitchen", "json"],
+                                     environment: ["HOME": home, "SONGBOX_CONFIG": config])
+        #expect(output.status == 0, "\(output.stdout)\(output.stderr)")
+        #expect(output.stderr.contains("alarm kitchen: fallback to wav:\(wav): the output failed: alsa:songboxnosuchdevice"),
+                "\(output.stderr)")
+        let timeline = try #require(try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [[String: Any]])
+        let kinds = timeline.map { [$0["kind"] as? String, $0["phase"] as? String].compactMap { $0 }.joined(separator: " ") }
+        #expect(kinds.filter { $0.hasPrefix("alarm") } == ["alarm sounding", "alarm fallback", "alarm timeout"], "\(kinds)")
+        #expect(timeline.contains { $0["kind"] as? String == "check" && $0["ok"] as? Bool == true }, "audio flows after the move")
+        #expect(!output.stdout.contains("the alarm tone"), "the music moved, not the tone")
+        // About two seconds of the alarm's music in the kitchen (the check after 1 s, the timeout at 3 s).
+        let samples = try AudioFixtures.pcm(ofWAV: wav)
+        #expect(samples.count / 2 > 44_100 && samples.count / 2 < 3 * 44_100, "\(samples.count / 2) frames")
+        #expect((samples.map { abs(Int($0)) }.max() ?? 0) > 1_000, "the music is heard there")
     }
 
     /// MPD clients (Home Assistant, a door sensor, a phone) fire, snooze and dismiss alarms with

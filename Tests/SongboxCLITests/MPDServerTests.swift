@@ -105,6 +105,30 @@ import Testing
         #expect(shown.stdout.contains("\"rating\": 4") && shown.stdout.contains("\"liked\": true"), "\(shown.stdout)")
     }
 
+    /// The configured outputs are MPD's outputs: one plays at a time, `enable` moves playback
+    /// to another at the same place, and the one in use cannot be disabled (refused, not faked).
+    @Test func mpcListsTheConfiguredOutputsAndMovesPlaybackBetweenThem() throws {
+        let room = folder + "/room.wav"
+        let (daemon, port) = try startDaemon(config: "output = null\noutput = wav:\(room)\n")
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        #expect(try mpc(port, ["outputs"]).lines == ["Output 1 (null) is enabled", "Output 2 (wav:\(room)) is disabled"])
+        #expect(try mpc(port, ["add", "Mabel Grey"]).status == 0)
+        #expect(try mpc(port, ["play"]).status == 0)
+        let moved = try mpc(port, ["enable", "2"])
+        #expect(moved.status == 0, "\(moved.stderr)")
+        #expect(try mpc(port, ["outputs"]).lines == ["Output 1 (null) is disabled", "Output 2 (wav:\(room)) is enabled"])
+        try waitFor(timeout: 10, "the music is written to the second output") {
+            ((try? FileManager.default.attributesOfItem(atPath: room)[.size] as? Int) ?? 0) > 100_000
+        }
+        #expect(try mpc(port, ["status"]).stdout.contains("[playing]"))
+        let refused = try mpc(port, ["disable", "2"])
+        #expect(refused.status != 0 && refused.stderr.contains("one output at a time"), "\(refused.stderr)")
+        #expect(try mpc(port, ["disable", "1"]).status == 0, "disabling one not in use changes nothing")
+        #expect(try mpc(port, ["enable", "3"]).stderr.contains("No such audio output"))
+        #expect(try mpc(port, ["toggleoutput", "1"]).status == 0)
+        #expect(try mpc(port, ["outputs"]).lines.first == "Output 1 (null) is enabled")
+    }
+
     @Test func clientsThatAbuseThePortLeaveTheDaemonAndTheMusicAlone() throws {
         let (daemon, port) = try startDaemon()
         defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }

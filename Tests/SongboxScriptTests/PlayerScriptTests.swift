@@ -160,6 +160,23 @@ import Testing
         #expect(abs(after - 10.0 / 50) < 0.01, "after the fade: \(after)")
     }
 
+    /// A configured second output: playback moves there at the same place, so the first file
+    /// holds the first second of the track and the second the rest.
+    @Test func playbackMovesToAnotherConfiguredOutput() throws {
+        try makeLibrary()
+        let first = folder + "/first.wav", second = folder + "/second.wav", config = folder + "/config"
+        // `--output` names the first again: it is listed once.
+        try "output = wav:\(first)\noutput = wav:\(second)\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let output = try songbox.run(["run", "--fast", "--output", "wav:" + first, luaFolder + "/player-outputs.lua"],
+                                     environment: ["SONGBOX_CONFIG": config])
+        expectPassed(output, ["outputs", "use_output", "refusals"])
+        let before = try AudioFixtures.pcm(ofWAV: first), after = try AudioFixtures.pcm(ofWAV: second)
+        // Frames of 44.1 kHz stereo: 1 s before the move, the other 2 s after it.
+        #expect(abs(before.count / 2 - 44_100) <= 4_096, "first: \(before.count / 2) frames")
+        #expect(abs(after.count / 2 - 88_200) <= 4_096, "second: \(after.count / 2) frames")
+        #expect(peak(after, at: 0.5) > 10_000, "the tone goes on in the second file")
+    }
+
     @Test func modesAndSleepTimer() throws {
         try makeLibrary()
         let output = try run("player-modes.lua")

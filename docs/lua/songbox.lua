@@ -461,6 +461,8 @@ songbox.player = {}
 ---@field queue_length integer
 ---@field clock number Seconds of audio rendered since the player started.
 ---@field output_error? string
+---@field output string The spec of the output in use.
+---@field output_index integer Its place among songbox.player.outputs().
 
 ---(writes) Starts or resumes playback; with a queue id, that item.
 ---@param queue_id? integer
@@ -512,7 +514,18 @@ function songbox.player.set(modes) end
 ---@return true
 function songbox.player.sleep(when) end
 
----@alias songbox.event_name "track_started"|"track_ended"|"paused"|"resumed"|"seeked"|"queue_changed"|"volume_changed"|"options_changed"|"output_error"|"decode_error"|"stopped"|"library_updated"|"playlist_changed"|"alarm"|"message"|"startup"|"shutdown"|"lyric"
+---The configured outputs, first choice first (the one the player started on, then the config's
+---other `output` lines).
+---@return {index: integer, output: string, current: boolean}[]
+function songbox.player.outputs() end
+
+---(writes) Moves playback to a configured output (by index or spec) at the same place.
+---@param output integer|string
+---@return true? ok
+---@return string? error
+function songbox.player.use_output(output) end
+
+---@alias songbox.event_name "track_started"|"track_ended"|"paused"|"resumed"|"seeked"|"queue_changed"|"volume_changed"|"options_changed"|"output_error"|"output_changed"|"decode_error"|"stopped"|"library_updated"|"playlist_changed"|"alarm"|"message"|"startup"|"shutdown"|"lyric"
 
 ---An event: `type` and its fields (see docs/player.md#events).
 ---@class songbox.event
