@@ -134,6 +134,42 @@ import Testing
         #expect(after.lines == before.lines, "\(after.stdout)")
     }
 
+    /// Each kind of source: a saved playlist (its order), a smart playlist (evaluated when the
+    /// alarm sounds), a mood (after analysis, the moods plugin's presets); a playlist that does
+    /// not exist yet is said at `add` and sounds the tone.
+    @Test func alarmsPlayASavedPlaylistASmartPlaylistAndAMood() throws {
+        _ = try library.add([("alpha", 2), ("beta", 2)])
+        // Sparse clicks at 80 BPM: close to what the calm preset asks for (50-100 BPM, -40 to -14
+        // LUFS, low energy); the sines have no tempo and are not calm at all.
+        try AudioFixtures.clicks(in: music, name: "soft", bpm: 80, beats: 12)
+        try library.scan()
+        #expect(try songbox.run(["playlist", "save", "wake", "path:alpha, path:beta", "sort:-path"]).status == 0)
+        #expect(try songbox.run(["playlist", "smart", "only-alpha", "path:alpha"]).status == 0)
+        for (name, source) in [("saved", ["--playlist", "wake"]), ("smart", ["--playlist", "only-alpha"]),
+                               ("calm", ["--mood", "calm"])] {
+            #expect(try songbox.run(["alarm", "add", name, "--at", "07:00", "--timeout", "7s"] + source).status == 0)
+        }
+        func tracks(_ entries: [Entry]) -> [String] { entries.compactMap(\.track) }
+        func phases(_ entries: [Entry]) -> [String] { entries.compactMap(\.phase) }
+
+        let saved = try timeline("saved")
+        #expect(Array(tracks(saved).prefix(3)) == ["beta.mp3", "alpha.mp3", "beta.mp3"], "in the playlist's order, repeated: \(saved)")
+        #expect(phases(saved) == ["sounding", "timeout"])
+        let smart = try timeline("smart")
+        #expect(Set(tracks(smart)) == ["alpha.mp3"] && phases(smart) == ["sounding", "timeout"], "\(smart)")
+
+        // Before analysis a mood finds nothing: the tone. After it, the mood's tracks.
+        let unanalyzed = try timeline("calm")
+        #expect(phases(unanalyzed) == ["sounding", "fallback", "timeout"], "\(unanalyzed)")
+        #expect(try songbox.run(["analyze"]).status == 0)
+        let calm = try timeline("calm")
+        #expect(phases(calm) == ["sounding", "timeout"], "\(calm)")
+        #expect(tracks(calm).contains("soft.mp3"), "\(calm)")
+
+        let missing = try songbox.run(["alarm", "add", "later", "--at", "07:00", "--playlist", "wak"])
+        #expect(missing.status == 0 && missing.stderr.contains("no playlist 'wak' yet (did you mean 'wake'?)"), "\(missing.stderr)")
+    }
+
     /// An output that cannot play (no such ALSA device): the check finds no audio, the tone
     /// cannot play either, and the alarm says it failed (log, event, status 1), never silent.
     @Test func anAlarmOnAnOutputThatFailsSaysSo() throws {
