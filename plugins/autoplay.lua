@@ -55,6 +55,7 @@ end
 
 local settings = {
   ahead = whole("ahead", 3, 1, 50),
+  keep_played = whole("keep_played", 10, 0, 1000),
   window = whole("window", 50, 0, 10000),
   artist_cooldown = whole("artist_cooldown", 3, 0, 100),
   album_cooldown = whole("album_cooldown", 5, 0, 100),
@@ -290,6 +291,24 @@ local function withdraw()
   return #ids
 end
 
+-- Autoplay's own tracks that played long ago leave the queue: a box that plays for weeks keeps
+-- the `keep_played` latest behind the playing one, not every track since it started. The
+-- user's tracks stay where they are.
+local function trim()
+  local current = sb.player.status().position
+  if not current then return 0 end
+  local behind = {}
+  for _, item in ipairs(sb.queue.list() or {}) do
+    if item.position >= current then break end
+    if item.lane == "autoplay" then behind[#behind + 1] = item.queue_id end
+  end
+  local extra = #behind - settings.keep_played
+  if extra <= 0 then return 0 end
+  local ids = table.move(behind, 1, extra, 1, {})
+  sb.queue.remove(ids)
+  return extra
+end
+
 local function switch(on, how)
   enabled = on
   if not preview then pcall(sb.state.set, "enabled", on) end
@@ -306,7 +325,11 @@ end
 
 -- MARK: events
 
-sb.on("track_started", safe_fill)
+sb.on("track_started", function()
+  local ok, message = pcall(trim)
+  if not ok then sb.log.error("autoplay: " .. tostring(message)) end
+  safe_fill()
+end)
 sb.on("queue_changed", safe_fill)
 sb.on("options_changed", safe_fill)
 sb.on("resumed", safe_fill)
@@ -350,11 +373,16 @@ if preview then
   local lanes = {}
   local started = 0
   sb.on("track_started", function(event)
-    for _, item in ipairs(sb.queue.list() or {}) do lanes[item.queue_id] = item.lane end
+    -- The queue after autoplay's trim and fill: its length and the user's tracks in it.
+    local queue, users = sb.queue.list() or {}, 0
+    for _, item in ipairs(queue) do
+      lanes[item.queue_id] = item.lane
+      if item.lane == "user" then users = users + 1 end
+    end
     local track = event.track or {}
     started = started + 1
-    print(("%s\t%s\t%s\t%s"):format(lanes[track.queue_id] or "?", (track.path or "?"):match("[^/]*$"),
-      track.artist or "", track.album or ""))
+    print(("%s\t%s\t%s\t%s\t%d\t%d"):format(lanes[track.queue_id] or "?", (track.path or "?"):match("[^/]*$"),
+      track.artist or "", track.album or "", #queue, users))
     if started >= count then sb.player.stop(); sb.exit(0) end
   end)
   local tracks, message = sb.library.query(query)

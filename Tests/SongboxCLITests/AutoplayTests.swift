@@ -14,9 +14,16 @@ import Testing
 
     static let plugin = Fixtures.packageRoot + "/plugins/autoplay.lua"
 
-    /// One started track of a preview: its lane, file, artist and album.
+    /// One started track of a preview: its lane, file, artist and album (and the queue's length
+    /// and user tracks then).
     struct Started: Equatable {
         var lane, file, artist, album: String
+        var queue = "", users = ""
+
+        /// The same track in the same lane (the queue's state aside).
+        static func == (a: Started, b: Started) -> Bool {
+            (a.lane, a.file, a.artist, a.album) == (b.lane, b.file, b.artist, b.album)
+        }
     }
 
     /// `songbox run --fast --output null autoplay.lua preview QUERY COUNT` with this config.
@@ -27,8 +34,8 @@ import Testing
                                      environment: ["SONGBOX_CONFIG": configPath])
         #expect(output.status == 0, "\(output.stderr)")
         let started = output.lines.map { line in
-            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) + ["", "", "", ""]
-            return Started(lane: fields[0], file: fields[1], artist: fields[2], album: fields[3])
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) + Array(repeating: "", count: 6)
+            return Started(lane: fields[0], file: fields[1], artist: fields[2], album: fields[3], queue: fields[4], users: fields[5])
         }
         return (started, output.stderr)
     }
@@ -85,6 +92,17 @@ import Testing
 
     /// Liked tracks are favoured: with `liked_weight = 100`, the two liked tracks of ten come up
     /// most of the time (each pick about 93% or more; without the weight about 22%).
+    /// Autoplay's tracks that played leave the queue once more than `keep_played` are behind the
+    /// playing one, so a queue that plays for weeks stays short; the user's track stays.
+    @Test func playedAutoplayTracksLeaveTheQueueAndTheUsersStay() throws {
+        try taggedLibrary()
+        let (started, log) = try preview("path:t02.mp3", count: 10, config: "plugin.autoplay.ahead = 1\nplugin.autoplay.keep_played = 2\n")
+        #expect(started.count == 10, "\(log)")
+        // t02 (the user's), two of autoplay's behind, the playing one and one ahead: 5 at most.
+        #expect(started.map(\.queue) == ["2", "3", "4", "5", "5", "5", "5", "5", "5", "5"], "\(started)")
+        #expect(started.allSatisfy { $0.users == "1" }, "\(started)")
+    }
+
     @Test func likedTracksAreFavoured() throws {
         try library.add((1...10).map { (String(format: "t%02d", $0), 1) })
         try script("likes", """
