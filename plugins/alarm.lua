@@ -9,7 +9,7 @@
 -- sensor, or `songbox.alarm.fire(name)` from another plugin): `fire:NAME`, `snooze`,
 -- `dismiss`, `reload` (after the CLI changed the alarms).
 --
--- `songbox run --fast --output null plugins/alarm.lua test NAME [json]` (what
+-- `songbox run --fast --output null plugins/alarm.lua test NAME [json|text] [SNOOZE_AT]` (what
 -- `songbox alarm test` runs, on a copy of the library): sounds NAME at once on a fast clock and
 -- prints the timeline.
 local sb = require "songbox"
@@ -18,7 +18,7 @@ local check_after = tonumber(sb.options.check_after) or 5   -- plugin.alarm.chec
 local scheduled = {}    -- name -> handle of its songbox.at
 local sounding = nil    -- the alarm sounding now: { alarm, before, timers }
 local testing = ...     -- "test" when run by `songbox alarm test`
-local test_name, test_json = select(2, ...)
+local test_name, test_json, test_snooze = select(2, ...)
 local timeline = {}
 
 local test_start = nil   -- the wall clock when the test began (a fast run's: the script's clock)
@@ -305,6 +305,9 @@ if testing == "test" then
     end
   end)
   sound(alarm)
+  -- `alarm test --snooze-at`: snooze pressed once, to see the alarm come back.
+  local snooze_at = tonumber(test_snooze or "")
+  if snooze_at then sb.after(snooze_at, snooze) end
 else
   load()
 end

@@ -188,8 +188,11 @@ struct AlarmCommand: ParsableCommand {
         @OptionGroup var library: LibraryOptions
         @Argument(help: "The alarm's name.") var name: String
         @Flag(help: "The timeline as JSON: [{t, kind, volume, track, phase}] (t in seconds from the start).") var json = false
+        @Option(help: ArgumentHelp("Press snooze this long after it sounds (as 30s, 2m), to see the snooze.", valueName: "duration"))
+        var snoozeAt: String?
 
         func run() throws {
+            let snooze = try AlarmCommand.seconds(snoozeAt, "snooze-at")
             let store = try LibraryOptions.openStore(library.db)
             guard try AlarmBook(store: store).all().contains(where: { $0.name == name }) else {
                 throw SongboxError(.notFound, "no alarm named '\(name)'", hint: "`songbox alarm ls` lists them")
@@ -202,7 +205,7 @@ struct AlarmCommand: ParsableCommand {
             defer { try? FileManager.default.removeItem(atPath: folder) }
             let copy = folder + "/library.db"
             try store.copy(to: copy)
-            try Run.run(file: plugin, arguments: ["test", name] + (json ? ["json"] : []), database: copy,
+            try Run.run(file: plugin, arguments: ["test", name, json ? "json" : "text", snooze.map { String($0) } ?? ""], database: copy,
                         limits: .userScript, dryRun: false, output: "null", fast: true)
         }
     }

@@ -25,8 +25,8 @@ import Testing
         var ok: Bool?
     }
 
-    func timeline(_ name: String) throws -> [Entry] {
-        let output = try songbox.run(["alarm", "test", name, "--json"])
+    func timeline(_ name: String, _ options: [String] = []) throws -> [Entry] {
+        let output = try songbox.run(["alarm", "test", name, "--json"] + options)
         #expect(output.status == 0, "\(output.stderr)")
         return try JSONDecoder().decode([Entry].self, from: Data(output.stdout.utf8))
     }
@@ -78,6 +78,21 @@ import Testing
         let alone = try SongboxRunner.run(executable: SongboxRunner.executable, ["alarm", "snooze"],
                                           environment: ["SONGBOX_SOCKET": folder + "/none.sock", "MPD_HOST": folder + "/none.sock"])
         #expect(alone.status != 0 && alone.stderr.contains("no songbox daemon is running"), "\(alone.stderr)")
+    }
+
+    /// Snooze pauses the alarm for its length; then it sounds again from the start volume with
+    /// its fade, and its timeout counts from then.
+    @Test func aSnoozedAlarmSoundsAgainAfterTheSnoozeWithItsFade() throws {
+        #expect(try songbox.run(["alarm", "add", "nap", "--at", "07:00", "--query", "path:steady", "--fade", "20s", "--start-volume", "10",
+                                 "--volume", "90", "--snooze", "1m", "--timeout", "2m"]).status == 0)
+        let nap = try timeline("nap", ["--snooze-at", "10s"])
+        let phases = nap.filter { $0.kind == "alarm" }.map { "\($0.phase ?? "") \($0.t)" }
+        #expect(phases == ["sounding 0.0", "snoozed 10.0", "sounding 70.0", "timeout 190.0"], "\(phases)")
+        let again = try #require(nap.first { $0.phase == "sounding" && $0.t == 70 })
+        #expect(abs(again.volume - 10) < 1e-6, "back at the start volume: \(again.volume)")
+        #expect(nap.contains { $0.kind == "check" && $0.ok == true && $0.t == 75 }, "the audio is checked again")
+        let bad = try songbox.run(["alarm", "test", "nap", "--snooze-at", "soon"])
+        #expect(bad.status != 0 && bad.stderr.contains("--snooze-at takes a duration"), "\(bad.stderr)")
     }
 
     /// The fade is in the audio: a steady sine's peaks, second by second, follow the volume.
@@ -266,11 +281,19 @@ import Testing
             """])
         #expect(place.lines.contains("song: 0") && place.lines.contains("state: stop"), "\(place.stdout)")
         #expect(try mpc("playlist").lines == ["steady.mp3"])
+        // The CLI reaches the same alarm through the daemon: fire, snooze, dismiss.
+        let cli = ["SONGBOX_SOCKET": daemon.socket]
+        #expect(try songbox.run(["alarm", "fire", "door"], environment: cli).status == 0)
+        try daemon.waitForLog("alarm door: sounding", count: 2)
+        #expect(try songbox.run(["alarm", "snooze"], environment: cli).status == 0)
+        try daemon.waitForLog("alarm door: snoozed", count: 2)
+        #expect(try songbox.run(["alarm", "dismiss"], environment: cli).status == 0)
+        try daemon.waitForLog("alarm door: dismissed", count: 2)
         // Another plugin fires it (a sensor's message), and a dismiss ends it again.
         #expect(try mpc("sendmessage", "sensors", "bedroom:up").status == 0)
-        try daemon.waitForLog("alarm door: sounding", count: 2)
+        try daemon.waitForLog("alarm door: sounding", count: 3)
         _ = try mpc("sendmessage", "alarm", "dismiss")
-        try daemon.waitForLog("alarm door: dismissed", count: 2)
+        try daemon.waitForLog("alarm door: dismissed", count: 3)
         // A message it does not know is said, not ignored.
         _ = try mpc("sendmessage", "alarm", "explode")
         try daemon.waitForLog("unknown message 'explode'")
