@@ -80,6 +80,33 @@ import Testing
         #expect(alone.status != 0 && alone.stderr.contains("no songbox daemon is running"), "\(alone.stderr)")
     }
 
+    /// A one-off alarm sounds on its date (on a fast clock started the minute before) and not
+    /// on the next day; an alarm whose files cannot be decoded falls back to the tone.
+    @Test func aOneOffAlarmSoundsOnItsDateOnlyAndUnreadableFilesFallBackToTheTone() throws {
+        #expect(try songbox.run(["alarm", "add", "once", "--at", "07:00", "--date", "2030-01-02", "--zone", "UTC",
+                                 "--query", "path:steady", "--timeout", "1m"]).status == 0)
+        let plugin = Fixtures.packageRoot + "/plugins/alarm.lua"
+        func day(_ start: String) throws -> String {
+            let output = try songbox.run(["run", "--fast", "--output", "null", "--start-time", start, "--for", "5m", plugin])
+            #expect(output.status == 0, "\(output.stderr)")
+            return output.stderr
+        }
+        let onTheDay = try day("2030-01-02 06:59 UTC")
+        #expect(onTheDay.contains("alarm once: sounding") && onTheDay.contains("alarm once: timeout"), "\(onTheDay)")
+        #expect(!(try day("2030-01-03 06:59 UTC")).contains("sounding"))
+        #expect(try songbox.run(["alarm", "rm", "once"]).status == 0)
+
+        // Indexed, then damaged beyond decoding (a file that went bad after the scan).
+        _ = try library.add([("garbled", 2)])
+        try library.scan()
+        #expect(try songbox.run(["ls", "path:garbled"]).lines.count == 2, "a heading and the track")
+        try Data(repeating: 0x55, count: 20_000).write(to: URL(fileURLWithPath: music + "/garbled.mp3"))
+        #expect(try songbox.run(["alarm", "add", "garbled", "--at", "07:00", "--query", "path:garbled", "--timeout", "20s"]).status == 0)
+        let garbled = try timeline("garbled")
+        #expect(garbled.compactMap(\.phase) == ["sounding", "fallback", "timeout"], "\(garbled)")
+        #expect(garbled.contains { $0.track == "alarm-tone.mp3" } && garbled.last { $0.kind == "check" }?.ok == true)
+    }
+
     /// Snooze pauses the alarm for its length; then it sounds again from the start volume with
     /// its fade, and its timeout counts from then.
     @Test func aSnoozedAlarmSoundsAgainAfterTheSnoozeWithItsFade() throws {
