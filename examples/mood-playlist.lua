@@ -1,6 +1,7 @@
 -- A playlist for a mood, from your own files:
 --   songbox analyze                                    (once: measures what is not yet measured)
---   songbox run examples/mood-playlist.lua calm 45     (45 minutes of calm; then it plays)
+--   songbox run examples/mood-playlist.lua calm 45     (45 minutes of calm; then it plays, on the
+--                                                      daemon when one runs)
 --   songbox run --output null --fast examples/mood-playlist.lua happy 10 'genre:Folk' he
 -- Arguments: MOOD (a preset: calm, focus, happy, sad, energetic, party, wake-up; or joined,
 -- "calm+happy"; or "calm>energetic" to move from one to the other), MINUTES (default 45),
@@ -22,7 +23,10 @@ local options = { minutes = minutes, query = query, language = language, not_pla
 local from, to = mood:match("^(.-)>(.+)$")
 if from then options.from, options.to = from, to else options.mood = mood end
 
-local tracks = sb.mood.play(options)
+-- A running daemon owns the player: the playlist is handed to it below. Else it plays here.
+local on_daemon = sb.daemon and sb.daemon.running()
+local tracks
+if on_daemon then tracks = assert(sb.mood.playlist(options)) else tracks = sb.mood.play(options) end
 if #tracks == 0 then
   print(("No track fits '%s'%s. See the moods with their ranges:"):format(mood, query and (" among " .. query) or ""))
   for _, m in ipairs(sb.mood.list()) do print("  " .. m.name) end
@@ -48,5 +52,12 @@ if total < minutes * 60 then print(("(no more of your analyzed tracks fit '%s' w
 
 local name = "Mood: " .. mood
 assert(sb.playlist.save(name, tracks, { replace = true }))
+if on_daemon then
+  for _, command in ipairs { { "clear" }, { "load", name }, { "play" } } do
+    assert(sb.daemon.command(table.unpack(command)))
+  end
+  print(("Saved as playlist '%s'; playing on the songbox daemon."):format(name))
+  return
+end
 print(("Saved as playlist '%s'; playing."):format(name))
 sb.on("track_started", function(ev) print("playing: " .. title(ev.track)) end)

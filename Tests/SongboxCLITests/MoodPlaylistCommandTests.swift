@@ -42,6 +42,49 @@ import Testing
         #expect(!energetic.stdout.contains("quiet"), "\(energetic.stdout)")
     }
 
+    /// While a daemon runs it owns the player: the example saves the playlist and the daemon
+    /// plays it, in the playlist's order (through `songbox.daemon.command`).
+    @Test func withADaemonRunningThePlaylistPlaysThere() throws {
+        #expect(try songbox.run(["analyze"]).status == 0)
+        let port = try MPDServerTests.freePort()
+        let daemon = try DaemonProcess(database: songbox.database, folder: folder, arguments: [
+            "--plugins", folder + "/no-plugins", "--output", "null", "--bind", "127.0.0.1:\(port)",
+        ])
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        let run = try songbox.run(["run", Self.example, "calm", "1"], environment: ["SONGBOX_SOCKET": daemon.socket])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("Saved as playlist 'Mood: calm'; playing on the songbox daemon."), "\(run.stdout)")
+        func mpc(_ arguments: String...) throws -> SongboxRunner.Output {
+            try SongboxRunner.run(executable: "/usr/bin/mpc", ["--host", "127.0.0.1", "--port", String(port)] + arguments)
+        }
+        let playlist = try songbox.run(["playlist", "show", "Mood: calm", "--json"])
+        let shown = try #require(try JSONSerialization.jsonObject(with: Data(playlist.stdout.utf8)) as? [String: Any])
+        let files = try #require(shown["tracks"] as? [[String: Any]])
+            .compactMap { ($0["path"] as? String).map { ($0 as NSString).lastPathComponent } }
+        #expect(!files.isEmpty)
+        #expect(try mpc("-f", "%file%", "playlist").lines == files, "the daemon's queue is the playlist, in order")
+        #expect(try mpc("status").stdout.contains("[playing]"))
+        // A command the daemon refuses comes back as nil and its message; an argument that would
+        // smuggle in a second command is refused before anything is sent.
+        let script = folder + "/refused.lua"
+        try """
+            local sb = require "songbox"
+            assert(sb.daemon.running())
+            local ok, message = sb.daemon.command("play", "99")
+            print(ok, message)
+            print(pcall(sb.daemon.command, "add", "x\\nclear"))
+            local status = assert(sb.daemon.command("status"))
+            for _, field in ipairs(status) do if field.key == "state" then print("state", field.value) end end
+            """.write(toFile: script, atomically: true, encoding: .utf8)
+        let refused = try songbox.run(["run", script], environment: ["SONGBOX_SOCKET": daemon.socket])
+        #expect(refused.lines.first == "nil\tsongbox.daemon.command: Bad song index", "\(refused.stdout)\(refused.stderr)")
+        #expect(refused.lines.dropFirst().first?.contains("an argument is one line") == true, "\(refused.stdout)")
+        #expect(refused.lines.last == "state\tplay", "\(refused.stdout)")
+        // Without a daemon, it is said, not thrown.
+        let alone = try songbox.run(["run", script], environment: ["SONGBOX_SOCKET": folder + "/none.sock"])
+        #expect(alone.status != 0 && alone.stderr.contains("assertion failed"), "\(alone.stderr)")
+    }
+
     @Test func aLanguageOverrideFiltersThePlaylist() throws {
         #expect(try songbox.run(["analyze"]).status == 0)
         // The files have no tags: their titles are their names, Latin letters.

@@ -525,6 +525,20 @@ function songbox.player.outputs() end
 ---@return string? error
 function songbox.player.use_output(output) end
 
+---In `songbox run` scripts only: the running daemon, through its control socket.
+songbox.daemon = {}
+
+---Whether a daemon answers on the control socket.
+---@return boolean
+function songbox.daemon.running() end
+
+---(writes) Sends one MPD (or songbox) command to the daemon.
+---@param name string
+---@param ... string|number each one line
+---@return {key: string, value: string}[]? answer
+---@return string? error
+function songbox.daemon.command(name, ...) end
+
 ---@alias songbox.event_name "track_started"|"track_ended"|"paused"|"resumed"|"seeked"|"queue_changed"|"volume_changed"|"options_changed"|"output_error"|"output_changed"|"decode_error"|"stopped"|"library_updated"|"playlist_changed"|"alarm"|"message"|"startup"|"shutdown"|"lyric"
 
 ---An event: `type` and its fields (see docs/player.md#events).
