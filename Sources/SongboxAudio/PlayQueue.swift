@@ -68,8 +68,42 @@ public struct PlayQueue: Sendable, Hashable, Codable {
     /// Bumped by every change, so a client can tell whether its copy is current.
     public private(set) var version = 1
     private var nextID = 1
+    /// The version at which each item (by id) got its position: what MPD's `plchanges` answers
+    /// from. Not saved: a restored queue's items all date from the restored version
+    /// (`restoredAt`; nil for a queue decoded from an old save: its items always count as changed).
+    private var placed: [Int: Int] = [:]
+    private var restoredAt: Int?
+
+    private enum CodingKeys: String, CodingKey { case items, version, nextID }
+
+    /// The same queue: items, version and ids to come (when each item was placed is bookkeeping
+    /// for `changes`, which a saved and restored queue does not keep).
+    public static func == (a: PlayQueue, b: PlayQueue) -> Bool {
+        (a.items, a.version, a.nextID) == (b.items, b.version, b.nextID)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(items)
+        hasher.combine(version)
+        hasher.combine(nextID)
+    }
 
     public init() {}
+
+    /// The positions of the items added or moved after `version` (every one for a version this
+    /// queue never had).
+    public func changes(since version: Int) -> [Int] {
+        guard version >= 0, version <= self.version else { return Array(items.indices) }
+        return items.indices.filter { (placed[items[$0].id] ?? restoredAt ?? .max) > version }
+    }
+
+    /// A new version, and the items from `position` on placed in it (everything after an
+    /// insertion, a removal or a move shifts).
+    private mutating func bump(from position: Int, through last: Int? = nil) {
+        version += 1
+        guard position < items.count else { return }
+        for index in position...min(last ?? items.count - 1, items.count - 1) { placed[items[index].id] = version }
+    }
 
     public var count: Int { items.count }
     public var isEmpty: Bool { items.isEmpty }
@@ -107,7 +141,7 @@ public struct PlayQueue: Sendable, Hashable, Codable {
             return QueueItem(id: nextID, track: track, lane: lane)
         }
         items.insert(contentsOf: added, at: start)
-        version += 1
+        bump(from: start)
         return added.map(\.id)
     }
 
@@ -115,8 +149,10 @@ public struct PlayQueue: Sendable, Hashable, Codable {
     @discardableResult
     public mutating func remove(ids: Set<Int>) -> Int {
         let before = items.count
+        guard let first = items.firstIndex(where: { ids.contains($0.id) }) else { return 0 }
         items.removeAll { ids.contains($0.id) }
-        if items.count != before { version += 1 }
+        for id in ids { placed[id] = nil }
+        bump(from: first)
         return before - items.count
     }
 
@@ -125,8 +161,10 @@ public struct PlayQueue: Sendable, Hashable, Codable {
     public mutating func move(id: Int, to position: Int) -> Bool {
         guard let from = self.position(of: id) else { return false }
         let item = items.remove(at: from)
-        items.insert(item, at: min(max(0, position), items.count))
-        version += 1
+        let to = min(max(0, position), items.count)
+        items.insert(item, at: to)
+        // Only the items between the two places shift.
+        bump(from: min(from, to), through: max(from, to))
         return true
     }
 
@@ -139,6 +177,7 @@ public struct PlayQueue: Sendable, Hashable, Codable {
     public mutating func clear() {
         guard !items.isEmpty else { return }
         items.removeAll()
+        placed.removeAll()
         version += 1
     }
 
@@ -147,7 +186,7 @@ public struct PlayQueue: Sendable, Hashable, Codable {
         var rest = items.filter { $0.id != current }
         rest.shuffle(using: &generator)
         items = (current.flatMap(item(id:)).map { [$0] } ?? []) + rest
-        version += 1
+        bump(from: 0)
     }
 }
 
@@ -193,6 +232,7 @@ extension PlayQueue {
         self.init()
         self.items = items
         self.version = version
+        restoredAt = version
         self.nextID = max(nextID, (items.map(\.id).max() ?? 0) + 1)
     }
 }

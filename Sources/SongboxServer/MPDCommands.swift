@@ -260,17 +260,15 @@ public struct MPDCommands: MPDCommandHandler {
             }
             try queueItems(items, selected, client, out)
         case "plchanges", "plchangesposid":
-            // Versions are kept for the whole queue, not per item: a client that is behind gets
-            // the whole queue, which is always a correct answer.
-            let version = try args.integer(0)
-            let snapshot = player.status.snapshot
-            guard version != snapshot.queue.version else { return }
+            // The items added or moved since the client's version (MPD's answer), by position.
+            let queue = player.status.snapshot.queue
+            let changed = queue.changes(since: try args.integer(0))
             if command == "plchanges" {
-                try queueItems(snapshot.queue.items, Array(snapshot.queue.items.indices), client, out)
+                try queueItems(queue.items, changed, client, out)
             } else {
-                for (position, item) in snapshot.queue.items.enumerated() {
+                for position in changed {
                     out.field("cpos", String(position))
-                    out.field("Id", String(item.id))
+                    out.field("Id", String(queue.items[position].id))
                 }
             }
         case "playlistfind", "playlistsearch":

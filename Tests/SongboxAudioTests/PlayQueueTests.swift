@@ -33,6 +33,39 @@ import Testing
         #expect(queue.isEmpty && queue.version == 6)
     }
 
+    /// What MPD's `plchanges` answers: the positions whose item was added or shifted since a
+    /// version, not the whole queue.
+    @Test func changesSinceAVersionAreTheItemsThatGotANewPlace() {
+        var queue = PlayQueue()
+        queue.add(tracks("a", "b", "c", "d", "e"))
+        let start = queue.version
+        #expect(queue.changes(since: start).isEmpty)
+        queue.add(tracks("f"))                                   // at the end: only it
+        #expect(queue.changes(since: start) == [5])
+        let afterAdd = queue.version
+        queue.move(id: 2, to: 3)                                 // b from 1 to 3: c, d shift down
+        #expect(paths(queue) == ["a", "c", "d", "b", "e", "f"])
+        #expect(queue.changes(since: afterAdd) == [1, 2, 3])
+        #expect(queue.changes(since: start) == [1, 2, 3, 5])
+        let afterMove = queue.version
+        queue.remove(ids: [1])                                   // a: everything after shifts
+        #expect(queue.changes(since: afterMove) == [0, 1, 2, 3, 4])
+        queue.add(tracks("g"), placement: .position(1))
+        #expect(paths(queue) == ["c", "g", "d", "b", "e", "f"])
+        #expect(queue.changes(since: queue.version - 1) == [1, 2, 3, 4, 5])
+        // A version it never had (a client from before a restart, or a made-up one): everything.
+        #expect(queue.changes(since: queue.version + 1) == Array(0..<6))
+        #expect(queue.changes(since: -1) == Array(0..<6))
+        #expect(queue.changes(since: 0) == Array(0..<6))
+        // A restored queue: its items date from the restored version; it equals the original.
+        var restored = PlayQueue(compact: queue.compactEncoding())!
+        #expect(restored == queue)
+        #expect(restored.changes(since: queue.version).isEmpty)
+        #expect(restored.changes(since: queue.version - 1) == Array(0..<6))
+        restored.add(tracks("h"))
+        #expect(restored.changes(since: queue.version) == [6])
+    }
+
     @Test func addingNextGoesRightAfterThePlayingItem() {
         var queue = PlayQueue()
         queue.add(tracks("a", "b", "c"))

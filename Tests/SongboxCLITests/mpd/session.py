@@ -130,6 +130,13 @@ c.findadd("artist", "The Lanterns")
 version = c.status()["playlist"]
 assert len(c.playlistinfo()) == 3 + len(c.find("artist", "The Lanterns"))
 assert c.plchanges(version) == []
+# Only what moved since a version: a move near the end reports the items between its places.
+length = len(c.playlistinfo())
+c.move(length - 1, length - 2)
+moved = c.plchangesposid(version)
+assert [int(m["cpos"]) for m in moved] == [length - 2, length - 1], moved
+assert [s["pos"] for s in c.plchanges(version)] == [str(length - 2), str(length - 1)]
+assert len(c.plchanges(0)) == length and len(c.plchanges(10**9)) == length   # a version it never had: all
 assert len(c.playlistfind("artist", "Mabel Grey")) == 3
 expect_ack(50, c.deleteid, 99999)
 expect_ack(2, c.play, 999)
