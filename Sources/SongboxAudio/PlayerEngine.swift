@@ -114,7 +114,16 @@ public final class PlayerEngine {
     public var status: PlayerStatus {
         PlayerStatus(snapshot: snapshot, duration: duration, format: decoder?.format, currentVolume: currentVolume,
                      sleepTimer: sleepTimer,
-                     clock: clock, outputError: outputError, heading: heading, headingID: headingID)
+                     clock: clock, outputError: outputError, heading: heading, headingID: headingID,
+                     replayGain: replayGain(of: currentItem))
+    }
+
+    /// The ReplayGain mode (`settings.replayGain.mode`).
+    public var replayGainMode: ReplayGainMode { settings.replayGain.mode }
+
+    /// The ReplayGain applied to `item` as the settings and the random mode are now.
+    public func replayGain(of item: QueueItem?) -> AppliedGain {
+        AppliedGain(item?.track.replayGain, settings: settings.replayGain, random: modes.random)
     }
 
     /// The item playback is going to: the next one already while the fade before a skip plays out.
@@ -274,6 +283,13 @@ public final class PlayerEngine {
         fade = Fade(from: currentVolume, to: to, start: clock, length: seconds, curve: curve)
     }
 
+    /// Sets the ReplayGain mode; the playing track's gain changes with the next chunk.
+    public func setReplayGain(_ mode: ReplayGainMode) {
+        guard mode != settings.replayGain.mode else { return }
+        settings.replayGain.mode = mode
+        emit(.optionsChanged(modes))
+    }
+
     public func setModes(_ newModes: PlaybackModes) {
         guard newModes != modes else { return }
         if newModes.random != modes.random { randomHistory = currentID.map { [$0] } ?? [] }
@@ -391,7 +407,10 @@ public final class PlayerEngine {
         }
         let seconds = Double(frames) / rate
         let samples = UnsafeMutableBufferPointer(rebasing: buffer[0..<frames * 2])
-        Gain.apply(samples, from: gain(at: clock), to: gain(at: clock + seconds))
+        // The track's ReplayGain multiplies the volume. A chunk never spans two tracks, so the
+        // next track's gain applies from its first sample.
+        let replayGain = replayGain(of: item).scale
+        Gain.apply(samples, from: gain(at: clock) * replayGain, to: gain(at: clock + seconds) * replayGain)
         do throws(AudioOutputError) {
             try output.write(UnsafeBufferPointer(samples))
         } catch {

@@ -143,4 +143,6 @@ public struct PlayerStatus: Sendable, Hashable {
     public var heading: PlaybackState = .stopped
     /// The item playback is going to (see `PlayerEngine.headingID`).
     public var headingID: Int?
+    /// The ReplayGain mode and what it makes of the current track.
+    public var replayGain = AppliedGain.off
 }
