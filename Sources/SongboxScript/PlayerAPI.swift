@@ -131,6 +131,15 @@ public enum PlayerAPI {
                     return engine.currentVolume
                 })]
             }),
+            // `player.replay_gain([mode])`: the mode, set first when given (only that writes).
+            ("player.replay_gain", false, { [weak runtime] args in
+                let mode = try replayGainMode(args)
+                if mode != nil, let refusal = runtime?.bridge.writeRefusal("player.replay_gain") { throw refusal }
+                return [.string(try host.control.perform { engine in
+                    if let mode { engine.setReplayGain(mode) }
+                    return engine.replayGainMode.rawValue
+                })]
+            }),
             ("player.fade", true, { args in try fade(args, host) }),
             ("player.set", true, { args in try setModes(args, host) }),
             ("player.sleep", true, { args in try sleep(args, host) }),
@@ -197,6 +206,15 @@ public enum PlayerAPI {
         }
         let seconds = try args.number(1)
         return [.number(try host.control.perform { engine in engine.seek(to: seconds); return engine.elapsed })]
+    }
+
+    private static func replayGainMode(_ args: LuaArguments) throws -> ReplayGainMode? {
+        guard !args.isNil(1) else { return nil }
+        let text = try args.string(1)
+        guard let mode = ReplayGainMode(rawValue: text) else {
+            throw LuaFunctionError.argument(1, "expected \"off\", \"track\", \"album\" or \"auto\", got '\(text.prefix(40))'")
+        }
+        return mode
     }
 
     private static func fade(_ args: LuaArguments, _ host: PlayerHost) throws -> [LuaValue] {
@@ -283,6 +301,7 @@ public enum PlayerAPI {
             "elapsed": .number(snapshot.elapsed),
         ]
         if let duration = status.duration { table["duration"] = .number(duration) }
+        table["replay_gain"] = replayGainTable(status.replayGain)
         if let error = status.outputError { table["output_error"] = .string(error) }
         switch status.sleepTimer {
         case .after(let seconds)?: table["sleep"] = .number(seconds / 60)
@@ -295,6 +314,17 @@ public enum PlayerAPI {
             table["position"] = .integer(position + 1)
             table["track"] = .table(trackTable(snapshot.queue.items[position], host.store))
         }
+        return .table(table)
+    }
+
+    /// `{mode, applied, source, db, scale, limited, ignored}`: the mode, and what it makes of
+    /// the current track (`applied` and `source` absent when no gain of the track is used).
+    private static func replayGainTable(_ gain: AppliedGain) -> LuaValue {
+        var table: [String: LuaValue] = ["mode": .string(gain.mode.rawValue), "db": .number(gain.decibels),
+                                         "scale": .number(gain.scale), "limited": .boolean(gain.limited)]
+        if let used = gain.used { table["applied"] = .string(used.rawValue) }
+        if let source = gain.source { table["source"] = .string(source.rawValue) }
+        if !gain.ignored.isEmpty { table["ignored"] = .array(gain.ignored.map { .string($0) }) }
         return .table(table)
     }
 

@@ -461,6 +461,16 @@ songbox.player = {}
 ---@field queue_length integer
 ---@field clock number Seconds of audio rendered since the player started.
 ---@field output_error? string
+---@field replay_gain songbox.player.replay_gain_status
+
+---@class songbox.player.replay_gain_status
+---@field mode "off"|"track"|"album"|"auto"
+---@field applied? "track"|"album" The gain used for the current track; absent when none.
+---@field source? "tags"|"analysis"
+---@field db number dB applied (after the preamp and the peak limit).
+---@field scale number The linear factor applied.
+---@field limited boolean Whether the peak lowered the gain.
+---@field ignored? string[] Values left out, each with its reason.
 
 ---(writes) Starts or resumes playback; with a queue id, that item.
 ---@param queue_id? integer
@@ -496,6 +506,11 @@ function songbox.player.status() end
 ---@param volume? number
 ---@return number
 function songbox.player.volume(volume) end
+
+---Returns the ReplayGain mode; with an argument, first sets it (that part writes).
+---@param mode? "off"|"track"|"album"|"auto"
+---@return "off"|"track"|"album"|"auto"
+function songbox.player.replay_gain(mode) end
 
 ---(writes) Moves the volume over seconds of playback.
 ---@param options {to: number, over?: number, curve?: "linear"|"log"}
