@@ -32,6 +32,9 @@ public final class PlayerEngine {
     public private(set) var outputError: String?
 
     private var decoder: MP3Decoder?
+    /// The ReplayGain of the track `decoder` plays (its queue item's, kept so that neither a
+    /// chunk nor a status looks the item up again).
+    private var openTrackGain: ReplayGain?
     /// Frames of the current track delivered to the output (seeks do not add to it).
     private var delivered = 0
     /// Where `play()` starts the current item when nothing is open (a restored position).
@@ -115,15 +118,17 @@ public final class PlayerEngine {
         PlayerStatus(snapshot: snapshot, duration: duration, format: decoder?.format, currentVolume: currentVolume,
                      sleepTimer: sleepTimer,
                      clock: clock, outputError: outputError, heading: heading, headingID: headingID,
-                     replayGain: replayGain(of: currentItem))
+                     replayGain: replayGain)
     }
 
     /// The ReplayGain mode (`settings.replayGain.mode`).
     public var replayGainMode: ReplayGainMode { settings.replayGain.mode }
 
-    /// The ReplayGain applied to `item` as the settings and the random mode are now.
-    public func replayGain(of item: QueueItem?) -> AppliedGain {
-        AppliedGain(item?.track.replayGain, settings: settings.replayGain, random: modes.random)
+    /// The ReplayGain applied to the open track as the settings and the random mode are now
+    /// (only the mode when no track is open).
+    public var replayGain: AppliedGain {
+        guard decoder != nil else { return AppliedGain(idle: settings.replayGain.mode) }
+        return AppliedGain(openTrackGain, settings: settings.replayGain, random: modes.random)
     }
 
     /// The item playback is going to: the next one already while the fade before a skip plays out.
@@ -409,8 +414,8 @@ public final class PlayerEngine {
         let samples = UnsafeMutableBufferPointer(rebasing: buffer[0..<frames * 2])
         // The track's ReplayGain multiplies the volume. A chunk never spans two tracks, so the
         // next track's gain applies from its first sample.
-        let replayGain = replayGain(of: item).scale
-        Gain.apply(samples, from: gain(at: clock) * replayGain, to: gain(at: clock + seconds) * replayGain)
+        let replayGainScale = replayGain.scale
+        Gain.apply(samples, from: gain(at: clock) * replayGainScale, to: gain(at: clock + seconds) * replayGainScale)
         do throws(AudioOutputError) {
             try output.write(UnsafeBufferPointer(samples))
         } catch {
@@ -626,6 +631,7 @@ public final class PlayerEngine {
             return skipOver(item, reason: reason)
         }
         decoder = opened
+        openTrackGain = item.track.replayGain
         state = .playing
         let from = highlights ? (item.track.highlight?.start ?? 0) : seconds
         if from > 0 { try? opened.seek(toFrame: Self.frameCount(from, rate: Double(opened.format.sampleRate))) }
@@ -672,6 +678,7 @@ public final class PlayerEngine {
 
     private func closeTrack() {
         decoder = nil
+        openTrackGain = nil
         lyrics = nil
         delivered = 0
         resumeAt = 0

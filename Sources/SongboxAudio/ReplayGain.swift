@@ -146,12 +146,16 @@ public struct AppliedGain: Sendable, Hashable {
     /// Values left out, with their reasons.
     public var ignored: [String]
 
-    public static let off = AppliedGain(mode: .off, used: nil, source: nil, decibels: 0, scale: 1, limited: false, ignored: [])
+    public static let off = AppliedGain(idle: .off)
+
+    /// Nothing applied: no track is open. Only the mode.
+    public init(idle mode: ReplayGainMode) {
+        self.init(mode: mode, used: nil, source: nil, decibels: 0, scale: 1, limited: false, ignored: [])
+    }
 
     /// What `settings` make of `gain` while `random` is as given.
     public init(_ gain: ReplayGain?, settings: ReplayGainSettings, random: Bool) {
-        self = .off
-        mode = settings.mode
+        self.init(idle: settings.mode)
         ignored = gain?.ignored ?? []
         let resolved = settings.mode.resolved(random: random)
         guard resolved != .off else { return }
