@@ -138,6 +138,28 @@ import Testing
         try expectGains(shuffled.samples, order.map { ($0, Self.scale(trackGains[$0]!)) })
     }
 
+    /// A mode set while a track plays applies from the next sample rendered: on a stepped
+    /// `--fast` run, the timer's own sample.
+    @Test func aModeChangedWhilePlayingAppliesFromTheNextSample() throws {
+        let (quiet, _) = try album()
+        let script = folder + "/switch.lua"
+        try """
+            local sb = require "songbox"
+            sb.queue.add(sb.library.query("path:1-quiet"))
+            sb.player.play()
+            sb.after(1, function() assert(sb.player.replay_gain("track") == "track") end)
+            """.write(toFile: script, atomically: true, encoding: .utf8)
+        let wav = folder + "/switch.wav"
+        let output = try songbox.run(["run", "--output", "wav:" + wav, "--fast", script], environment: noConfig)
+        try #require(output.status == 0, "\(output.stderr)")
+        let rendered = try AudioFixtures.pcm(ofWAV: wav), reference = try AudioFixtures.referencePCM(of: quiet)
+        try #require(rendered.count == reference.count)
+        let switched = 44_100 * 2
+        #expect(Array(rendered[..<switched]) == Array(reference[..<switched]), "off for the first second")
+        let worst = (switched..<reference.count).map { abs(Double(rendered[$0]) - Double(reference[$0]) * Self.scale(-6)) }.max() ?? 0
+        #expect(worst <= 1, "track gain from 1 s on: \(worst)")
+    }
+
     /// A +10 dB gain on a file whose peak is 0.9 would clip: the gain is capped so that gain ×
     /// peak is 1 (MPD's replay_gain_limit).
     @Test func thePeakLimitsTheGain() throws {
