@@ -292,28 +292,28 @@ public final class PlayerEngine {
     public func setReplayGain(_ mode: ReplayGainMode) {
         guard mode != settings.replayGain.mode else { return }
         settings.replayGain.mode = mode
-        emit(.optionsChanged(modes))
+        emitOptions()
     }
 
     public func setModes(_ newModes: PlaybackModes) {
         guard newModes != modes else { return }
         if newModes.random != modes.random { randomHistory = currentID.map { [$0] } ?? [] }
         modes = newModes
-        emit(.optionsChanged(modes))
+        emitOptions()
     }
 
     /// Plays only each track's highlight range, one after another; tracks without one are passed over.
     public func setHighlights(_ on: Bool) {
         guard on != highlights else { return }
         highlights = on
-        emit(.optionsChanged(modes))
+        emitOptions()
     }
 
     /// Sets (or with nil cancels) the sleep timer.
     public func setSleepTimer(_ timer: SleepTimer?) {
         sleepTimer = timer
         if case .after(let seconds) = timer { sleepDeadline = clock + max(0, seconds) } else { sleepDeadline = nil }
-        emit(.optionsChanged(modes))
+        emitOptions()
     }
 
     // MARK: Queue commands
@@ -562,7 +562,7 @@ public final class PlayerEngine {
             // A oneshot mode applies to the one track that just ended, then turns itself off.
             if modes.single == .oneshot { modes.single = .off }
             if modes.consume == .oneshot { modes.consume = .off }
-            emit(.optionsChanged(modes))
+            emitOptions()
         }
     }
 
@@ -755,6 +755,11 @@ public final class PlayerEngine {
 
     private func emit(_ event: PlayerEvent) {
         events.append(event)
+    }
+
+    /// `options_changed`, with the modes and the ReplayGain mode as they are now.
+    private func emitOptions() {
+        emit(.optionsChanged(modes, replayGain: settings.replayGain.mode))
     }
 }
 

@@ -74,7 +74,7 @@ public enum PlayerEvent: Sendable, Hashable {
     case seeked(item: QueueItem, from: Double, to: Double)
     case queueChanged(version: Int)
     case volumeChanged(volume: Double)
-    case optionsChanged(PlaybackModes)
+    case optionsChanged(PlaybackModes, replayGain: ReplayGainMode)
     case outputError(message: String)
     case decodeError(item: QueueItem, message: String)
     /// Synchronised lyric line `index` (0-based, of the track's `lyricTimes`), which starts at

@@ -365,11 +365,12 @@ public enum PlayerAPI {
             table["version"] = .integer(version)
         case .volumeChanged(let volume):
             table["volume"] = .number(volume)
-        case .optionsChanged(let modes):
+        case .optionsChanged(let modes, let replayGain):
             table["repeat"] = .boolean(modes.repeat)
             table["random"] = .boolean(modes.random)
             table["single"] = toggleValue(modes.single)
             table["consume"] = toggleValue(modes.consume)
+            table["replay_gain"] = .string(replayGain.rawValue)
         case .outputError(let message):
             table["message"] = .string(message)
         case .decodeError(let item, let message):

@@ -112,6 +112,7 @@ import Testing
             local random = songbox.args[1] == "random"
             if random then assert(sb.player.replay_gain("auto") == "auto") end
             print("mode", sb.player.replay_gain())
+            sb.on("options_changed", function(ev) print("options", ev.replay_gain, tostring(ev.random)) end)
             sb.player.set{ random = random }
             sb.queue.add(sb.library.query("path:/music/ sort:path"))
             sb.on("track_started", function(ev)
@@ -134,6 +135,7 @@ import Testing
         let order = shuffled.lines.filter { $0.hasPrefix("started") }.map { $0.split(separator: "\t")[1] }.map(String.init)
         try #require(Set(order) == [quiet, loud], "\(shuffled.lines)")
         #expect(shuffled.lines.first == "mode\tauto")
+        #expect(shuffled.lines.contains("options\tauto\ttrue"), "options_changed carries the mode: \(shuffled.lines)")
         let trackGains = [quiet: -6.0, loud: 3.0]
         try expectGains(shuffled.samples, order.map { ($0, Self.scale(trackGains[$0]!)) })
     }
