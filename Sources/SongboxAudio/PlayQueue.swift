@@ -13,17 +13,21 @@ public struct PlayableTrack: Sendable, Hashable, Codable {
     /// When its synchronised lyric lines start, when it has some: the player announces each
     /// line at its sample (`PlayerEvent.lyric`).
     public var lyricTimes: LyricTimes?
+    /// Its ReplayGain (from the file's tags, else the analysis), when it has some; read from the
+    /// library when it is queued or a saved queue is restored (the saved queue holds none).
+    public var replayGain: ReplayGain?
 
     /// The id of a file played that is not a library track (the bundled alarm tone).
     public static let notInLibrary: Int64 = -1
 
     public init(trackID: Int64, path: String, duration: Double, highlight: HighlightRange? = nil,
-                lyricTimes: LyricTimes? = nil) {
+                lyricTimes: LyricTimes? = nil, replayGain: ReplayGain? = nil) {
         self.trackID = trackID
         self.path = path
         self.duration = duration
         self.highlight = highlight
         self.lyricTimes = lyricTimes
+        self.replayGain = replayGain
     }
 }
 
@@ -174,6 +178,12 @@ public struct PlayQueue: Sendable, Hashable, Codable {
         for index in items.indices { items[index].track.lyricTimes = times[items[index].track.trackID] }
     }
 
+    /// Gives each item the ReplayGain of its track in `gains` (none when absent), as
+    /// `setLyricTimes` does for lyric times. Not an edit: the version stays.
+    public mutating func setReplayGains(_ gains: [Int64: ReplayGain]) {
+        for index in items.indices { items[index].track.replayGain = gains[items[index].track.trackID] }
+    }
+
     public mutating func clear() {
         guard !items.isEmpty else { return }
         items.removeAll()
@@ -193,8 +203,8 @@ public struct PlayQueue: Sendable, Hashable, Codable {
 /// The queue as compact text, for saving: a header line, then one line per item (its id, track
 /// id, seconds, lane, highlight, path). A queue of 100,000 tracks is about 10 MB of text made
 /// in one pass, where JSON coding built a tree of every value first (over 100 MB at its peak).
-/// Lyric times are not saved: the library has them, and whoever restores the queue reads them
-/// again (`PlaybackRecorder.savedSnapshot`).
+/// Lyric times and ReplayGain are not saved: the library has them, and whoever restores the
+/// queue reads them again (`PlaybackRecorder.savedSnapshot`).
 extension PlayQueue {
     static let compactHeader = "songbox-queue 1"
 

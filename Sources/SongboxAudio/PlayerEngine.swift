@@ -42,6 +42,9 @@ public final class PlayerEngine {
     public private(set) var outputError: String?
 
     private var decoder: MP3Decoder?
+    /// The ReplayGain of the track `decoder` plays (its queue item's, kept so that neither a
+    /// chunk nor a status looks the item up again).
+    private var openTrackGain: ReplayGain?
     /// Frames of the current track delivered to the output (seeks do not add to it).
     private var delivered = 0
     /// Where `play()` starts the current item when nothing is open (a restored position).
@@ -127,7 +130,17 @@ public final class PlayerEngine {
         PlayerStatus(snapshot: snapshot, duration: duration, format: decoder?.format, currentVolume: currentVolume,
                      sleepTimer: sleepTimer,
                      clock: clock, outputError: outputError, heading: heading, headingID: headingID,
-                     outputs: outputs, outputIndex: outputIndex)
+                     replayGain: replayGain, outputs: outputs, outputIndex: outputIndex)
+    }
+
+    /// The ReplayGain mode (`settings.replayGain.mode`).
+    public var replayGainMode: ReplayGainMode { settings.replayGain.mode }
+
+    /// The ReplayGain applied to the open track as the settings and the random mode are now
+    /// (only the mode when no track is open).
+    public var replayGain: AppliedGain {
+        guard decoder != nil else { return AppliedGain(idle: settings.replayGain.mode) }
+        return AppliedGain(openTrackGain, settings: settings.replayGain, random: modes.random)
     }
 
     /// The item playback is going to: the next one already while the fade before a skip plays out.
@@ -287,25 +300,32 @@ public final class PlayerEngine {
         fade = Fade(from: currentVolume, to: to, start: clock, length: seconds, curve: curve)
     }
 
+    /// Sets the ReplayGain mode; the playing track's gain changes with the next chunk.
+    public func setReplayGain(_ mode: ReplayGainMode) {
+        guard mode != settings.replayGain.mode else { return }
+        settings.replayGain.mode = mode
+        emitOptions()
+    }
+
     public func setModes(_ newModes: PlaybackModes) {
         guard newModes != modes else { return }
         if newModes.random != modes.random { randomHistory = currentID.map { [$0] } ?? [] }
         modes = newModes
-        emit(.optionsChanged(modes))
+        emitOptions()
     }
 
     /// Plays only each track's highlight range, one after another; tracks without one are passed over.
     public func setHighlights(_ on: Bool) {
         guard on != highlights else { return }
         highlights = on
-        emit(.optionsChanged(modes))
+        emitOptions()
     }
 
     /// Sets (or with nil cancels) the sleep timer.
     public func setSleepTimer(_ timer: SleepTimer?) {
         sleepTimer = timer
         if case .after(let seconds) = timer { sleepDeadline = clock + max(0, seconds) } else { sleepDeadline = nil }
-        emit(.optionsChanged(modes))
+        emitOptions()
     }
 
     // MARK: Queue commands
@@ -404,7 +424,10 @@ public final class PlayerEngine {
         }
         let seconds = Double(frames) / rate
         let samples = UnsafeMutableBufferPointer(rebasing: buffer[0..<frames * 2])
-        Gain.apply(samples, from: gain(at: clock), to: gain(at: clock + seconds))
+        // The track's ReplayGain multiplies the volume. A chunk never spans two tracks, so the
+        // next track's gain applies from its first sample.
+        let replayGainScale = replayGain.scale
+        Gain.apply(samples, from: gain(at: clock) * replayGainScale, to: gain(at: clock + seconds) * replayGainScale)
         do throws(AudioOutputError) {
             try output.write(UnsafeBufferPointer(samples))
         } catch {
@@ -551,7 +574,7 @@ public final class PlayerEngine {
             // A oneshot mode applies to the one track that just ended, then turns itself off.
             if modes.single == .oneshot { modes.single = .off }
             if modes.consume == .oneshot { modes.consume = .off }
-            emit(.optionsChanged(modes))
+            emitOptions()
         }
     }
 
@@ -620,6 +643,7 @@ public final class PlayerEngine {
             return skipOver(item, reason: reason)
         }
         decoder = opened
+        openTrackGain = item.track.replayGain
         state = .playing
         let from = highlights ? (item.track.highlight?.start ?? 0) : seconds
         if from > 0 { try? opened.seek(toFrame: Self.frameCount(from, rate: Double(opened.format.sampleRate))) }
@@ -666,6 +690,7 @@ public final class PlayerEngine {
 
     private func closeTrack() {
         decoder = nil
+        openTrackGain = nil
         lyrics = nil
         delivered = 0
         resumeAt = 0
@@ -782,6 +807,11 @@ public final class PlayerEngine {
 
     private func emit(_ event: PlayerEvent) {
         events.append(event)
+    }
+
+    /// `options_changed`, with the modes and the ReplayGain mode as they are now.
+    private func emitOptions() {
+        emit(.optionsChanged(modes, replayGain: settings.replayGain.mode))
     }
 }
 

@@ -74,7 +74,7 @@ public enum PlayerEvent: Sendable, Hashable {
     case seeked(item: QueueItem, from: Double, to: Double)
     case queueChanged(version: Int)
     case volumeChanged(volume: Double)
-    case optionsChanged(PlaybackModes)
+    case optionsChanged(PlaybackModes, replayGain: ReplayGainMode)
     case outputError(message: String)
     /// Playback moved to output `index` (0-based) of the configured ones, named by `spec`.
     case outputChanged(index: Int, spec: String)
@@ -146,6 +146,8 @@ public struct PlayerStatus: Sendable, Hashable {
     public var heading: PlaybackState = .stopped
     /// The item playback is going to (see `PlayerEngine.headingID`).
     public var headingID: Int?
+    /// The ReplayGain mode and what it makes of the current track.
+    public var replayGain = AppliedGain.off
     /// The outputs playback can move to (`PlayerEngine.outputs`) and the one in use.
     public var outputs: [String] = []
     public var outputIndex = 0

@@ -7,6 +7,8 @@ public struct PlayerSettings: Sendable, Hashable {
     public var sleepFade = 10.0
     /// `previous` restarts the track when more than this many seconds were played.
     public var previousRestartsAfter = 3.0
+    /// ReplayGain: the mode and the preamps (docs/player.md#replaygain).
+    public var replayGain = ReplayGainSettings()
     /// Frames decoded and written at a time.
     public var chunkFrames = 4096
     /// The configured outputs (`output` given more than once), first choice first: where

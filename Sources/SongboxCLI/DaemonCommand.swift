@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import SongboxAudio
 import SongboxServer
 import SongboxWiring
 import SongboxLibrary
@@ -43,6 +44,10 @@ struct DaemonCommand: ParsableCommand {
     @Flag(help: "Play wav, fifo and null outputs as fast as the machine allows (tests and demos).")
     var fast = false
 
+    @Option(help: ArgumentHelp("The ReplayGain mode: album gain, track gain, auto (album in order, track on random) or off (default: the config's replay_gain, else off).",
+                               valueName: "mode"))
+    var replayGain: ReplayGainMode?
+
     func run() throws {
         var options = DaemonOptions(database: library.db ?? defaultDatabasePath(), configPath: config ?? SongboxConfig.defaultPath())
         options.musicFolders = music.isEmpty ? nil : music.map(Self.absolute)
@@ -51,6 +56,7 @@ struct DaemonCommand: ParsableCommand {
         options.socketPath = socket
         options.binds = bind.isEmpty ? nil : bind.filter { $0 != "none" }
         options.fast = fast
+        options.replayGain = replayGain
         let logger = Logger(label: "songbox.daemon") { _ in StandardErrorLogHandler() }
         let daemon = try Daemon(options: options, logger: logger)
         let failure = Mutex<(any Error)?>(nil)

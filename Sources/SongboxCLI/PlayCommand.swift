@@ -16,6 +16,10 @@ struct OutputOptions: ParsableArguments {
     @Flag(help: "Run wav, fifo and null outputs as fast as the machine allows instead of in real time.")
     var fast = false
 
+    @Option(help: ArgumentHelp("The ReplayGain mode: album gain, track gain, auto (album in order, track on random) or off (default: the config's replay_gain, else off).",
+                               valueName: "mode"))
+    var replayGain: ReplayGainMode?
+
     /// The output (--output, else $SONGBOX_OUTPUT, else the config file's, else alsa:default)
     /// and the player's settings from the config file.
     /// The output the options name, else the environment's or the config's (`Wiring.output`).
@@ -23,6 +27,8 @@ struct OutputOptions: ParsableArguments {
         do { return try wiring.output(output) } catch { throw ValidationError(error.description) }
     }
 }
+
+extension ReplayGainMode: ExpressibleByArgument {}
 
 struct Play: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -52,7 +58,8 @@ struct Play: ParsableCommand {
     var query: [String] = []
 
     func validate() throws {
-        try QueryArguments.refuseUnknownOptions(query, known: ["--output", "--fast", "--shuffle", "--volume", "--highlights"])
+        try QueryArguments.refuseUnknownOptions(query, known: ["--output", "--fast", "--shuffle", "--volume", "--highlights",
+                                                               "--replay-gain"])
         if let volume, !(0...100).contains(volume) { throw ValidationError("--volume is 0 to 100, got \(volume)") }
     }
 
@@ -60,7 +67,7 @@ struct Play: ParsableCommand {
         // A running daemon owns the output and the queue: play there.
         if let daemon = try? ControlClient() { return try playThrough(daemon) }
         let store = try library.openStore()
-        let wiring = try Wiring.load()
+        let wiring = try Wiring.load().replayGain(outputOptions.replayGain)
         let spec = try OutputOptions.resolve(outputOptions.output, wiring: wiring)
         let playable = query.isEmpty ? [] : try store.playable(matching: QueryArguments.join(query))
         if !query.isEmpty, playable.isEmpty {
@@ -122,6 +129,7 @@ extension Play {
                                   + "queues there, to the daemon's output and without --highlights; stop the daemon to play elsewhere")
         }
         if let volume { _ = try daemon.send("setvol", [String(Int(volume.rounded()))]) }
+        if let mode = outputOptions.replayGain { _ = try daemon.send("replay_gain_mode", [mode.rawValue]) }
         if query.isEmpty {
             _ = try daemon.send("play")
             print("Playing the songbox daemon's queue.")

@@ -78,7 +78,7 @@ struct Run: ParsableCommand {
         if let memoryLimit { limits.memory = memoryLimit << 20 }
         try Self.run(file: file, arguments: arguments, database: library.db, limits: limits, dryRun: dryRun,
                      output: outputOptions.output, fast: outputOptions.fast, bound: duration.flatMap(Self.seconds),
-                     wallStart: startTime.map { try Self.instant($0) })
+                     wallStart: startTime.map { try Self.instant($0) }, replayGain: outputOptions.replayGain)
     }
 
     /// Seconds of a duration: a number (seconds) or one with an `s`, `m`, `h` or `d`; at most a year.
@@ -92,9 +92,10 @@ struct Run: ParsableCommand {
     /// What `songbox run` does once its arguments are read (by swift-argument-parser, or by
     /// `QuickRun` for the plain form).
     static func run(file: String, arguments: [String], database: String?, limits: LuaRuntime.Limits, dryRun: Bool,
-                    output: String?, fast: Bool, bound: Double? = nil, wallStart: Double? = nil) throws {
+                    output: String?, fast: Bool, bound: Double? = nil, wallStart: Double? = nil,
+                    replayGain: ReplayGainMode? = nil) throws {
         let store = try LibraryOptions.openStore(database)
-        let wiring = try Wiring.load()
+        let wiring = try Wiring.load().replayGain(replayGain)
         let config = wiring.config
         let spec = try OutputOptions.resolve(output, wiring: wiring)
         let host = wiring.scriptPlayer(store: store, output: spec, fast: fast)

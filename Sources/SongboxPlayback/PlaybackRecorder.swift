@@ -90,13 +90,13 @@ public final class PlaybackRecorder: @unchecked Sendable {
             guard let placeData = try store.savedState(Self.stateName) else { return nil }
             guard let queueData = try store.savedState(Self.queueStateName) else {
                 var snapshot = try JSONDecoder().decode(PlayerSnapshot.self, from: placeData)
-                withLyricTimes(&snapshot.queue)
+                withLibraryDetails(&snapshot.queue)
                 return snapshot
             }
             let place = try JSONDecoder().decode(SavedPlace.self, from: placeData)
             var queue = try PlayQueue(compact: queueData) ?? JSONDecoder().decode(PlayQueue.self, from: queueData)
             written = (place, queue.version)
-            withLyricTimes(&queue)
+            withLibraryDetails(&queue)
             return place.snapshot(queue: queue)
         } catch {
             report("the saved queue could not be read, starting with an empty one (\(error))")
@@ -106,13 +106,20 @@ public final class PlaybackRecorder: @unchecked Sendable {
 }
 
 extension PlaybackRecorder {
-    /// The lyric times of a restored queue's tracks, as the library has them now (the saved
-    /// queue holds none). Without them, if they cannot be read: the tracks play, without lyric events.
-    func withLyricTimes(_ queue: inout PlayQueue) {
+    /// The lyric times and ReplayGain of a restored queue's tracks, as the library has them now
+    /// (the saved queue holds neither). Without them, if they cannot be read: the tracks play,
+    /// without lyric events, or without ReplayGain.
+    func withLibraryDetails(_ queue: inout PlayQueue) {
+        let ids = Array(Set(queue.items.map(\.track.trackID)))
         do {
-            queue.setLyricTimes(try store.playableLyricTimes(of: Array(Set(queue.items.map(\.track.trackID)))))
+            queue.setLyricTimes(try store.playableLyricTimes(of: ids))
         } catch {
             report("the lyrics of the saved queue could not be read, its tracks play without lyric events (\(error))")
+        }
+        do {
+            queue.setReplayGains(try store.replayGains(of: ids))
+        } catch {
+            report("the ReplayGain of the saved queue could not be read, its tracks play without it (\(error))")
         }
     }
 }

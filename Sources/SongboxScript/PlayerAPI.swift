@@ -131,6 +131,15 @@ public enum PlayerAPI {
                     return engine.currentVolume
                 })]
             }),
+            // `player.replay_gain([mode])`: the mode, set first when given (only that writes).
+            ("player.replay_gain", false, { [weak runtime] args in
+                let mode = try replayGainMode(args)
+                if mode != nil, let refusal = runtime?.bridge.writeRefusal("player.replay_gain") { throw refusal }
+                return [.string(try host.control.perform { engine in
+                    if let mode { engine.setReplayGain(mode) }
+                    return engine.replayGainMode.rawValue
+                })]
+            }),
             ("player.fade", true, { args in try fade(args, host) }),
             ("player.outputs", false, { _ in [try outputs(host)] }),
             ("player.use_output", true, { args in try useOutput(args, host) }),
@@ -199,6 +208,15 @@ public enum PlayerAPI {
         }
         let seconds = try args.number(1)
         return [.number(try host.control.perform { engine in engine.seek(to: seconds); return engine.elapsed })]
+    }
+
+    private static func replayGainMode(_ args: LuaArguments) throws -> ReplayGainMode? {
+        guard !args.isNil(1) else { return nil }
+        let text = try args.string(1)
+        guard let mode = ReplayGainMode(rawValue: text) else {
+            throw LuaFunctionError.argument(1, "expected \"off\", \"track\", \"album\" or \"auto\", got '\(text.prefix(40))'")
+        }
+        return mode
     }
 
     private static func fade(_ args: LuaArguments, _ host: PlayerHost) throws -> [LuaValue] {
@@ -313,6 +331,7 @@ public enum PlayerAPI {
             "elapsed": .number(snapshot.elapsed),
         ]
         if let duration = status.duration { table["duration"] = .number(duration) }
+        table["replay_gain"] = replayGainTable(status.replayGain)
         if let error = status.outputError { table["output_error"] = .string(error) }
         if status.outputs.indices.contains(status.outputIndex) {
             table["output"] = .string(status.outputs[status.outputIndex])
@@ -329,6 +348,17 @@ public enum PlayerAPI {
             table["position"] = .integer(position + 1)
             table["track"] = .table(trackTable(snapshot.queue.items[position], host.store))
         }
+        return .table(table)
+    }
+
+    /// `{mode, applied, source, db, scale, limited, ignored}`: the mode, and what it makes of
+    /// the current track (`applied` and `source` absent when no gain of the track is used).
+    private static func replayGainTable(_ gain: AppliedGain) -> LuaValue {
+        var table: [String: LuaValue] = ["mode": .string(gain.mode.rawValue), "db": .number(gain.decibels),
+                                         "scale": .number(gain.scale), "limited": .boolean(gain.limited)]
+        if let used = gain.used { table["applied"] = .string(used.rawValue) }
+        if let source = gain.source { table["source"] = .string(source.rawValue) }
+        if !gain.ignored.isEmpty { table["ignored"] = .array(gain.ignored.map { .string($0) }) }
         return .table(table)
     }
 
@@ -369,11 +399,12 @@ public enum PlayerAPI {
             table["version"] = .integer(version)
         case .volumeChanged(let volume):
             table["volume"] = .number(volume)
-        case .optionsChanged(let modes):
+        case .optionsChanged(let modes, let replayGain):
             table["repeat"] = .boolean(modes.repeat)
             table["random"] = .boolean(modes.random)
             table["single"] = toggleValue(modes.single)
             table["consume"] = toggleValue(modes.consume)
+            table["replay_gain"] = .string(replayGain.rawValue)
         case .outputError(let message):
             table["message"] = .string(message)
         case .outputChanged(let index, let spec):

@@ -177,8 +177,12 @@ public struct MPDCommands: MPDCommandHandler {
         case "crossfade", "mixrampdb", "mixrampdelay":
             // Accepted and ignored: songbox plays gapless, with no crossfade.
             _ = try args.string(0)
-        case "replay_gain_mode": _ = try args.string(0)
-        case "replay_gain_status": out.field("replay_gain_mode", "off")
+        case "replay_gain_mode":
+            guard let mode = ReplayGainMode(rawValue: try args.string(0)) else {
+                throw Failure(.argument, "Unrecognized replay gain mode")
+            }
+            player.perform { $0.setReplayGain(mode) }
+        case "replay_gain_status": out.field("replay_gain_mode", player.status.replayGain.mode.rawValue)
 
         // The queue
         case "add", "addid":

@@ -26,6 +26,8 @@ public struct DaemonOptions: Sendable {
     public var binds: [String]?
     /// Play wav, fifo and null outputs as fast as possible (tests, demos).
     public var fast = false
+    /// The ReplayGain mode (`--replay-gain`); nil: the config file's `replay_gain`.
+    public var replayGain: ReplayGainMode?
 
     public init(database: String, configPath: String) {
         self.database = database
@@ -57,7 +59,7 @@ public final class Daemon: MPDBackend, Sendable {
     public init(options: DaemonOptions, logger: Logger) throws {
         self.options = options
         self.logger = logger
-        let wiring = try Wiring.load(configPath: options.configPath)
+        let wiring = try Wiring.load(configPath: options.configPath).replayGain(options.replayGain)
         let config = wiring.config
         let current = CurrentConfig(config)
         self.config = current

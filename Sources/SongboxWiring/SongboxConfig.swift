@@ -15,6 +15,9 @@ import SongboxServer
 /// skip_after = 10         # moving on after this many seconds is a skip
 /// fade = 0.1              # seconds of fade on pause, stop and skip
 /// sleep_fade = 10         # seconds of fade before the sleep timer stops
+/// replay_gain = auto      # off, track, album or auto (album in order, track on random)
+/// replay_gain_preamp = 0  # dB added to a ReplayGain (-15 to 15)
+/// replay_gain_missing_preamp = 0  # dB for tracks without ReplayGain (-15 to 15)
 /// missing_days = 30       # days a scan keeps a track whose file is gone
 /// music = /mnt/music      # a folder the daemon rescans (the key may be given again)
 /// plugins = ~/songbox-plugins   # the user's plugin folder (default ~/.config/songbox/plugins)
@@ -108,8 +111,9 @@ public struct SongboxConfig: Sendable, Equatable {
         return config
     }
 
-    static let keys = ["output", "play_fraction", "play_seconds", "skip_after", "fade", "sleep_fade", "missing_days", "music", "plugins",
-                             "rescan_minutes", "socket", "plugin_restart_pause", "plugin_failures", "bind", "max_connections",
+    static let keys = ["output", "play_fraction", "play_seconds", "skip_after", "fade", "sleep_fade", "replay_gain",
+                       "replay_gain_preamp", "replay_gain_missing_preamp", "missing_days", "music", "plugins",
+                       "rescan_minutes", "socket", "plugin_restart_pause", "plugin_failures", "bind", "max_connections",
                        "password", "default_permissions"]
 
     /// `~/x` as `$HOME/x`, as a shell would.
@@ -160,6 +164,21 @@ public struct SongboxConfig: Sendable, Equatable {
                     access.defaultPermissions = try MPDPermissions(parsing: value)
                 }
             } catch { throw SongboxError(.invalidArgument, error.message, at: place) }
+            return
+        }
+        if key == "replay_gain" {
+            guard let mode = ReplayGainMode(rawValue: value) else {
+                throw SongboxError(.invalidArgument, "replay_gain is off, track, album or auto, got '\(value)'", at: place)
+            }
+            settings.replayGain.mode = mode
+            return
+        }
+        if key == "replay_gain_preamp" || key == "replay_gain_missing_preamp" {
+            // Negative values too: a preamp lowers as well as raises.
+            guard let decibels = Double(value), ReplayGainSettings.preampRange.contains(decibels) else {
+                throw SongboxError(.invalidArgument, "\(key) is dB from -15 to 15, got '\(value)'", at: place)
+            }
+            if key == "replay_gain_preamp" { settings.replayGain.preamp = decibels } else { settings.replayGain.missingPreamp = decibels }
             return
         }
         if key == "output" {

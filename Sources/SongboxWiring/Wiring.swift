@@ -24,6 +24,15 @@ public struct Wiring: Sendable {
 
     public var settings: PlayerSettings { config.settings }
 
+    /// This wiring with the ReplayGain mode `mode` instead of the config's (`--replay-gain`);
+    /// nil: as it is.
+    public func replayGain(_ mode: ReplayGainMode?) -> Wiring {
+        guard let mode else { return self }
+        var config = self.config
+        config.settings.replayGain.mode = mode
+        return Wiring(config: config)
+    }
+
     /// The alarm tone that comes with the bundled plugins (`songbox.alarm.tone()`).
     public static var alarmTone: String? { bundledPlugin("alarm-tone.mp3") }
 

@@ -463,6 +463,16 @@ songbox.player = {}
 ---@field output_error? string
 ---@field output string The spec of the output in use.
 ---@field output_index integer Its place among songbox.player.outputs().
+---@field replay_gain songbox.player.replay_gain_status
+
+---@class songbox.player.replay_gain_status
+---@field mode "off"|"track"|"album"|"auto"
+---@field applied? "track"|"album" The gain used for the current track; absent when none.
+---@field source? "tags"|"analysis"
+---@field db number dB applied (after the preamp and the peak limit).
+---@field scale number The linear factor applied.
+---@field limited boolean Whether the peak lowered the gain.
+---@field ignored? string[] Values left out, each with its reason.
 
 ---(writes) Starts or resumes playback; with a queue id, that item.
 ---@param queue_id? integer
@@ -498,6 +508,11 @@ function songbox.player.status() end
 ---@param volume? number
 ---@return number
 function songbox.player.volume(volume) end
+
+---Returns the ReplayGain mode; with an argument, first sets it (that part writes).
+---@param mode? "off"|"track"|"album"|"auto"
+---@return "off"|"track"|"album"|"auto"
+function songbox.player.replay_gain(mode) end
 
 ---(writes) Moves the volume over seconds of playback.
 ---@param options {to: number, over?: number, curve?: "linear"|"log"}

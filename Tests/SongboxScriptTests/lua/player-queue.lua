@@ -161,6 +161,8 @@ wrong("bad argument #1 to 'seek' (number expected, got table)", function() sb.pl
 wrong("bad argument #1 to 'seek' (expected seconds, or \"+N\" / \"-N\" to move from here, got '10')", function() sb.player.seek("10") end)
 wrong("bad argument #1 to 'seek' (expected seconds, or \"+N\" / \"-N\" to move from here, got '+x')", function() sb.player.seek("+x") end)
 wrong("bad argument #1 to 'volume' (number expected, got string)", function() sb.player.volume("loud") end)
+wrong("bad argument #1 to 'replay_gain' (expected \"off\", \"track\", \"album\" or \"auto\", got 'loud')", function() sb.player.replay_gain("loud") end)
+wrong("bad argument #1 to 'replay_gain' (string expected, got table)", function() sb.player.replay_gain({}) end)
 wrong("bad argument #1 to 'fade' (table expected, got number)", function() sb.player.fade(10) end)
 wrong("bad argument #1 to 'fade' ('to' (a volume from 0 to 100) is required)", function() sb.player.fade({ over = 2 }) end)
 wrong("bad argument #1 to 'fade' ('to' (a volume from 0 to 100) is required)", function() sb.player.fade({ to = 0 / 0 }) end)
