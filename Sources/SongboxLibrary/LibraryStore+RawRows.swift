@@ -38,6 +38,7 @@ public struct RowStatement: Hashable, Sendable {
 /// Raw reads inside one read transaction (`LibraryStore.readRaw`).
 public struct RawReader {
     let db: Database
+    let reuse: StatementReuse
 
     /// The SELECT of `columns` for `query`, with `playlist:NAME` expanded as
     /// `LibraryStore.statement(for:selecting:in:evaluated:)` does (`evaluated`: the script
@@ -49,8 +50,12 @@ public struct RawReader {
     }
 
     /// Calls `visit` with each row of `statement`, in order.
-    public func forEachRow(of statement: RowStatement, _ visit: (RawRow) throws -> Void) throws {
-        let prepared = try db.makeStatement(sql: statement.sql)
+    ///
+    /// `reusing`: the statement is kept prepared for the next read of the same SQL (a client that
+    /// repeats a search skips SQLite's compile and GRDB's authorizer). Only for a visit that
+    /// reads nothing else with the same SQL: a kept statement is one per connection.
+    public func forEachRow(of statement: RowStatement, reusing: Bool = false, _ visit: (RawRow) throws -> Void) throws {
+        let prepared = reusing ? try reuse.statement(statement.sql, in: db) : try db.makeStatement(sql: statement.sql)
         try prepared.setArguments(statement.arguments)
         try step(prepared, visit)
     }
@@ -90,7 +95,7 @@ extension LibraryStore {
     /// Runs `body` in a read transaction, with raw row access (for readers that write rows
     /// straight into a format of their own, such as the Lua bridge's).
     public func readRaw<T: Sendable>(_ body: @Sendable (RawReader) throws -> T) throws(SongboxError) -> T {
-        try read { db in try body(RawReader(db: db)) }
+        try read { db in try body(RawReader(db: db, reuse: statementReuse)) }
     }
 
     /// What changes whenever the library's data may have: compare two to know whether anything
@@ -117,5 +122,29 @@ extension LibraryStore {
         } catch {
             throw SongboxError.database(error, at: path)
         }
+    }
+}
+
+/// Prepared statements kept per connection for SQL read before, at most `limit` texts a
+/// connection: past that its statements are let go and it starts again, so a daemon that sees
+/// many different queries over weeks keeps a bounded number.
+final class StatementReuse: @unchecked Sendable {
+    static let limit = 64
+    private let lock = NSLock()
+    private var kept: [ObjectIdentifier: Set<String>] = [:]
+
+    func statement(_ sql: String, in db: Database) throws -> Statement {
+        let connection = ObjectIdentifier(db)
+        let full = lock.withLock { () -> Bool in
+            var texts = kept[connection, default: []]
+            guard !texts.contains(sql) else { return false }
+            let full = texts.count >= Self.limit
+            if full { texts.removeAll() }
+            texts.insert(sql)
+            kept[connection] = texts
+            return full
+        }
+        if full { db.releaseMemory() }
+        return try db.cachedStatement(sql: sql)
     }
 }

@@ -18,6 +18,8 @@ public final class LibraryStore: Sendable {
 
     public let path: String
     let database: any DatabaseWriter
+    /// Statements kept prepared for repeated raw reads (`RawReader.forEachRow(of:reusing:)`).
+    let statementReuse = StatementReuse()
     /// Tells this store's change stamps from another's (`changeStamp()`).
     let serial = LibraryStore.serials.add(1, ordering: .relaxed).newValue
     private static let serials = Atomic<UInt64>(0)

@@ -293,7 +293,7 @@ public struct MPDCommands: MPDCommandHandler {
                 try store.readRaw { reader in
                     let statement = try reader.statement(for: query, selecting: MPDTag.songColumns, evaluated: evaluated)
                     var index = 0
-                    try reader.forEachRow(of: statement) { row in
+                    try reader.forEachRow(of: statement, reusing: true) { row in
                         defer { index += 1 }
                         if window.contains(index) { out.song(row, roots: roots, client: client) }
                     }
@@ -338,7 +338,7 @@ public struct MPDCommands: MPDCommandHandler {
             for total in try library({ () throws(SongboxError) in try store.totals(matching: selection.query, groupedBy: group) }) {
                 if let name { out.field(name, total.group ?? "") }
                 out.field("songs", String(total.songs))
-                out.field("playtime", String(Int(total.seconds.rounded())))
+                out.field("playtime", Self.wholeSeconds(total.seconds))
             }
         case "list": try list(arguments, out)
         case "lsinfo", "listall", "listallinfo", "listfiles":
@@ -426,7 +426,7 @@ public struct MPDCommands: MPDCommandHandler {
             if status.heading != .stopped {
                 let duration = current == snapshot.current ? status.duration ?? snapshot.queue.items[position].track.duration
                     : snapshot.queue.items[position].track.duration
-                out.fields([("time", "\(Int(elapsed.rounded())):\(Int(duration.rounded()))"),
+                out.fields([("time", Self.wholeSeconds(elapsed) + ":" + Self.wholeSeconds(duration)),
                             ("elapsed", Self.seconds(elapsed)), ("duration", Self.seconds(duration))])
                 if let format = status.format { out.field("audio", "\(format.sampleRate):16:\(AudioFormat.channels)") }
             }
@@ -444,7 +444,7 @@ public struct MPDCommands: MPDCommandHandler {
     private func stats(_ out: MPDResponse) throws(Failure) {
         let stats = try library { () throws(SongboxError) in try store.statistics() }
         out.fields([("artists", String(stats.artists)), ("albums", String(stats.albums)), ("songs", String(stats.tracks)),
-                    ("uptime", String(Int(backend.uptime))), ("db_playtime", String(Int(stats.duration.rounded()))),
+                    ("uptime", String(Int(backend.uptime))), ("db_playtime", Self.wholeSeconds(stats.duration)),
                     ("db_update", String(Int((try? store.lastScan()) ?? 0))), ("playtime", String(Int(player.status.clock)))])
     }
 
@@ -592,7 +592,21 @@ public struct MPDCommands: MPDCommandHandler {
         }
     }
 
-    static func seconds(_ value: Double) -> String { String(format: "%.3f", value.isFinite ? value : 0) }
+    /// Seconds with milliseconds, as MPD prints them ("12.345"), without Foundation's formatter
+    /// (a search answer prints hundreds). A value that is no time (NaN, infinite, absurdly
+    /// large: a damaged row) prints as 0, never traps.
+    static func seconds(_ value: Double) -> String {
+        guard value.isFinite, abs(value) < 1e12 else { return "0.000" }
+        let millis = Int((value * 1000).rounded())
+        let fraction = String(abs(millis) % 1000)
+        return (millis < 0 ? "-" : "") + String(abs(millis) / 1000) + "." + String(repeating: "0", count: 3 - fraction.count) + fraction
+    }
+
+    /// Whole seconds, as MPD's `Time`, `time` and totals; 0 for a value that is no time.
+    static func wholeSeconds(_ value: Double) -> String {
+        guard value.isFinite, abs(value) < 1e15 else { return "0" }
+        return String(Int(value.rounded()))
+    }
 }
 
 /// `list` answers kept while the library's change stamp stays the same: a client that lists

@@ -74,10 +74,16 @@ public enum MPDProtocol {
         return quoted + "\""
     }
 
+    /// Bytes that would end or cut a protocol line: LF, CR, NUL.
+    static func breaksLine(_ byte: UInt8) -> Bool { byte == 10 || byte == 13 || byte == 0 }
+
     /// A value as one response line holds it: a line break or a NUL would break the framing.
     public static func fieldValue(_ value: String) -> String {
-        guard value.utf8.contains(where: { $0 == 10 || $0 == 13 || $0 == 0 }) else { return value }
-        return String(value.map { $0 == "\n" || $0 == "\r" || $0 == "\0" ? " " : $0 })
+        guard value.utf8.contains(where: Self.breaksLine) else { return value }
+        // By byte: "\r\n" is one Character in Swift, equal to neither "\r" nor "\n", so a
+        // comment with Windows line ends kept them and broke the framing. These bytes never occur
+        // inside a multi-byte UTF-8 sequence.
+        return String(decoding: value.utf8.map { Self.breaksLine($0) ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
     }
 
     /// The `ACK` line of a failure of the `index`th command of a list (0 outside lists).

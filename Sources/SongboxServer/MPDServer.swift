@@ -183,7 +183,8 @@ public final class MPDResponse: @unchecked Sendable {
 
     public func field(_ key: String, _ value: String) {
         bytes += key.utf8
-        bytes += [UInt8(ascii: ":"), UInt8(ascii: " ")]
+        bytes.append(UInt8(ascii: ":"))
+        bytes.append(UInt8(ascii: " "))
         bytes += MPDProtocol.fieldValue(value).utf8
         bytes.append(UInt8(ascii: "\n"))
         if bytes.count >= Self.chunk { send() }

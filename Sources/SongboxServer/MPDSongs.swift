@@ -115,7 +115,7 @@ extension MPDResponse {
             fields(MPDTag.fields(of: track, wanted: client.tagTypes))
             if let rate = track.sampleRate, let channels = track.channels, rate > 0 { field("Format", "\(rate):f:\(channels)") }
         }
-        field("Time", String(Int(duration.isFinite ? duration.rounded() : 0)))
+        field("Time", MPDCommands.wholeSeconds(duration))
         field("duration", MPDCommands.seconds(duration))
     }
 
@@ -131,7 +131,7 @@ extension MPDResponse {
         let base = Int32(MPDTag.songTags.count + 1)
         let duration = row.double(base)
         if row.int64(base + 1) > 0 { field("Format", "\(row.int64(base + 1)):f:\(row.int64(base + 2))") }
-        field("Time", String(Int(duration.isFinite ? duration.rounded() : 0)))
+        field("Time", MPDCommands.wholeSeconds(duration))
         field("duration", MPDCommands.seconds(duration))
     }
 

@@ -207,6 +207,31 @@ import Testing
         #expect(fetch.lines.last == "ACK [2@0] {readpicture} Bad file offset", "\(fetch.stdout)")
     }
 
+    /// Tag values with line breaks (a comment written on Windows: CR LF; a bare CR; NUL) come out
+    /// on one line each: the framing holds for every client.
+    @Test func tagValuesWithLineBreaksKeepTheFraming() throws {
+        let own = try TestLibrary()
+        try FileManager.default.createDirectory(atPath: own.music, withIntermediateDirectories: true)
+        try Fixtures.writeMP3(to: own.music + "/notes.mp3", v2: ID3v2Tag(version: 3, frames: [
+            .text("TIT2", "Line\rbreaks"), .comment("first line\r\nsecond line\nthird"),
+        ]), audio: try Fixtures.audio("tone-mono-44k.mp3"))
+        try own.scan()
+        let (daemon, port) = try Self.startDaemon(on: own)
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        let answer = try SongboxRunner.run(executable: "/usr/bin/python3", ["-c", """
+            import socket
+            f = socket.create_connection(("127.0.0.1", \(port))).makefile("rwb"); f.readline()
+            for command in [b"tagtypes all", b"search title breaks", b"lsinfo notes.mp3", b"add notes.mp3", b"playlistinfo"]:
+                f.write(command + b"\\n"); f.flush()
+                for line in iter(f.readline, b"OK\\n"):
+                    assert line.endswith(b"\\n") and b": " in line and b"\\r" not in line, (command, line)
+                    if line.startswith((b"Comment", b"Title")): print(line.decode().rstrip("\\n"))
+            """])
+        #expect(answer.status == 0, "\(answer.stdout)\(answer.stderr)")
+        #expect(answer.lines.prefix(2) == ["Title: Line breaks", "Comment: first line  second line third"], "\(answer.stdout)")
+        #expect(answer.lines.count == 6, "\(answer.stdout)")
+    }
+
     @Test func passwordsGivePermissionsOverTCPAndTheSocketHasThemAll() throws {
         let (daemon, port) = try startDaemon(config: """
             default_permissions = read
