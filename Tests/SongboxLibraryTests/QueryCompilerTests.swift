@@ -29,14 +29,14 @@ import Testing
     @Test func searchesOfThreeOrMoreLettersGoThroughTheTrigramIndexFirst() throws {
         let (sql, arguments) = try compile("אַהֲבָה")
         let lookups = ["title_key", "artist_key", "album_key", "albumartist_key"]
-            .map { "SELECT rowid FROM track_search WHERE \($0) GLOB ?" }.joined(separator: " UNION ")
+            .map { "SELECT rowid FROM track_search WHERE \($0) GLOB (? || '')" }.joined(separator: " UNION ")
         #expect(sql.hasPrefix("SELECT * FROM library WHERE (id IN (\(lookups)) AND "
                               + "(instr(title_key, ?) > 0 OR instr(artist_key, ?) > 0 "
                               + "OR instr(album_key, ?) > 0 OR instr(albumartist_key, ?) > 0)) ORDER BY "))
         #expect(arguments == Array(repeating: .text("*אהבה*"), count: 4) + Array(repeating: .text("אהבה"), count: 4))
         // GLOB's own wildcards in a value are matched literally.
         let (fieldSQL, fieldArguments) = try compile(#"title:"a*b?[c""#)
-        #expect(fieldSQL.contains("(id IN (SELECT rowid FROM track_search WHERE title_key GLOB ?) AND instr(title_key, ?) > 0)"))
+        #expect(fieldSQL.contains("(id IN (SELECT rowid FROM track_search WHERE title_key GLOB (? || '')) AND instr(title_key, ?) > 0)"))
         #expect(fieldArguments == [.text("*a[*]b[?][[]c*"), .text("a*b?[c")])
         // Keys outside the index are scanned.
         #expect(!(try compile("genre:folk").sql.contains("track_search")))

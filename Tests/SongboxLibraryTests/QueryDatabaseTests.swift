@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import SongboxTestSupport
 import Testing
 
@@ -122,6 +123,24 @@ struct QueryTrackRow {
     }
 
     // MARK: Text
+
+    /// A search's statement, kept prepared, runs again without SQLite compiling it again: a
+    /// bound GLOB pattern used to make SQLite re-prepare the whole statement on every run.
+    @Test func aKeptSearchStatementIsNotCompiledAgainForNewValues() throws {
+        let (sql, _) = try QueryTesting.parse("love").statement(selecting: "id")
+        let (reprepared, found) = try store.read { db -> (Int32, [[Int64]]) in
+            let statement = try db.cachedStatement(sql: sql)
+            var found: [[Int64]] = []
+            for word in ["love", "help", "אהבה"] {
+                let (_, arguments) = try QueryTesting.parse(word).statement(selecting: "id")
+                try statement.setArguments(arguments)
+                found.append(try Int64.fetchAll(statement))
+            }
+            return (sqlite3_stmt_status(statement.sqliteStatement, SQLITE_STMTSTATUS_REPREPARE, 0), found)
+        }
+        #expect(found == [[4], [5, 6], [3, 2]])
+        #expect(reprepared == 0)
+    }
 
     @Test func emptyQueryReturnsEverythingInAlbumOrder() throws {
         #expect(try ids("") == Self.defaultOrder)

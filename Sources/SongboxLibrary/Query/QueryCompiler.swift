@@ -107,7 +107,11 @@ struct QueryCompiler {
         guard SearchIndex.canServe(folded), keys.allSatisfy(SearchIndex.columns.contains) else { return "" }
         // One indexed GLOB per key, united: the index cannot answer an OR of columns.
         let pattern = SearchIndex.containsPattern(folded)
-        let lookups = keys.map { "SELECT rowid FROM track_search WHERE \($0) GLOB \(bind(.text(pattern)))" }
+        // `(? || '')`, not a bare `?`: SQLite recompiles a statement whose GLOB pattern is a bound
+        // parameter each time it runs (it might use it to plan a LIKE/GLOB prefix range), and
+        // here that was the whole statement over the `library` view on every search. The index
+        // is used the same way either way.
+        let lookups = keys.map { "SELECT rowid FROM track_search WHERE \($0) GLOB (\(bind(.text(pattern))) || '')" }
         return "id IN (" + lookups.joined(separator: " UNION ") + ") AND "
     }
 
