@@ -1,5 +1,7 @@
 import Foundation
+import ArgumentParser
 import SongboxLibrary
+import SongboxMessages
 import SongboxScript
 
 /// The program's entry point.
@@ -12,10 +14,29 @@ import SongboxScript
 /// on the way — goes through swift-argument-parser, so messages and behaviour stay the same.
 public enum Entry {
     public static func main(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) {
+        Catalog.activate()
         if let listing = QuickListing(arguments), listing.run() { return }
         if let script = QuickRun(arguments) { return script.run() }
         refuseUnknownCommand(arguments)
-        SongboxCommand.main()
+        do {
+            var command = try SongboxCommand.parseAsRoot(arguments)
+            try command.run()
+        } catch {
+            exit(withError: error)
+        }
+    }
+
+    /// Ends the program as swift-argument-parser does (the same text, stream and status),
+    /// in the reader's language where songbox wrote the text: its own errors, with their hints,
+    /// and the `Error:` in front of the parser's. Help and version are the parser's.
+    static func exit(withError error: any Error) -> Never {
+        let status = SongboxCommand.exitCode(for: error)
+        if status == .success { SongboxCommand.exit(withError: error) }
+        var text = (error as? SongboxError).map { "Error: " + $0.localized } ?? SongboxCommand.fullMessage(for: error)
+        let prefix = "Error: "
+        if text.hasPrefix(prefix) { text = tr("Error: \(Message(verbatim: String(text.dropFirst(prefix.count))))") }
+        if !text.isEmpty { FileHandle.standardError.write(Data((text + "\n").utf8)) }
+        Foundation.exit(status.rawValue)
     }
 
     /// `songbox lss`: an unknown command, said with the close ones.
@@ -25,9 +46,8 @@ public enum Entry {
         guard let word = rest.first, !word.hasPrefix("-") else { return }
         let names = SongboxCommand.configuration.subcommands.map { $0._commandName } + ["help"]
         guard !names.contains(word) else { return }
-        FileHandle.standardError.write(Data(("Error: unknown command '\(word)'" + Suggestions.phrase(for: word, among: names)
-            + "\n  See 'songbox --help' for the commands.\n").utf8))
-        exit(64)
+        complain("Error: unknown command '\(word)'\(Suggestions.phrase(for: word, among: names))\n  See 'songbox --help' for the commands.")
+        Foundation.exit(64)
     }
 
     /// `--db PATH` at the front of `rest`, taken off it; nil when it is not there.
@@ -63,7 +83,7 @@ struct QuickRun {
             try Run.run(file: file, arguments: arguments, database: database, limits: .userScript, dryRun: false,
                         output: nil, fast: false)
         } catch {
-            SongboxCommand.exit(withError: error)
+            Entry.exit(withError: error)
         }
     }
 }

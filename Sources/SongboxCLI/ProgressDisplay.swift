@@ -40,7 +40,7 @@ final class ProgressDisplay: Sendable {
                 let tenth = done * 10 / total
                 if tenth > state.lastTenth {
                     state.lastTenth = tenth
-                    FileHandle.standardError.write(Data("\(verb) \(done)/\(total) \(unit)\n".utf8))
+                    complain("\(verb) \(done)/\(total) \(unit)")
                 }
             }
         }

@@ -98,7 +98,7 @@ public struct SongboxConfig: Sendable, Equatable {
             let place = "\(path):\(index + 1)"
             guard let equals = line.firstIndex(of: "=") else {
                 throw SongboxError(.invalidArgument, "expected key = value, got '\(line.trimmingCharacters(in: .whitespaces))'",
-                                   at: place, hint: "keys: " + keys.joined(separator: ", "))
+                                   at: place, hint: "keys: \(keys.joined(separator: ", "))")
             }
             let key = line[..<equals].trimmingCharacters(in: .whitespaces)
             let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
@@ -145,7 +145,7 @@ public struct SongboxConfig: Sendable, Equatable {
         if key == "bind" {
             guard !value.isEmpty else { throw SongboxError(.invalidArgument, "bind needs HOST:PORT or none", at: place) }
             if value != "none" {
-                do { _ = try MPDEndpoint(parsing: value) } catch { throw SongboxError(.invalidArgument, error.message, at: place) }
+                do { _ = try MPDEndpoint(parsing: value) } catch { throw SongboxError(.invalidArgument, Message(verbatim: error.message), at: place) }
             }
             binds = (binds ?? []) + (value == "none" ? [] : [value])
             return
@@ -158,11 +158,11 @@ public struct SongboxConfig: Sendable, Equatable {
                 } else {
                     access.defaultPermissions = try MPDPermissions(parsing: value)
                 }
-            } catch { throw SongboxError(.invalidArgument, error.message, at: place) }
+            } catch { throw SongboxError(.invalidArgument, Message(verbatim: error.message), at: place) }
             return
         }
         if key == "output" {
-            do { _ = try OutputSpec(parsing: value) } catch { throw SongboxError(.invalidArgument, error.description, at: place) }
+            do { _ = try OutputSpec(parsing: value) } catch { throw SongboxError(.invalidArgument, Message(verbatim: error.description), at: place) }
             output = value
             return
         }
@@ -194,7 +194,7 @@ public struct SongboxConfig: Sendable, Equatable {
             missingDays = number
         default:
             throw SongboxError(.invalidArgument, "unknown setting '\(key)'", at: place,
-                               hint: "keys: " + Self.keys.joined(separator: ", ") + ", plugin.NAME.KEY, grant.NAME")
+                               hint: "keys: \(Self.keys.joined(separator: ", ")), plugin.NAME.KEY, grant.NAME")
         }
     }
 }
