@@ -82,6 +82,7 @@ let package = Package(
         .target(
             name: "SongboxServer",
             dependencies: [
+                "SongboxMessages",
                 "SongboxLibrary",
                 "SongboxAudio",
                 "SongboxPlayback",

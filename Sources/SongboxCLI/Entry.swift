@@ -3,6 +3,7 @@ import ArgumentParser
 import SongboxLibrary
 import SongboxMessages
 import SongboxScript
+import SongboxServer
 
 /// The program's entry point.
 ///
@@ -32,7 +33,8 @@ public enum Entry {
     static func exit(withError error: any Error) -> Never {
         let status = SongboxCommand.exitCode(for: error)
         if status == .success { SongboxCommand.exit(withError: error) }
-        var text = (error as? SongboxError).map { "Error: " + $0.localized } ?? SongboxCommand.fullMessage(for: error)
+        let ours = (error as? SongboxError)?.localized ?? (error as? DaemonError)?.localized
+        var text = ours.map { "Error: " + $0 } ?? SongboxCommand.fullMessage(for: error)
         let prefix = "Error: "
         if text.hasPrefix(prefix) { text = tr("Error: \(Message(verbatim: String(text.dropFirst(prefix.count))))") }
         if !text.isEmpty { FileHandle.standardError.write(Data((text + "\n").utf8)) }

@@ -160,8 +160,8 @@ private struct Tally {
         let tracks = tr(count: started, "Played \(started) track", "Played \(started) tracks")
         let played = tr(count: plays, "\(plays) play", "\(plays) plays")
         let skipped = tr(count: skips, "\(skips) skip", "\(skips) skips")
-        return failures > 0 ? "\(tracks): \(played) and \(skipped) recorded; \(failures) could not be recorded (see above)."
-            : "\(tracks): \(played) and \(skipped) recorded."
+        if failures > 0 { return "\(tracks): \(played) and \(skipped) recorded; \(failures) could not be recorded (see above)." }
+        return "\(tracks): \(played) and \(skipped) recorded."
     }
 }
 

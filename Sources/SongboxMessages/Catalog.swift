@@ -41,8 +41,14 @@ public enum Catalog {
 
     static func translate(_ key: String, plural: Message.Plural?) -> String {
         guard state.withLock({ $0 != nil }) else { return plural.map { $0.count == 1 ? key : $0.key } ?? key }
-        guard let plural else { return String(cString: dgettext(domain, key)) }
-        return String(cString: dngettext(domain, key, plural.key, UInt(max(0, plural.count))))
+        // Untranslated, gettext answers with the key's own pointer: read it before the bridged
+        // C string goes away.
+        return key.withCString { one in
+            guard let plural else { return String(cString: dgettext(domain, one)) }
+            return plural.key.withCString { other in
+                String(cString: dngettext(domain, one, other, UInt(max(0, plural.count))))
+            }
+        }
     }
 
     /// `number` with `digits` decimals: as C writes it, or with the locale's decimal point.
