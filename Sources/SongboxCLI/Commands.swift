@@ -311,7 +311,7 @@ func byteCount(_ bytes: Int64) -> String {
     var value = Double(bytes)
     var unit = 0
     while value >= 1024, unit < units.count - 1 { value /= 1024; unit += 1 }
-    return unit == 0 ? "\(bytes) B" : String(format: "%.1f %@", value, units[unit])
+    return unit == 0 ? "\(bytes) B" : Catalog.number(value, digits: 1) + " " + units[unit]  // the locale's decimal point
 }
 
 func printJSON(_ value: JSONValue) {

@@ -381,7 +381,7 @@ extension LibraryStore {
         guard missing.isEmpty else {
             let list = missing.prefix(10).map(String.init).joined(separator: ", ") + (missing.count > 10 ? ", ..." : "")
             throw SongboxError(.notFound, Message(count: missing.count, one: "no track with id \(list) in the library",
-                                                  other: "no tracks with ids \(list) in the library"),
+                                                  other: "no tracks with id \(list) in the library"),
                                hint: "find ids with `songbox ls`")
         }
     }

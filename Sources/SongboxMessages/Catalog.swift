@@ -51,6 +51,12 @@ public enum Catalog {
         }
     }
 
+    /// `number` with `digits` decimals, written for people: with the decimal point of the
+    /// environment's `LC_NUMERIC` (as C writes it before `activate`).
+    public static func number(_ number: Double, digits: Int) -> String {
+        decimal(number, digits: digits, localized: true)
+    }
+
     /// `number` with `digits` decimals: as C writes it, or with the locale's decimal point.
     static func decimal(_ number: Double, digits: Int, localized: Bool) -> String {
         guard number.isFinite else { return String(describing: number) }
