@@ -50,7 +50,7 @@ struct Analyze: ParsableCommand {
             return
         }
         let workers = min(pending.count, jobs ?? ProcessInfo.processInfo.activeProcessorCount)
-        let display = ProgressDisplay(unit: "tracks", verb: "analyzed", linesFrom: 10)
+        let display = ProgressDisplay(unit: Message("tracks"), verb: Message("analyzed"), linesFrom: 10)
         let started = ContinuousClock.now
         let run = AnalysisRun(store: store, tracks: pending, display: display)
         run.start(workers: workers)

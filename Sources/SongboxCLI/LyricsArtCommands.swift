@@ -69,8 +69,9 @@ struct LyricsCommand: ParsableCommand {
 
     /// What `songbox show` says of a track's lyrics.
     static func summary(_ lyrics: Lyrics?) -> String {
-        guard let lyrics else { return "none" }
-        return lyrics.lines.isEmpty ? lyrics.source.rawValue : "\(lyrics.source.rawValue) (\(lyrics.lines.count) lines)"
+        guard let lyrics else { return tr("none") }
+        return lyrics.lines.isEmpty ? lyrics.source.rawValue
+            : tr(tr(count: lyrics.lines.count, "\(lyrics.source.rawValue) (\(lyrics.lines.count) line)", "\(lyrics.source.rawValue) (\(lyrics.lines.count) lines)"))
     }
 }
 
@@ -153,10 +154,10 @@ struct ArtCommand: ParsableCommand {
 
     /// What `songbox show` says of a picture.
     static func summary(_ facts: ArtFacts?) -> String {
-        guard let facts else { return "none" }
+        guard let facts else { return tr("none") }
         var parts = [facts.source.rawValue, facts.mime]
         if let width = facts.width, let height = facts.height { parts.append("\(width)x\(height)") }
-        parts.append("\(facts.size) bytes")
+        parts.append(tr("\(facts.size) bytes"))
         if let name = facts.pictureTypeName { parts.append(name) }
         if facts.source == .file { parts.append(fileName(facts.path)) }
         return parts.joined(separator: ", ")
