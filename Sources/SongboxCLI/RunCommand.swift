@@ -93,6 +93,11 @@ struct Run: ParsableCommand {
     /// `QuickRun` for the plain form).
     static func run(file: String, arguments: [String], database: String?, limits: LuaRuntime.Limits, dryRun: Bool,
                     output: String?, fast: Bool, bound: Double? = nil, wallStart: Double? = nil) throws {
+        // Said here, in the reader's language (the runtime would say it too, as Lua's errors, in English).
+        guard access(file, R_OK) == 0 else {
+            complain("\(file): cannot read the script (\(String(cString: strerror(errno))))")
+            throw ExitCode(1)
+        }
         let store = try LibraryOptions.openStore(database)
         let wiring = try Wiring.load()
         let config = wiring.config

@@ -203,6 +203,7 @@ import Testing
         (["lss"], "unknown command 'lss' (did you mean 'ls'?)", "שגיאה: פקודה לא מוכרת 'lss' (האם התכוונתם ל־'ls'?)"),
         (["ls", "--jsn"], "unknown option '--jsn' (did you mean '--json'?)", "שגיאה: אפשרות לא מוכרת '--jsn' (האם התכוונתם ל־'--json'?)"),
         (["scan", "/nonexistent/music"], "unavailable: /nonexistent/music", "לא זמין: /nonexistent/music"),
+        (["run", "/nonexistent/missing.lua"], "missing.lua: cannot read the script", "missing.lua: אי אפשר לקרוא את הסקריפט"),
     ])
     func anErrorIsSaidInHebrew(arguments: [String], english: String, hebrew: String) throws {
         let (inEnglish, inHebrew) = try inBoth(arguments)
@@ -228,6 +229,12 @@ import Testing
         #expect(status.status == statusInHebrew.status && status.status != 0)
         #expect(status.stderr.contains("no songbox daemon answers on"), "\(status.stderr)")
         #expect(statusInHebrew.stderr.contains("שגיאה: אף daemon של songbox לא עונה ב־"), "\(statusInHebrew.stderr)")
+
+        try "bogus = 1\n".write(toFile: folder + "/config", atomically: true, encoding: .utf8)
+        let (play, playInHebrew) = try inBoth(["play", "--output", "null", "x"], environment: ["SONGBOX_CONFIG": folder + "/config"])
+        #expect(play.status == playInHebrew.status && play.status != 0)
+        #expect(play.stderr.contains("config:1: unknown setting 'bogus'\n  hint: keys: output,"), "\(play.stderr)")
+        #expect(playInHebrew.stderr.contains("config:1: הגדרה לא מוכרת 'bogus'\n  עצה: מפתחות: output,"), "\(playInHebrew.stderr)")
     }
 
     @Test func summariesAndHelpAreInHebrew() throws {
