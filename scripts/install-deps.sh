@@ -4,7 +4,8 @@
 # python3 (process measurements), gcc (builds the fault-injecting ALSA plugin of the tests), mpc and python3-mpd (real MPD clients), mpd (the client commands are tried against it too), ncmpcpp and tmux (a terminal client, read from its pane). Benchmarks: MPD, lua5.4 and mpg123 to compare with, valgrind to
 # count instructions (and binutils' strip, for the copy of songbox valgrind runs), python3-venv for the
 # analysis benchmark's own environment (Essentia, librosa and pyloudnorm from PyPI). Tests also need
-# the he_IL.UTF-8 locale (Debian's locales package, generated here): they run songbox in Hebrew.
+# the he_IL.UTF-8 and de_DE.UTF-8 locales (Debian's locales package, generated here): they run
+# songbox in Hebrew, and with a decimal comma.
 # Run as root or with sudo.
 set -euo pipefail
 
@@ -29,10 +30,19 @@ if [[ ${#missing[@]} -gt 0 ]]; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 fi
 
-# The Hebrew locale the tests run songbox under (LANG=he_IL.UTF-8), generated once.
-if [[ "${1:-}" == "--test" ]] && ! locale -a 2>/dev/null | grep -qx 'he_IL.utf8'; then
-    echo "Generating the he_IL.UTF-8 locale" >&2
-    $sudo sed -i 's/^# *\(he_IL.UTF-8 UTF-8\)/\1/' /etc/locale.gen
-    grep -qx 'he_IL.UTF-8 UTF-8' /etc/locale.gen || echo 'he_IL.UTF-8 UTF-8' | $sudo tee -a /etc/locale.gen >/dev/null
-    $sudo locale-gen >&2
+# The locales the tests run songbox under: he_IL.UTF-8 (its messages in Hebrew) and de_DE.UTF-8
+# (numbers with a decimal comma), generated once.
+if [[ "${1:-}" == "--test" ]]; then
+    wanted=()
+    for name in he_IL de_DE; do
+        locale -a 2>/dev/null | grep -qx "$name.utf8" || wanted+=("$name")
+    done
+    if [[ ${#wanted[@]} -gt 0 ]]; then
+        for name in "${wanted[@]}"; do
+            echo "Generating the $name.UTF-8 locale" >&2
+            $sudo sed -i "s/^# *\($name.UTF-8 UTF-8\)/\1/" /etc/locale.gen
+            grep -qx "$name.UTF-8 UTF-8" /etc/locale.gen || echo "$name.UTF-8 UTF-8" | $sudo tee -a /etc/locale.gen >/dev/null
+        done
+        $sudo locale-gen >&2
+    fi
 fi

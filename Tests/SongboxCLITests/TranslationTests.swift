@@ -269,6 +269,22 @@ import Testing
         }
     }
 
+    /// Numbers said to people take the decimal point of LC_NUMERIC; JSON keeps its own.
+    @Test func decimalNumbersFollowTheLocale() throws {
+        let locales = try SongboxRunner.run(executable: "/usr/bin/locale", ["-a"])
+        try #require(locales.stdout.lowercased().contains("de_de.utf8"), "the de_DE.UTF-8 locale is missing: run scripts/install-deps.sh --test")
+        let comma = ["LC_NUMERIC": "de_DE.UTF-8"]
+        let scan = try songbox.run(["scan", Fixtures.packageRoot + "/examples/music"], environment: comma)
+        #expect(scan.stdout.range(of: #"^Scanned 16 files in \d+,\d\d s: 0 added"#, options: .regularExpression) != nil, "\(scan.stdout)")
+        let (point, stats) = (try songbox.run(["stats"]), try songbox.run(["stats"], environment: comma))
+        let size = { (output: SongboxRunner.Output) in output.lines.first { $0.hasPrefix("music size") } ?? "" }
+        #expect(size(point).range(of: #"\d\.\d KB$"#, options: .regularExpression) != nil, "\(size(point))")
+        #expect(size(stats) == size(point).replacingOccurrences(of: ".", with: ","), "\(size(stats))")
+        for arguments in [["stats", "--json"], ["ls", "--json"]] {
+            #expect(try songbox.run(arguments).stdoutBytes == songbox.run(arguments, environment: comma).stdoutBytes)
+        }
+    }
+
     /// The language is chosen as glibc chooses it: LC_ALL, then LC_MESSAGES, then LANG; LANGUAGE
     /// (a list) is read unless the locale is plain C.
     @Test func theLanguageIsChosenAsLinuxProgramsChooseIt() throws {
