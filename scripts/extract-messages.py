@@ -32,7 +32,7 @@ CASE_BRANCH = re.compile(r"(?:\bcase\b[^\"]*:|\breturn|\bin|\breduce\()\s*$")
 
 def tokens(text):
     """Yields ("{" or "}", position) for each brace and ("literal", start, end, msgid, line) for each
-    one-line string literal, outside comments."""
+    string literal, outside comments."""
     i, n = 0, len(text)
     while i < n:
         c = text[i]
@@ -45,7 +45,9 @@ def tokens(text):
             i = text.find("*/", i) + 2
             continue
         if text.startswith('"""', i):
-            i = text.find('"""', i + 3) + 3
+            start = i
+            msgid, i = read_multiline(text, i + 3)
+            yield "literal", start, i, msgid, text.count("\n", 0, start) + 1
             continue
         if c == '"':
             start = i
@@ -57,12 +59,13 @@ def tokens(text):
         i += 1
 
 
-def read_literal(text, i):
-    """The msgid of the literal whose body starts at i, and the index after its closing quote."""
+def read_literal(text, i, multiline=False):
+    """The msgid of the literal whose body starts at i, and the index after its closing quote
+    (`multiline`: the body is all of `text`, quotes included)."""
     out = []
     while i < len(text):
         c = text[i]
-        if c == '"':
+        if c == '"' and not multiline:
             return "".join(out), i + 1
         if c == "\\":
             nxt = text[i + 1]
@@ -80,7 +83,25 @@ def read_literal(text, i):
             continue
         out.append("%%" if c == "%" else c)
         i += 1
+    if multiline:
+        return "".join(out), i
     raise ValueError("unterminated literal")
+
+
+def read_multiline(text, i):
+    """The msgid of the multi-line literal whose opening \"\"\" ends at i, and the index after its
+    closing one: the lines without the closing delimiter's indentation, a line ending in a
+    backslash joined to the next, as Swift reads it."""
+    body_start = text.index("\n", i) + 1
+    end = text.index('"""', body_start)
+    close_line = text.rfind("\n", 0, end) + 1
+    indent = len(text[close_line:end])
+    lines = [line[indent:] for line in text[body_start:close_line].split("\n")[:-1]]
+    raw = ""
+    for line in lines:
+        raw += line[:-1] if line.endswith("\\") and not line.endswith("\\\\") else line + "\n"
+    msgid, _ = read_literal(raw.removesuffix("\n"), 0, multiline=True)
+    return msgid, end + 3
 
 
 def skip_interpolation(text, i):

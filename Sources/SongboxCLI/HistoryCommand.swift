@@ -7,7 +7,7 @@ struct HistoryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "history",
         abstract: tr("Show the latest plays and skips, newest first."),
-        discussion: "With --top, the most played tracks instead (with --since DAYS, within that many days).")
+        discussion: tr("With --top, the most played tracks instead (with --since DAYS, within that many days)."))
 
     @OptionGroup var library: LibraryOptions
 

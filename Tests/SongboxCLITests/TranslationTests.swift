@@ -132,12 +132,16 @@ import Testing
                          "a number",  // case ... in a function that returns Message
                          " (did you mean %s?)",  // return ... in one
                          "List tracks matching a query.",  // help
+                         "Removed files stay out of later scans.",  // a discussion
                          "no songbox daemon answers on %s, and no MPD server on 127.0.0.1:6600",  // DaemonError
                          "Seek in the playing song: SECONDS, M:SS, +N/-N seconds, or N%%."] {  // a literal %
             #expect(keys.contains(expected), "\(expected)")
         }
         let plural = messages.first { $0.msgid == "Saved playlist '%s': %s track." }
         #expect(plural?.plural == "Saved playlist '%s': %s tracks.")
+        // A multi-line literal: its lines without the indentation, a trailing backslash joining two.
+        #expect(keys.contains { $0.hasPrefix("Without PATH, scans the folders scanned before, else ~/Music. Unchanged files are not\nre-read.") })
+        #expect(keys.contains { $0.hasPrefix("A saved playlist is a list of tracks; a smart playlist is a query, evaluated each time it is read.") })
         #expect(messages.count > 400)
     }
 
@@ -256,6 +260,8 @@ import Testing
         #expect(help.stdout.contains("רשימת הרצועות שמתאימות לשאילתה."), "\(help.stdout)")
         let commandHelp = try songbox.run(["ls", "--help"], environment: Self.hebrew)
         #expect(commandHelp.stdout.contains("הדפסת מערך JSON של רצועות."), "\(commandHelp.stdout)")
+        let discussion = try songbox.run(["scan", "--help"], environment: Self.hebrew)
+        #expect(discussion.stdout.contains("בלי PATH, סורק את התיקיות שנסרקו קודם"), "\(discussion.stdout)")
     }
 
     /// What programs read is the same in every language, byte for byte.
