@@ -15,8 +15,9 @@ import SongboxServer
 /// on the way — goes through swift-argument-parser, so messages and behaviour stay the same.
 public enum Entry {
     public static func main(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) {
-        Catalog.activate()
+        // The quick listing prints a table and nothing else: it needs no catalog.
         if let listing = QuickListing(arguments), listing.run() { return }
+        Catalog.activate()
         if let script = QuickRun(arguments) { return script.run() }
         refuseUnknownCommand(arguments)
         do {
