@@ -64,8 +64,10 @@ $(LOCALEDIR)/%/LC_MESSAGES/songbox.mo: po/%.po
 	@mkdir -p $(dir $@)
 	msgfmt --check -o $@.tmp $< && mv $@.tmp $@
 
-## install: the release binary to $(PREFIX)/bin, its catalogs to $(PREFIX)/share/locale.
-install: release
+## install: what `make release` built: the binary to $(PREFIX)/bin, its catalogs to
+## $(PREFIX)/share/locale (it builds nothing, so `sudo make install` writes nothing in .build).
+install:
+	@test -x .build/release/songbox || { echo "make release first" >&2; exit 1; }
 	install -D -m 755 .build/release/songbox $(DESTDIR)$(PREFIX)/bin/songbox
 	for mo in $(CATALOGS); do install -D -m 644 $$mo $(DESTDIR)$(PREFIX)/share/locale/$${mo#$(LOCALEDIR)/}; done
 
