@@ -17,11 +17,10 @@ import Synchronization
 public enum Catalog {
     public static let domain = "songbox"
 
-    /// Where the catalogs were looked for, and the numeric locale; nil until `activate`.
+    /// The numeric locale, once `activate` has bound the catalogs; nil until then.
     private static let state = Mutex<State?>(nil)
 
     private struct State: @unchecked Sendable {  // a locale_t is immutable once made
-        let directory: String
         let numeric: locale_t?
     }
 
@@ -33,11 +32,8 @@ public enum Catalog {
         // Whatever LC_CTYPE says, songbox writes UTF-8.
         bind_textdomain_codeset(domain, "UTF-8")
         let numeric = newlocale(LC_NUMERIC_MASK, "", nil)
-        state.withLock { $0 = State(directory: directory, numeric: numeric) }
+        state.withLock { $0 = State(numeric: numeric) }
     }
-
-    /// The locale directory the catalogs are read from; nil before `activate`.
-    public static var directory: String? { state.withLock { $0?.directory } }
 
     static func translate(_ key: String, plural: Message.Plural?) -> String {
         guard state.withLock({ $0 != nil }) else { return plural.map { $0.count == 1 ? key : $0.key } ?? key }

@@ -5,7 +5,8 @@
 /// Written as an ordinary string literal, interpolations included:
 /// `"no track with id \(id)"` has the key `no track with id %s` (a gettext msgid in c-format:
 /// each value is `%s`, a literal `%` is `%%`) and the value `id`. A translation may reorder the
-/// values with `%1$s`, `%2$s`. `tests` check that every such literal in Sources is in the catalog.
+/// values with `%1$s`, `%2$s`. scripts/extract-messages.py lists such literals for po/songbox.pot,
+/// and CatalogTests checks that po/he.po translates each (docs/translations.md).
 public struct Message: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringInterpolation {
     public indirect enum Value: Sendable, Hashable {
         case text(String)
