@@ -283,14 +283,16 @@ struct Stats: ParsableCommand {
             ]))
             return
         }
-        let lines: [(String, String)] = [
-            ("tracks", String(stats.tracks)), ("artists", String(stats.artists)), ("albums", String(stats.albums)),
-            ("genres", String(stats.genres)), ("duration", TerminalText.duration(stats.duration)),
-            ("music size", byteCount(stats.size)), ("plays", String(stats.plays)), ("skips", String(stats.skips)),
-            ("playlists", String(stats.playlists)), ("unreadable", String(stats.unreadable)),
-            ("missing", String(stats.missing)), ("excluded", String(stats.excluded)), ("database", "\(store.path) (\(byteCount(stats.databaseSize)))"),
-        ] + stats.folders.map { ("folder", $0) }
-        for (name, value) in lines { print(TerminalText.pad(name, to: 10) + "  " + value) }
+        let lines: [(Message, String)] = [
+            (Message("tracks"), String(stats.tracks)), (Message("artists"), String(stats.artists)), (Message("albums"), String(stats.albums)),
+            (Message("genres"), String(stats.genres)), (Message("duration"), TerminalText.duration(stats.duration)),
+            (Message("music size"), byteCount(stats.size)), (Message("plays"), String(stats.plays)), (Message("skips"), String(stats.skips)),
+            (Message("playlists"), String(stats.playlists)), (Message("unreadable"), String(stats.unreadable)),
+            (Message("missing"), String(stats.missing)), (Message("excluded"), String(stats.excluded)), (Message("database"), "\(store.path) (\(byteCount(stats.databaseSize)))"),
+        ] + stats.folders.map { (Message("folder"), $0) }
+        let names = lines.map { tr($0.0) }
+        let width = max(10, names.map(TerminalText.width).max() ?? 0)
+        for (name, (_, value)) in zip(names, lines) { print(TerminalText.pad(name, to: width) + "  " + value) }
     }
 }
 

@@ -256,6 +256,10 @@ import Testing
         #expect(played.status == 0)
         #expect(played.stderr.contains("נוגנה רצועה אחת (1): נרשמו השמעה אחת (1) ו־0 דילוגים."), "\(played.stderr)")
 
+        let stats = try songbox.run(["stats"], environment: Self.hebrew)
+        #expect(stats.lines.first == "רצועות        16", "\(stats.stdout)")
+        #expect(stats.lines.contains { $0.hasPrefix("גודל המוזיקה  ") }, "\(stats.stdout)")
+
         let help = try songbox.run(["--help"], environment: Self.hebrew)
         #expect(help.stdout.contains("רשימת הרצועות שמתאימות לשאילתה."), "\(help.stdout)")
         let commandHelp = try songbox.run(["ls", "--help"], environment: Self.hebrew)
