@@ -57,7 +57,7 @@ struct Scan: ParsableCommand {
         }
         for folder in report.held {
             let tracks = tr(count: folder.tracks, "its \(folder.tracks) track not found stays", "its \(folder.tracks) tracks not found stay")
-            print(tr("held: \(folder.path): \(folder.reason); \(tracks) as they were (if the files were deleted: songbox scan --prune '\(folder.path)')"))
+            print(tr("held: \(folder.path): \(folder.said); \(tracks) as they were (if the files were deleted: songbox scan --prune '\(folder.path)')"))
         }
         let seconds = Double(report.elapsed.components.seconds) + Double(report.elapsed.components.attoseconds) / 1e18
         let total = report.added + report.updated + report.moved + report.unchanged + report.unreadable.count

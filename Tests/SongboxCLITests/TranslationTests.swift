@@ -268,6 +268,17 @@ import Testing
         #expect(discussion.stdout.contains("בלי PATH, סורק את התיקיות שנסרקו קודם"), "\(discussion.stdout)")
     }
 
+    /// A scan that holds a folder says why, and what it kept, in Hebrew.
+    @Test func aHeldFolderIsSaidInHebrew() throws {
+        let drive = folder + "/drive"
+        try FileManager.default.copyItem(atPath: Fixtures.packageRoot + "/examples/music", toPath: drive)
+        #expect(try songbox.run(["scan", drive]).status == 0)
+        for file in try FileManager.default.contentsOfDirectory(atPath: drive) { try FileManager.default.removeItem(atPath: drive + "/" + file) }
+        let held = try songbox.run(["scan", drive], environment: Self.hebrew)
+        #expect(held.status == 1)
+        #expect(held.stdout.contains("מוחזקת: \(drive): התיקייה ריקה (כונן שלא מחובר?); 16 הרצועות שלה שלא נמצאו נשארות כפי שהיו"), "\(held.stdout)")
+    }
+
     /// What programs read is the same in every language, byte for byte.
     @Test func jsonIsTheSameInEveryLanguage() throws {
         for arguments in [["ls", "--json"], ["ls", "--json", "title:אהבה"], ["show", "--json", "9"], ["stats", "--json"],
