@@ -195,7 +195,9 @@ def main():
     print('msgid ""\nmsgstr ""\n"Project-Id-Version: songbox\\n"\n"MIME-Version: 1.0\\n"\n'
           '"Content-Type: text/plain; charset=UTF-8\\n"\n"Content-Transfer-Encoding: 8bit\\n"\n')
     for (msgid, plural), where in entries.items():
-        print("#: " + " ".join(where))
+        # Files without line numbers (xgettext's --add-location=file): an edit elsewhere in a
+        # file does not touch every catalog.
+        print("#: " + " ".join(dict.fromkeys(place.rsplit(":", 1)[0] for place in where)))
         if "%" in msgid or (plural and "%" in plural):
             print("#, c-format")
         print("msgid " + po_string(msgid))
