@@ -6,13 +6,21 @@ SONGBOX_DB ?= $(CURDIR)/.build/demo/library.db
 # newer compiler's new warning must not stop a user's build. (The C shim's files say so themselves.)
 STRICT = -Xswiftc -warnings-as-errors
 
-.PHONY: demo test bench build release clean
+# The message catalogs (docs/translations.md): po/LANG.po compiled by msgfmt to
+# LANG/LC_MESSAGES/songbox.mo under .build/share/locale, which a songbox in .build/<triple>/debug
+# or release finds two folders up; `make install` puts them in $(PREFIX)/share/locale.
+LOCALEDIR = .build/share/locale
+CATALOGS = $(patsubst po/%.po,$(LOCALEDIR)/%/LC_MESSAGES/songbox.mo,$(wildcard po/*.po))
+PREFIX ?= /usr/local
+
+.PHONY: demo test bench build release clean locale install
 
 ## demo: install what is missing, build, scan the bundled example library, list it, play some
 ## of it (to the null output, as fast as possible: the demo needs no sound card).
 demo:
 	@scripts/install-deps.sh
 	$(SWIFT) build --product songbox
+	@$(MAKE) --no-print-directory locale
 	@mkdir -p $(dir $(SONGBOX_DB))
 	.build/debug/songbox --db $(SONGBOX_DB) scan examples/music
 	.build/debug/songbox --db $(SONGBOX_DB) ls
@@ -29,6 +37,7 @@ demo:
 test:
 	@scripts/install-deps.sh --test
 	$(SWIFT) build --build-tests $(STRICT)
+	@$(MAKE) --no-print-directory locale
 	$(SWIFT) test --skip-build
 
 ## bench: compare with MPD, lua5.4, mpg123, Essentia and librosa and print the numbers (see docs/benchmarks.md).
@@ -42,11 +51,25 @@ bench:
 	bench/moods-run
 	bench/mpd-run
 
-build:
+build: locale
 	$(SWIFT) build
 
-release:
+release: locale
 	$(SWIFT) build -c release --static-swift-stdlib --product songbox
+
+## locale: compile the message catalogs (msgfmt, from Debian's gettext).
+locale: $(CATALOGS)
+
+$(LOCALEDIR)/%/LC_MESSAGES/songbox.mo: po/%.po
+	@mkdir -p $(dir $@)
+	msgfmt --check -o $@.tmp $< && mv $@.tmp $@
+
+## install: what `make release` built: the binary to $(PREFIX)/bin, its catalogs to
+## $(PREFIX)/share/locale (it builds nothing, so `sudo make install` writes nothing in .build).
+install:
+	@test -x .build/release/songbox || { echo "make release first" >&2; exit 1; }
+	install -D -m 755 .build/release/songbox $(DESTDIR)$(PREFIX)/bin/songbox
+	for mo in $(CATALOGS); do install -D -m 644 $$mo $(DESTDIR)$(PREFIX)/share/locale/$${mo#$(LOCALEDIR)/}; done
 
 clean:
 	rm -rf .build

@@ -30,6 +30,12 @@ let package = Package(
         .systemLibrary(name: "CMPG123", pkgConfig: "libmpg123", providers: [.apt(["libmpg123-dev"])]),
         .systemLibrary(name: "CLua", pkgConfig: "lua5.4", providers: [.apt(["liblua5.4-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        // glibc's gettext (<libintl.h>), which Swift's Glibc module does not export. Nothing to link.
+        .systemLibrary(name: "CIntl"),
+
+        // What a person reads: `Message` (English for programs, the catalog's language for people)
+        // and `Catalog` (gettext catalogs compiled from po/*.po; see docs/translations.md).
+        .target(name: "SongboxMessages", dependencies: ["CIntl"]),
 
         // File names as bytes: paths that are not UTF-8 kept exactly, opened and shown.
         .target(name: "SongboxFiles"),
@@ -38,6 +44,7 @@ let package = Package(
             dependencies: [
                 "CMPG123",
                 "SongboxFiles",
+                "SongboxMessages",
                 // Stores its features and sums album loudness from their histograms.
                 "SongboxAnalysis",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -75,6 +82,7 @@ let package = Package(
         .target(
             name: "SongboxServer",
             dependencies: [
+                "SongboxMessages",
                 "SongboxLibrary",
                 "SongboxAudio",
                 "SongboxPlayback",
@@ -107,6 +115,7 @@ let package = Package(
                 "SongboxWiring",
                 "SongboxServer",
                 "SongboxFiles",
+                "SongboxMessages",
                 "SongboxLibrary",
                 "SongboxScript",
                 "SongboxAudio",
@@ -119,7 +128,7 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "songbox", dependencies: ["SongboxCLI"]),
-        .target(name: "SongboxTestSupport", dependencies: ["SongboxLibrary"]),
+        .target(name: "SongboxTestSupport", dependencies: ["SongboxLibrary", "SongboxMessages"]),
 
         .testTarget(
             name: "SongboxLibraryTests",
@@ -138,7 +147,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SongboxCLITests",
-            dependencies: ["SongboxCLI", "SongboxWiring", "SongboxServer", "SongboxFiles", "SongboxLibrary", "SongboxAudio", "SongboxTestSupport"],
+            dependencies: ["SongboxCLI", "SongboxWiring", "SongboxServer", "SongboxFiles", "SongboxMessages", "SongboxLibrary", "SongboxAudio", "SongboxTestSupport"],
             exclude: ["mpd"]
         ),
     ]

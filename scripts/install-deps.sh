@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Installs the Debian packages songbox builds and tests with, when any is missing.
-# Build: the four C libraries. Tests: sox and lame (fixtures), mpg123 (an independent decoder),
+# Build: the four C libraries, and gettext's msgfmt (compiles the message catalogs, po/*.po). Tests: sox and lame (fixtures), mpg123 (an independent decoder),
 # python3 (process measurements), gcc (builds the fault-injecting ALSA plugin of the tests), mpc and python3-mpd (real MPD clients), mpd (the client commands are tried against it too), ncmpcpp and tmux (a terminal client, read from its pane). Benchmarks: MPD, lua5.4 and mpg123 to compare with, valgrind to
 # count instructions (and binutils' strip, for the copy of songbox valgrind runs), python3-venv for the
-# analysis benchmark's own environment (Essentia, librosa and pyloudnorm from PyPI). Run as root or with sudo.
+# analysis benchmark's own environment (Essentia, librosa and pyloudnorm from PyPI). Tests also need
+# the he_IL.UTF-8 and de_DE.UTF-8 locales (Debian's locales package, generated here): they run
+# songbox in Hebrew, and with a decimal comma.
+# Run as root or with sudo.
 set -euo pipefail
 
-packages=(pkg-config liblua5.4-dev libsqlite3-dev libasound2-dev libmpg123-dev)
+packages=(pkg-config liblua5.4-dev libsqlite3-dev libasound2-dev libmpg123-dev gettext)
 if [[ "${1:-}" == "--test" ]]; then
-    packages+=(sox libsox-fmt-mp3 lame mpg123 python3 python3-mutagen util-linux gcc libc6-dev mpc python3-mpd mpd ncmpcpp tmux procps)
+    packages+=(sox libsox-fmt-mp3 lame mpg123 python3 python3-mutagen util-linux gcc libc6-dev mpc python3-mpd mpd ncmpcpp tmux procps locales)
 fi
 if [[ "${1:-}" == "--bench" ]]; then
     packages+=(sox libsox-fmt-mp3 lame mpg123 python3 python3-venv mpd mpc time lua5.4 valgrind binutils strace pv)
@@ -18,10 +21,28 @@ missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
 done
-[[ ${#missing[@]} -eq 0 ]] && exit 0
 
 sudo=""
 [[ $(id -u) -ne 0 ]] && sudo="sudo"
-echo "Installing: ${missing[*]}" >&2
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+if [[ ${#missing[@]} -gt 0 ]]; then
+    echo "Installing: ${missing[*]}" >&2
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+
+# The locales the tests run songbox under: he_IL.UTF-8 (its messages in Hebrew) and de_DE.UTF-8
+# (numbers with a decimal comma), generated once.
+if [[ "${1:-}" == "--test" ]]; then
+    wanted=()
+    for name in he_IL de_DE; do
+        locale -a 2>/dev/null | grep -qx "$name.utf8" || wanted+=("$name")
+    done
+    if [[ ${#wanted[@]} -gt 0 ]]; then
+        for name in "${wanted[@]}"; do
+            echo "Generating the $name.UTF-8 locale" >&2
+            $sudo sed -i "s/^# *\($name.UTF-8 UTF-8\)/\1/" /etc/locale.gen
+            grep -qx "$name.UTF-8 UTF-8" /etc/locale.gen || echo "$name.UTF-8 UTF-8" | $sudo tee -a /etc/locale.gen >/dev/null
+        done
+        $sudo locale-gen >&2
+    fi
+fi

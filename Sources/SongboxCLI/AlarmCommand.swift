@@ -11,7 +11,7 @@ import SongboxWiring
 struct AlarmCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "alarm",
-        abstract: "Keep alarms, and snooze, dismiss or test them (see docs/alarms.md).",
+        abstract: tr("Keep alarms, and snooze, dismiss or test them (see docs/alarms.md)."),
         subcommands: [Add.self, List.self, Remove.self, Enable.self, Disable.self, Snooze.self, Dismiss.self, Fire.self, Test.self])
 
     /// Tells a running daemon's alarm plugin; says whether one was there.
@@ -24,40 +24,40 @@ struct AlarmCommand: ParsableCommand {
     static func change(_ library: LibraryOptions, _ body: (AlarmBook) throws -> Void) throws {
         let store = try LibraryOptions.openStore(library.db)
         try body(AlarmBook(store: store))
-        if tellDaemon("reload") { print("The running daemon has the change.") }
+        if tellDaemon("reload") { print(tr("The running daemon has the change.")) }
     }
 
     /// "30m", "90s", "1h" or seconds, as `songbox run --for` reads them; nil for a bad one.
     static func seconds(_ text: String?, _ option: String) throws -> Double? {
         guard let text else { return nil }
         guard let seconds = Run.seconds(text) else {
-            throw ValidationError("--\(option) takes a duration such as 90s, 9m or 1h, got '\(text)'")
+            throw ValidationError(tr("--\(option) takes a duration such as 90s, 9m or 1h, got '\(text)'"))
         }
         return seconds
     }
 
     struct Add: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add an alarm, or change the one of that name.")
+        static let configuration = CommandConfiguration(abstract: tr("Add an alarm, or change the one of that name."))
         @OptionGroup var library: LibraryOptions
-        @Argument(help: "The alarm's name (letters, digits, - and _).") var name: String
-        @Option(help: ArgumentHelp("The time of day, HH:MM (24-hour).", valueName: "time")) var at: String
-        @Option(help: ArgumentHelp("Days: mon-fri, sat,sun, weekdays, weekends (default: every day).", valueName: "days")) var days: String?
-        @Option(help: ArgumentHelp("One date only, YYYY-MM-DD.", valueName: "date")) var date: String?
-        @Option(help: ArgumentHelp("A time zone, such as Asia/Jerusalem (default: the system's).", valueName: "zone")) var zone: String?
-        @Option(help: ArgumentHelp("Play what this query finds (default: the whole library, shuffled).", valueName: "query")) var query: String?
-        @Option(help: ArgumentHelp("Play this playlist (or smart playlist).", valueName: "name")) var playlist: String?
-        @Option(help: ArgumentHelp("Play this mood.", valueName: "mood")) var mood: String?
-        @Option(help: ArgumentHelp("The volume the fade ends at, 0-100 (default 80).", valueName: "volume")) var volume: Double?
-        @Option(help: ArgumentHelp("The volume the fade starts at, 0-100 (default 0).", valueName: "volume")) var startVolume: Double?
-        @Option(help: ArgumentHelp("How long the fade-in takes, up to 60m (default none).", valueName: "duration")) var fade: String?
-        @Option(help: ArgumentHelp("The fade's curve: linear or log (default linear).", valueName: "curve")) var curve: String?
-        @Option(help: ArgumentHelp("How long a snooze lasts (default 9m).", valueName: "duration")) var snooze: String?
-        @Option(help: ArgumentHelp("When a sounding alarm stops by itself (default 60m).", valueName: "duration")) var timeout: String?
-        @Option(help: ArgumentHelp("How late a missed alarm may still sound (default 10m).", valueName: "duration")) var grace: String?
+        @Argument(help: ArgumentHelp(tr("The alarm's name (letters, digits, - and _)."))) var name: String
+        @Option(help: ArgumentHelp(tr("The time of day, HH:MM (24-hour)."), valueName: "time")) var at: String
+        @Option(help: ArgumentHelp(tr("Days: mon-fri, sat,sun, weekdays, weekends (default: every day)."), valueName: "days")) var days: String?
+        @Option(help: ArgumentHelp(tr("One date only, YYYY-MM-DD."), valueName: "date")) var date: String?
+        @Option(help: ArgumentHelp(tr("A time zone, such as Asia/Jerusalem (default: the system's)."), valueName: "zone")) var zone: String?
+        @Option(help: ArgumentHelp(tr("Play what this query finds (default: the whole library, shuffled)."), valueName: "query")) var query: String?
+        @Option(help: ArgumentHelp(tr("Play this playlist (or smart playlist)."), valueName: "name")) var playlist: String?
+        @Option(help: ArgumentHelp(tr("Play this mood."), valueName: "mood")) var mood: String?
+        @Option(help: ArgumentHelp(tr("The volume the fade ends at, 0-100 (default 80)."), valueName: "volume")) var volume: Double?
+        @Option(help: ArgumentHelp(tr("The volume the fade starts at, 0-100 (default 0)."), valueName: "volume")) var startVolume: Double?
+        @Option(help: ArgumentHelp(tr("How long the fade-in takes, up to 60m (default none)."), valueName: "duration")) var fade: String?
+        @Option(help: ArgumentHelp(tr("The fade's curve: linear or log (default linear)."), valueName: "curve")) var curve: String?
+        @Option(help: ArgumentHelp(tr("How long a snooze lasts (default 9m)."), valueName: "duration")) var snooze: String?
+        @Option(help: ArgumentHelp(tr("When a sounding alarm stops by itself (default 60m)."), valueName: "duration")) var timeout: String?
+        @Option(help: ArgumentHelp(tr("How late a missed alarm may still sound (default 10m)."), valueName: "duration")) var grace: String?
 
         func run() throws {
             var alarm = Alarm(name: name, when: [date ?? days, at, zone].compactMap { $0 }.joined(separator: " "))
-            if date != nil, days != nil { throw ValidationError("an alarm has --days or --date, not both") }
+            if date != nil, days != nil { throw ValidationError(tr("an alarm has --days or --date, not both")) }
             alarm.query = query
             alarm.playlist = playlist
             alarm.mood = mood
@@ -69,14 +69,14 @@ struct AlarmCommand: ParsableCommand {
             alarm.timeout = try AlarmCommand.seconds(timeout, "timeout") ?? alarm.timeout
             alarm.grace = try AlarmCommand.seconds(grace, "grace") ?? alarm.grace
             try AlarmCommand.change(library) { book in try book.save(alarm) }
-            print("Alarm \(name): \(AlarmCommand.describe(alarm))")
+            print(tr("Alarm \(name): \(AlarmCommand.describe(alarm))"))
             if let playlist {
                 // Kept as asked (the playlist may come later), but said: until then it is the tone.
                 let store = try LibraryOptions.openStore(library.db)
                 if try !store.playlistExists(named: playlist) {
                     let names = (try? store.playlistNames()) ?? []
-                    reportToStandardError("note: there is no playlist '\(playlist)' yet" + Suggestions.phrase(for: playlist, among: names)
-                                          + "; until there is, the alarm sounds the alarm tone")
+                    let close = Suggestions.phrase(for: playlist, among: names)
+                    reportToStandardError(tr("note: there is no playlist '\(playlist)' yet\(close); until there is, the alarm sounds the alarm tone"))
                 }
             }
         }
@@ -102,9 +102,9 @@ struct AlarmCommand: ParsableCommand {
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "ls", abstract: "List the alarms.")
+        static let configuration = CommandConfiguration(commandName: "ls", abstract: tr("List the alarms."))
         @OptionGroup var library: LibraryOptions
-        @Flag(help: "As JSON, as the library keeps them.") var json = false
+        @Flag(help: ArgumentHelp(tr("As JSON, as the library keeps them."))) var json = false
         func run() throws {
             let alarms = try AlarmBook(store: try LibraryOptions.openStore(library.db)).all()
             if json {
@@ -114,35 +114,35 @@ struct AlarmCommand: ParsableCommand {
                 return
             }
             if alarms.isEmpty {
-                FileHandle.standardError.write(Data("No alarms; add one with `songbox alarm add wake --at 07:00 --days mon-fri`.\n".utf8))
+                complain("No alarms; add one with `songbox alarm add wake --at 07:00 --days mon-fri`.")
             }
             for alarm in alarms { print("\(alarm.name): \(AlarmCommand.describe(alarm))") }
         }
     }
 
     struct Remove: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "rm", abstract: "Remove an alarm.")
+        static let configuration = CommandConfiguration(commandName: "rm", abstract: tr("Remove an alarm."))
         @OptionGroup var library: LibraryOptions
-        @Argument(help: "The alarm's name.") var name: String
+        @Argument(help: ArgumentHelp(tr("The alarm's name."))) var name: String
         func run() throws {
             var removed = false
             try AlarmCommand.change(library) { book in removed = try book.remove(name) }
             guard removed else { throw SongboxError(.notFound, "no alarm named '\(name)'", hint: "`songbox alarm ls` lists them") }
-            print("Removed alarm \(name).")
+            print(tr("Removed alarm \(name)."))
         }
     }
 
     struct Enable: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Turn an alarm on.")
+        static let configuration = CommandConfiguration(abstract: tr("Turn an alarm on."))
         @OptionGroup var library: LibraryOptions
-        @Argument(help: "The alarm's name.") var name: String
+        @Argument(help: ArgumentHelp(tr("The alarm's name."))) var name: String
         func run() throws { try AlarmCommand.setEnabled(name, true, library) }
     }
 
     struct Disable: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Turn an alarm off (it is kept).")
+        static let configuration = CommandConfiguration(abstract: tr("Turn an alarm off (it is kept)."))
         @OptionGroup var library: LibraryOptions
-        @Argument(help: "The alarm's name.") var name: String
+        @Argument(help: ArgumentHelp(tr("The alarm's name."))) var name: String
         func run() throws { try AlarmCommand.setEnabled(name, false, library) }
     }
 
@@ -154,41 +154,41 @@ struct AlarmCommand: ParsableCommand {
             alarm.enabled = enabled
             try book.save(alarm)
         }
-        print("Alarm \(name) is \(enabled ? "on" : "off").")
+        print(tr(enabled ? "Alarm \(name) is on." : "Alarm \(name) is off."))
     }
 
     /// Sends a message to the running daemon's alarm plugin, or says there is none.
-    static func send(_ message: String, done: String) throws {
+    static func send(_ message: String, done: Message) throws {
         guard tellDaemon(message) else {
             throw SongboxError(.notFound, "no songbox daemon is running to \(message.split(separator: ":")[0]) an alarm",
                                hint: "alarms sound in the daemon: `songbox daemon`")
         }
-        print(done)
+        print(tr(done))
     }
 
     struct Snooze: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Snooze the sounding alarm (the daemon's).")
+        static let configuration = CommandConfiguration(abstract: tr("Snooze the sounding alarm (the daemon's)."))
         func run() throws { try AlarmCommand.send("snooze", done: "Snoozed.") }
     }
 
     struct Dismiss: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Stop the sounding alarm; what played before comes back.")
+        static let configuration = CommandConfiguration(abstract: tr("Stop the sounding alarm; what played before comes back."))
         func run() throws { try AlarmCommand.send("dismiss", done: "Dismissed.") }
     }
 
     struct Fire: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Sound an alarm now (the daemon's).")
-        @Argument(help: "The alarm's name.") var name: String
+        static let configuration = CommandConfiguration(abstract: tr("Sound an alarm now (the daemon's)."))
+        @Argument(help: ArgumentHelp(tr("The alarm's name."))) var name: String
         func run() throws { try AlarmCommand.send("fire:" + name, done: "Alarm \(name) sounds.") }
     }
 
     struct Test: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Run an alarm now on a fast clock, through the real player and a null output, on a copy of the library, and print its timeline.")
+            abstract: tr("Run an alarm now on a fast clock, through the real player and a null output, on a copy of the library, and print its timeline."))
         @OptionGroup var library: LibraryOptions
-        @Argument(help: "The alarm's name.") var name: String
-        @Flag(help: "The timeline as JSON: [{t, kind, volume, track, phase}] (t in seconds from the start).") var json = false
-        @Option(help: ArgumentHelp("Press snooze this long after it sounds (as 30s, 2m), to see the snooze.", valueName: "duration"))
+        @Argument(help: ArgumentHelp(tr("The alarm's name."))) var name: String
+        @Flag(help: ArgumentHelp(tr("The timeline as JSON: [{t, kind, volume, track, phase}] (t in seconds from the start)."))) var json = false
+        @Option(help: ArgumentHelp(tr("Press snooze this long after it sounds (as 30s, 2m), to see the snooze."), valueName: "duration"))
         var snoozeAt: String?
 
         func run() throws {

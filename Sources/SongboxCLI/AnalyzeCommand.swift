@@ -10,8 +10,8 @@ import Synchronization
 struct Analyze: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "analyze",
-        abstract: "Measure tempo, key, loudness and moods of the tracks not yet analyzed.",
-        discussion: """
+        abstract: tr("Measure tempo, key, loudness and moods of the tracks not yet analyzed."),
+        discussion: tr("""
             QUERY picks the tracks (all when empty); those analyzed already, as their files are now,
             are left alone, so an interrupted run goes on where it stopped and a changed file is
             done again. Runs at low priority on every core, one track a core. See docs/moods.md
@@ -19,20 +19,20 @@ struct Analyze: ParsableCommand {
             Exit status 0 when the run completed (even with undecodable files), 1 when no track
             matches the query; when the library fails (a full disk) the run stops with its error,
             keeping every track committed before.
-            """)
+            """))
 
     @OptionGroup var library: LibraryOptions
 
-    @Option(help: ArgumentHelp("Tracks analyzed at once (default: one per core).", valueName: "n"))
+    @Option(help: ArgumentHelp(tr("Tracks analyzed at once (default: one per core)."), valueName: "n"))
     var jobs: Int?
 
     // `.allUnrecognized`: a negated term such as `-artist:x` is query text, not an unknown option.
-    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("Query words (all tracks when empty).", valueName: "query"))
+    @Argument(parsing: .allUnrecognized, help: ArgumentHelp(tr("Query words (all tracks when empty)."), valueName: "query"))
     var query: [String] = []
 
     func validate() throws {
         try QueryArguments.refuseUnknownOptions(query, known: ["--jobs"])
-        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        if let jobs, jobs < 1 { throw ValidationError(tr("--jobs must be at least 1")) }
     }
 
     func run() throws {
@@ -46,26 +46,27 @@ struct Analyze: ParsableCommand {
         let (pending, done) = try store.tracksToAnalyze(matching: text)
         guard !pending.isEmpty else {
             if done == 0 { throw List.nothingFound(query) }
-            print("All \(done) matching track\(done == 1 ? " is" : "s are") analyzed.")
+            print(tr(tr(count: done, "The \(done) matching track is analyzed.", "All \(done) matching tracks are analyzed.")))
             return
         }
         let workers = min(pending.count, jobs ?? ProcessInfo.processInfo.activeProcessorCount)
-        let display = ProgressDisplay(unit: "tracks", verb: "analyzed", linesFrom: 10)
+        let display = ProgressDisplay(unit: Message("tracks"), verb: Message("analyzed"), linesFrom: 10)
         let started = ContinuousClock.now
         let run = AnalysisRun(store: store, tracks: pending, display: display)
         run.start(workers: workers)
         display.finish()
         let outcome = run.outcome
         for failure in outcome.failures.sorted(by: { $0.path < $1.path }) {
-            print("undecodable: \(FileName.display(failure.path)): \(failure.reason)")
+            print(tr("undecodable: \(FileName.display(failure.path)): \(failure.reason)"))
         }
         let elapsed = started.duration(to: .now)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let speed = seconds > 0 ? outcome.audioSeconds / seconds : 0
-        print("Analyzed \(outcome.analyzed) track\(outcome.analyzed == 1 ? "" : "s") (\(Self.clock(outcome.audioSeconds)) of audio) "
-            + "in \(String(format: "%.1f", seconds)) s, \(String(format: "%.0f", speed))x real time on \(workers) "
-            + "core\(workers == 1 ? "" : "s"): \(outcome.failures.count) undecodable, \(done) already analyzed"
-            + (outcome.changed > 0 ? ", \(outcome.changed) changed while analyzed (left for the next run)" : ""))
+        let analyzed = tr(count: outcome.analyzed, "Analyzed \(outcome.analyzed) track", "Analyzed \(outcome.analyzed) tracks")
+        let cores = tr(count: workers, "on \(workers) core", "on \(workers) cores")
+        var summary = tr("\(analyzed) (\(Self.clock(outcome.audioSeconds)) of audio) in \(seconds, digits: 1) s, \(speed, digits: 0)x real time \(cores): \(outcome.failures.count) undecodable, \(done) already analyzed")
+        if outcome.changed > 0 { summary += tr(", \(outcome.changed) changed while analyzed (left for the next run)") }
+        print(summary)
         if let stopped = outcome.stopped { throw stopped }
     }
 

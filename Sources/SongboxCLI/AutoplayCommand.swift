@@ -11,20 +11,20 @@ import SongboxWiring
 struct AutoplayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "autoplay",
-        abstract: "Switch autoplay on or off, or show what it does (see docs/autoplay.md).",
-        discussion: """
+        abstract: tr("Switch autoplay on or off, or show what it does (see docs/autoplay.md)."),
+        discussion: tr("""
             With autoplay on, the daemon keeps a few tracks queued after yours (plugin.autoplay.ahead, \
             default 3) when your queue runs low; yours always play first. The switch is kept in the \
             library and a running daemon has it at once; until it is first used, the config's \
             plugin.autoplay.enabled decides (off by default).
-            """)
+            """))
 
     enum Action: String, ExpressibleByArgument, CaseIterable {
         case on, off, status
     }
 
     @OptionGroup var library: LibraryOptions
-    @Argument(help: "on, off or status.") var action: Action = .status
+    @Argument(help: ArgumentHelp(tr("on, off or status."))) var action: Action = .status
 
     func run() throws {
         let store = try LibraryOptions.openStore(library.db)
@@ -32,10 +32,10 @@ struct AutoplayCommand: ParsableCommand {
         case .on, .off:
             let on = action == .on
             try store.saveState(Data(String(on).utf8), as: AutoplayAPI.stateKey + "enabled")
-            print("Autoplay is \(action.rawValue).")
+            print(tr(on ? "Autoplay is on." : "Autoplay is off."))
             if let client = try? ControlClient.reach(host: nil, port: nil),
                (try? client.send("sendmessage", ["autoplay", action.rawValue])) != nil {
-                print("The running daemon has the change.")
+                print(tr("The running daemon has the change."))
             }
         case .status:
             print(try Self.describe(store))
@@ -51,17 +51,22 @@ struct AutoplayCommand: ParsableCommand {
         switch kept {
         case "true"?, "false"?:
             on = kept == "true"
-            line = "Autoplay is \(on ? "on" : "off")."
+            line = tr(on ? "Autoplay is on." : "Autoplay is off.")
         default:
             on = configured == "true"
-            line = "Autoplay is \(on ? "on" : "off") (\(configured == nil ? "the default" : "plugin.autoplay.enabled in the config")"
-                + "; `songbox autoplay on|off` switches it)."
+            let said: Message = switch (on, configured == nil) {
+            case (true, true): "Autoplay is on (the default; `songbox autoplay on|off` switches it)."
+            case (false, true): "Autoplay is off (the default; `songbox autoplay on|off` switches it)."
+            case (true, false): "Autoplay is on (plugin.autoplay.enabled in the config; `songbox autoplay on|off` switches it)."
+            case (false, false): "Autoplay is off (plugin.autoplay.enabled in the config; `songbox autoplay on|off` switches it)."
+            }
+            line = tr(said)
         }
         guard on, let data = try store.savedState(AutoplayAPI.stateKey + "status"),
               let status = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return line }
-        if let ahead = status["ahead"] as? Int { line += " It keeps \(ahead) track\(ahead == 1 ? "" : "s") ahead" }
-        if let provider = status["provider"] as? String { line += ", the last from \(provider)" }
-        if let quiet = status["quiet"] as? String { line += "; quiet now: \(quiet)" }
+        if let ahead = status["ahead"] as? Int { line += tr(tr(count: ahead, " It keeps \(ahead) track ahead", " It keeps \(ahead) tracks ahead")) }
+        if let provider = status["provider"] as? String { line += tr(", the last from \(provider)") }
+        if let quiet = status["quiet"] as? String { line += tr("; quiet now: \(quiet)") }
         return line + "."
     }
 }

@@ -4,10 +4,10 @@ import SongboxServer
 
 /// Where the client commands connect, as mpc reads it.
 struct ServerOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("The MPD server: a host or a socket path (default: $MPD_HOST, else the songbox daemon's socket).", valueName: "host"))
+    @Option(help: ArgumentHelp(tr("The MPD server: a host or a socket path (default: $MPD_HOST, else the songbox daemon's socket)."), valueName: "host"))
     var host: String?
 
-    @Option(help: ArgumentHelp("Its TCP port (default: $MPD_PORT, else 6600).", valueName: "port"))
+    @Option(help: ArgumentHelp(tr("Its TCP port (default: $MPD_PORT, else 6600)."), valueName: "port"))
     var port: Int?
 
     func client() throws -> ControlClient { try ControlClient.reach(host: host, port: port) }
@@ -54,13 +54,13 @@ enum ClientCommands {
     }
 
     struct Status: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show what plays, where, and the options (the daemon, or an MPD server).")
+        static let configuration = CommandConfiguration(abstract: tr("Show what plays, where, and the options (the daemon, or an MPD server)."))
         @OptionGroup var server: ServerOptions
         func run() throws { try printStatus(try server.client()) }
     }
 
     struct Toggle: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Pause if playing, else play.")
+        static let configuration = CommandConfiguration(abstract: tr("Pause if playing, else play."))
         @OptionGroup var server: ServerOptions
         func run() throws {
             let client = try server.client()
@@ -71,37 +71,37 @@ enum ClientCommands {
     }
 
     struct Pause: Button {
-        static let configuration = CommandConfiguration(abstract: "Pause playback.")
+        static let configuration = CommandConfiguration(abstract: tr("Pause playback."))
         static let request: (String, [String]) = ("pause", ["1"])
         @OptionGroup var server: ServerOptions
     }
 
     struct Stop: Button {
-        static let configuration = CommandConfiguration(abstract: "Stop playback (the place is kept).")
+        static let configuration = CommandConfiguration(abstract: tr("Stop playback (the place is kept)."))
         static let request: (String, [String]) = ("stop", [])
         @OptionGroup var server: ServerOptions
     }
 
     struct Next: Button {
-        static let configuration = CommandConfiguration(abstract: "Skip to the next song.")
+        static let configuration = CommandConfiguration(abstract: tr("Skip to the next song."))
         static let request: (String, [String]) = ("next", [])
         @OptionGroup var server: ServerOptions
     }
 
     struct Previous: Button {
-        static let configuration = CommandConfiguration(commandName: "prev", abstract: "Go back to the previous song.")
+        static let configuration = CommandConfiguration(commandName: "prev", abstract: tr("Go back to the previous song."))
         static let request: (String, [String]) = ("previous", [])
         @OptionGroup var server: ServerOptions
     }
 
     struct Seek: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Seek in the playing song: SECONDS, M:SS, +N/-N seconds, or N%.")
+        static let configuration = CommandConfiguration(abstract: tr("Seek in the playing song: SECONDS, M:SS, +N/-N seconds, or N%."))
         @OptionGroup var server: ServerOptions
         // `-10` is a position, not an option.
-        @Argument(parsing: .allUnrecognized, help: ArgumentHelp("Where to go.", valueName: "position")) var positions: [String]
+        @Argument(parsing: .allUnrecognized, help: ArgumentHelp(tr("Where to go."), valueName: "position")) var positions: [String]
 
         func validate() throws {
-            guard positions.count == 1 else { throw ValidationError("seek takes one position: SECONDS, M:SS, +N, -N or N%") }
+            guard positions.count == 1 else { throw ValidationError(tr("seek takes one position: SECONDS, M:SS, +N, -N or N%")) }
         }
 
         func run() throws {
@@ -110,18 +110,18 @@ enum ClientCommands {
             var target = position
             if position.hasSuffix("%") {
                 guard let percent = Double(position.dropLast()), (0...100).contains(percent) else {
-                    throw ValidationError("a percentage is 0% to 100%, got \(position)")
+                    throw ValidationError(tr("a percentage is 0% to 100%, got \(position)"))
                 }
                 let duration = try client.send("status").first { $0.0 == "duration" }.flatMap { Double($0.1) } ?? 0
                 target = String(format: "%.3f", duration * percent / 100)
             } else if position.contains(":") {
                 let parts = position.split(separator: ":")
                 guard parts.count == 2, let minutes = Int(parts[0]), let seconds = Int(parts[1]) else {
-                    throw ValidationError("a time is M:SS, got \(position)")
+                    throw ValidationError(tr("a time is M:SS, got \(position)"))
                 }
                 target = String(minutes * 60 + seconds)
             } else if Double(position) == nil {
-                throw ValidationError("seek to SECONDS, M:SS, +N, -N or N%, got \(position)")
+                throw ValidationError(tr("seek to SECONDS, M:SS, +N, -N or N%, got \(position)"))
             }
             _ = try client.send("seekcur", [target])
             try printStatus(client)
@@ -129,26 +129,26 @@ enum ClientCommands {
     }
 
     struct Volume: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "vol", abstract: "Set the volume: N (0 to 100), or +N / -N.",
+        static let configuration = CommandConfiguration(commandName: "vol", abstract: tr("Set the volume: N (0 to 100), or +N / -N."),
                                                         aliases: ["volume"])
         @OptionGroup var server: ServerOptions
         // `-10` is a change, not an option.
-        @Argument(parsing: .allUnrecognized, help: ArgumentHelp("The volume.", valueName: "volume")) var volumes: [String]
+        @Argument(parsing: .allUnrecognized, help: ArgumentHelp(tr("The volume."), valueName: "volume")) var volumes: [String]
 
         func validate() throws {
-            guard volumes.count == 1 else { throw ValidationError("vol takes one value: N (0 to 100), +N or -N") }
+            guard volumes.count == 1 else { throw ValidationError(tr("vol takes one value: N (0 to 100), +N or -N")) }
         }
 
         func run() throws {
             let volume = volumes[0]
-            guard let value = Int(volume) else { throw ValidationError("the volume is a number, or +N / -N, got \(volume)") }
+            guard let value = Int(volume) else { throw ValidationError(tr("the volume is a number, or +N / -N, got \(volume)")) }
             let relative = volume.hasPrefix("+") || volume.hasPrefix("-")
             try ClientCommands.run(server, relative ? "volume" : "setvol", [String(value)])
         }
     }
 
     struct Queue: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the queue; the playing song is marked with '>'.")
+        static let configuration = CommandConfiguration(abstract: tr("List the queue; the playing song is marked with '>'."))
         @OptionGroup var server: ServerOptions
         func run() throws {
             let client = try server.client()
@@ -169,9 +169,9 @@ enum ClientCommands {
     }
 
     struct Add: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add songs or folders (as `songbox queue` and MPD name them) to the queue.")
+        static let configuration = CommandConfiguration(abstract: tr("Add songs or folders (as `songbox queue` and MPD name them) to the queue."))
         @OptionGroup var server: ServerOptions
-        @Argument(help: ArgumentHelp("A song or folder inside the music folder.", valueName: "uri")) var uris: [String]
+        @Argument(help: ArgumentHelp(tr("A song or folder inside the music folder."), valueName: "uri")) var uris: [String]
         func run() throws {
             let client = try server.client()
             for uri in uris { _ = try client.send("add", [uri]) }
@@ -179,32 +179,34 @@ enum ClientCommands {
     }
 
     struct Clear: Button {
-        static let configuration = CommandConfiguration(abstract: "Empty the queue.")
+        static let configuration = CommandConfiguration(abstract: tr("Empty the queue."))
         static let request: (String, [String]) = ("clear", [])
         @OptionGroup var server: ServerOptions
     }
 
     struct Shuffle: Button {
-        static let configuration = CommandConfiguration(abstract: "Shuffle the queue.")
+        static let configuration = CommandConfiguration(abstract: tr("Shuffle the queue."))
         static let request: (String, [String]) = ("shuffle", [])
         @OptionGroup var server: ServerOptions
     }
 
     struct Sleep: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Stop after MINUTES, at the end of the song (track) or of the queue, or off (songbox's daemon only).")
+        static let configuration = CommandConfiguration(abstract: tr("Stop after MINUTES, at the end of the song (track) or of the queue, or off (songbox's daemon only)."))
         @OptionGroup var server: ServerOptions
-        @Argument(help: ArgumentHelp("Minutes, track, queue or off.", valueName: "when")) var when: String
+        @Argument(help: ArgumentHelp(tr("Minutes, track, queue or off."), valueName: "when")) var when: String
         func run() throws {
             _ = try server.client().send("sleep", [when])
-            print(when == "off" ? "The sleep timer is off." : "Playback stops \(Double(when) != nil ? "in \(when) minutes" : "at the end of the \(when)").")
+            print(tr(when == "off" ? "The sleep timer is off."
+                     : Double(when) != nil ? "Playback stops in \(when) minutes." : when == "queue" ? "Playback stops at the end of the queue."
+                     : "Playback stops at the end of the track."))
         }
     }
 
     struct Search: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Search the server's database: TAG VALUE pairs (as mpc: `search artist grey title river`), or words anywhere.")
+            abstract: tr("Search the server's database: TAG VALUE pairs (as mpc: `search artist grey title river`), or words anywhere."))
         @OptionGroup var server: ServerOptions
-        @Argument(help: ArgumentHelp("TAG VALUE pairs, or words.", valueName: "terms")) var terms: [String]
+        @Argument(help: ArgumentHelp(tr("TAG VALUE pairs, or words."), valueName: "terms")) var terms: [String]
         func run() throws {
             let tags: Set<String> = ["any", "artist", "album", "albumartist", "title", "genre", "date", "track", "file", "comment"]
             let pairs = terms.count % 2 == 0 && stride(from: 0, to: terms.count, by: 2).allSatisfy { tags.contains(terms[$0].lowercased()) }

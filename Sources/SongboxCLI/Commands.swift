@@ -11,8 +11,8 @@ public let songboxVersion = "0.1.0"
 struct Scan: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scan",
-        abstract: "Index folders of MP3 files into the library.",
-        discussion: """
+        abstract: tr("Index folders of MP3 files into the library."),
+        discussion: tr("""
             Without PATH, scans the folders scanned before, else ~/Music. Unchanged files are not
             re-read. A track whose file is gone is marked missing: hidden, kept with its history,
             and back as it was when the file returns; it is deleted after missing_days (config,
@@ -21,14 +21,14 @@ struct Scan: ParsableCommand {
             unmounted drive): the folder is held, unless --prune says the files were deleted.
             Exit status 0 when the scan completed, even with unreadable files; 1 when a folder
             given was unavailable or a folder was held.
-            """)
+            """))
 
     @OptionGroup var library: LibraryOptions
 
-    @Flag(help: "The files that are gone were deleted: remove their tracks now, even from held folders.")
+    @Flag(help: ArgumentHelp(tr("The files that are gone were deleted: remove their tracks now, even from held folders.")))
     var prune = false
 
-    @Argument(help: ArgumentHelp("Folders or files to scan.", valueName: "path"))
+    @Argument(help: ArgumentHelp(tr("Folders or files to scan."), valueName: "path"))
     var paths: [String] = []
 
     func run() throws {
@@ -39,7 +39,7 @@ struct Scan: ParsableCommand {
         if roots.isEmpty {
             roots = try scanner.rememberedFolders()
             // Said, so a scan without a folder never leaves the user guessing what it went over.
-            if !roots.isEmpty { print("Rescanning the folders scanned before: " + roots.map(FileName.display).joined(separator: ", ")) }
+            if !roots.isEmpty { print(tr("Rescanning the folders scanned before: \(roots.map(FileName.display).joined(separator: ", "))")) }
         }
         let usingDefault = roots.isEmpty
         if usingDefault { roots = [(ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()) + "/Music"] }
@@ -48,26 +48,25 @@ struct Scan: ParsableCommand {
         let report = try scanner.scan(roots, prune: prune, progress: display.update)
         display.finish()
 
-        for (path, reason) in report.unreadable { print("unreadable: \(FileName.display(path)): \(reason)") }
-        for (path, message) in report.warnings { print("warning: \(FileName.display(path)): \(message)") }
-        for loop in report.symlinkLoops { print("skipped: \(loop): folder already scanned (symlink loop)") }
-        for (path, reason) in report.skipped { print("skipped: \(FileName.display(path)): \(reason)") }
+        for (path, reason) in report.unreadable { print(tr("unreadable: \(FileName.display(path)): \(reason)")) }
+        for (path, message) in report.warnings { print(tr("warning: \(FileName.display(path)): \(message)")) }
+        for loop in report.symlinkLoops { print(tr("skipped: \(loop): folder already scanned (symlink loop)")) }
+        for (path, reason) in report.skipped { print(tr("skipped: \(FileName.display(path)): \(reason)")) }
         for folder in report.unavailable {
-            print("unavailable: \(folder.path): \(folder.reason) (nothing under it was removed)")
+            print(tr("unavailable: \(folder.path): \(folder.reason) (nothing under it was removed)"))
         }
         for folder in report.held {
-            print("held: \(folder.path): \(folder.reason); its \(folder.tracks) track\(folder.tracks == 1 ? "" : "s") "
-                + "not found stay as they were (if the files were deleted: songbox scan --prune '\(folder.path)')")
+            let tracks = tr(count: folder.tracks, "its \(folder.tracks) track not found stays", "its \(folder.tracks) tracks not found stay")
+            print(tr("held: \(folder.path): \(folder.said); \(tracks) as they were (if the files were deleted: songbox scan --prune '\(folder.path)')"))
         }
         let seconds = Double(report.elapsed.components.seconds) + Double(report.elapsed.components.attoseconds) / 1e18
         let total = report.added + report.updated + report.moved + report.unchanged + report.unreadable.count
-        print("Scanned \(total) files in \(String(format: "%.2f", seconds)) s: \(report.added) added, "
-            + "\(report.updated) updated, \(report.moved) moved, \(report.missing) missing, \(report.removed) removed, "
-            + "\(report.unchanged) unchanged, \(report.unreadable.count) unreadable"
-            + (report.restored > 0 ? ", \(report.restored) restored" : "")
-            + (report.excluded > 0 ? ", \(report.excluded) excluded" : ""))
+        var summary = tr("Scanned \(total) files in \(seconds, digits: 2) s: \(report.added) added, \(report.updated) updated, \(report.moved) moved, \(report.missing) missing, \(report.removed) removed, \(report.unchanged) unchanged, \(report.unreadable.count) unreadable")
+        if report.restored > 0 { summary += tr(", \(report.restored) restored") }
+        if report.excluded > 0 { summary += tr(", \(report.excluded) excluded") }
+        print(summary)
         let rootUnavailable = report.unavailable.contains { report.roots.contains($0.path) }
-        if rootUnavailable, usingDefault { print("hint: no music folder scanned yet: run `songbox scan /path/to/music`") }
+        if rootUnavailable, usingDefault { print(tr("hint: no music folder scanned yet: run `songbox scan /path/to/music`")) }
         if rootUnavailable || !report.held.isEmpty { throw ExitCode(1) }
     }
 }
@@ -75,16 +74,16 @@ struct Scan: ParsableCommand {
 struct List: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ls",
-        abstract: "List tracks matching a query.",
-        discussion: "QUERY uses the query language of docs/query-language.md, e.g. artist:\"נעמי שמר\" year:1960..1970 sort:-plays limit:10")
+        abstract: tr("List tracks matching a query."),
+        discussion: tr("QUERY uses the query language of docs/query-language.md, e.g. artist:\"נעמי שמר\" year:1960..1970 sort:-plays limit:10"))
 
     @OptionGroup var library: LibraryOptions
 
-    @Flag(help: "Print a JSON array of tracks.")
+    @Flag(help: ArgumentHelp(tr("Print a JSON array of tracks.")))
     var json = false
 
     // `.allUnrecognized`: a negated term such as `-artist:x` is query text, not an unknown option.
-    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("Query words (all tracks when empty).", valueName: "query"))
+    @Argument(parsing: .allUnrecognized, help: ArgumentHelp(tr("Query words (all tracks when empty)."), valueName: "query"))
     var query: [String] = []
 
     func validate() throws {
@@ -110,9 +109,8 @@ struct List: ParsableCommand {
 
     /// No track matched: said on standard error, exit status 1 (grep's convention, for scripts).
     static func nothingFound(_ query: [String]) -> ExitCode {
-        let message = query.isEmpty ? "the library is empty: scan your music first (songbox scan ~/Music)"
-            : "no tracks match \(QueryArguments.join(query))"
-        FileHandle.standardError.write(Data((message + "\n").utf8))
+        complain(query.isEmpty ? "the library is empty: scan your music first (songbox scan ~/Music)"
+                 : "no tracks match \(QueryArguments.join(query))")
         return ExitCode(1)
     }
 
@@ -129,11 +127,11 @@ struct List: ParsableCommand {
 }
 
 struct Show: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "show", abstract: "Show every field of one track, lyrics included.")
+    static let configuration = CommandConfiguration(commandName: "show", abstract: tr("Show every field of one track, lyrics included."))
 
     @OptionGroup var library: LibraryOptions
 
-    @Flag(help: "Print a JSON object.")
+    @Flag(help: ArgumentHelp(tr("Print a JSON object.")))
     var json = false
 
     @OptionGroup var track: TrackArgument
@@ -178,25 +176,25 @@ extension Show {
 struct Edit: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "edit",
-        abstract: "Override a track's title, artist, album, genre, year or language, or set its rating, liked or highlight.",
-        discussion: """
+        abstract: tr("Override a track's title, artist, album, genre, year or language, or set its rating, liked or highlight."),
+        discussion: tr("""
             Edits live in the library database; the music file is never written. An empty value
             (title=) goes back to the file's tag. rating is 1 to 5 (0 clears), liked is yes or no,
             highlight is the part `songbox play --highlights` plays (highlight=1:05..1:35),
             language (2 to 8 letters: he, en) replaces the guess moods filter on (language= goes
             back to it).
-            """)
+            """))
 
     @OptionGroup var library: LibraryOptions
 
-    @Argument(help: "The track id (from `songbox ls`).")
+    @Argument(help: ArgumentHelp(tr("The track id (from `songbox ls`).")))
     var id: Int64
 
-    @Argument(help: ArgumentHelp("One or more field=value.", valueName: "field=value"))
+    @Argument(help: ArgumentHelp(tr("One or more field=value."), valueName: "field=value"))
     var edits: [String]
 
     func validate() throws {
-        if edits.isEmpty { throw ValidationError("give at least one field=value, e.g. rating=5") }
+        if edits.isEmpty { throw ValidationError(tr("give at least one field=value, e.g. rating=5")) }
     }
 
     func run() throws {
@@ -219,21 +217,21 @@ struct Edit: ParsableCommand {
 struct Remove: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rm",
-        abstract: "Remove tracks matching a query from the library (and playlists); files are not deleted.",
-        discussion: "Removed files stay out of later scans.")
+        abstract: tr("Remove tracks matching a query from the library (and playlists); files are not deleted."),
+        discussion: tr("Removed files stay out of later scans."))
 
     @OptionGroup var library: LibraryOptions
 
-    @Flag(name: .shortAndLong, help: "Do not ask (on a terminal, rm shows what will go and asks first).")
+    @Flag(name: .shortAndLong, help: ArgumentHelp(tr("Do not ask (on a terminal, rm shows what will go and asks first).")))
     var yes = false
 
-    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("Query words; required.", valueName: "query"))
+    @Argument(parsing: .allUnrecognized, help: ArgumentHelp(tr("Query words; required."), valueName: "query"))
     var query: [String] = []
 
     func validate() throws {
         try QueryArguments.refuseUnknownOptions(query, known: ["--yes"])
         if query.allSatisfy({ $0.trimmingCharacters(in: .whitespaces).isEmpty }) {
-            throw ValidationError("rm needs a query, e.g. `songbox rm artist:\"Test Artist\"`")
+            throw ValidationError(tr("rm needs a query, e.g. `songbox rm artist:\"Test Artist\"`"))
         }
     }
 
@@ -245,27 +243,29 @@ struct Remove: ParsableCommand {
         // runs without a terminal.
         if !yes, isatty(STDIN_FILENO) != 0 {
             if let table = List.table(try store.summaries(matching: QueryArguments.join(query))) { print(table) }
-            print("Remove these \(tracks.count) track\(tracks.count == 1 ? "" : "s") from the library (files stay)? [y/N] ", terminator: "")
+            print(tr(tr(count: tracks.count, "Remove this track from the library (files stay)? [y/N] ",
+                        "Remove these \(tracks.count) tracks from the library (files stay)? [y/N] ")), terminator: "")
             fflush(nil)  // the question shows before the answer is read
             guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased()) else {
-                print("Nothing removed.")
+                print(tr("Nothing removed."))
                 throw ExitCode(1)
             }
         }
         let removed = try store.remove(ids: tracks.map(\.id))
         for track in tracks {
-            print("removed: \(track.id)  \([track.artist, track.title ?? fileName(track.path)].compactMap { $0 }.joined(separator: " - "))")
+            print(tr("removed: \(track.id)  \([track.artist, track.title ?? fileName(track.path)].compactMap { $0 }.joined(separator: " - "))"))
         }
-        print("Removed \(removed) track\(removed == 1 ? "" : "s") from the library (files untouched).")
+        print(tr(tr(count: removed, "Removed \(removed) track from the library (files untouched).",
+                    "Removed \(removed) tracks from the library (files untouched).")))
     }
 }
 
 struct Stats: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "stats", abstract: "Show library totals.")
+    static let configuration = CommandConfiguration(commandName: "stats", abstract: tr("Show library totals."))
 
     @OptionGroup var library: LibraryOptions
 
-    @Flag(help: "Print a JSON object.")
+    @Flag(help: ArgumentHelp(tr("Print a JSON object.")))
     var json = false
 
     func run() throws {
@@ -283,19 +283,21 @@ struct Stats: ParsableCommand {
             ]))
             return
         }
-        let lines: [(String, String)] = [
-            ("tracks", String(stats.tracks)), ("artists", String(stats.artists)), ("albums", String(stats.albums)),
-            ("genres", String(stats.genres)), ("duration", TerminalText.duration(stats.duration)),
-            ("music size", byteCount(stats.size)), ("plays", String(stats.plays)), ("skips", String(stats.skips)),
-            ("playlists", String(stats.playlists)), ("unreadable", String(stats.unreadable)),
-            ("missing", String(stats.missing)), ("excluded", String(stats.excluded)), ("database", "\(store.path) (\(byteCount(stats.databaseSize)))"),
-        ] + stats.folders.map { ("folder", $0) }
-        for (name, value) in lines { print(TerminalText.pad(name, to: 10) + "  " + value) }
+        let lines: [(Message, String)] = [
+            (Message("tracks"), String(stats.tracks)), (Message("artists"), String(stats.artists)), (Message("albums"), String(stats.albums)),
+            (Message("genres"), String(stats.genres)), (Message("duration"), TerminalText.duration(stats.duration)),
+            (Message("music size"), byteCount(stats.size)), (Message("plays"), String(stats.plays)), (Message("skips"), String(stats.skips)),
+            (Message("playlists"), String(stats.playlists)), (Message("unreadable"), String(stats.unreadable)),
+            (Message("missing"), String(stats.missing)), (Message("excluded"), String(stats.excluded)), (Message("database"), "\(store.path) (\(byteCount(stats.databaseSize)))"),
+        ] + stats.folders.map { (Message("folder"), $0) }
+        let names = lines.map { tr($0.0) }
+        let width = max(10, names.map(TerminalText.width).max() ?? 0)
+        for (name, (_, value)) in zip(names, lines) { print(TerminalText.pad(name, to: width) + "  " + value) }
     }
 }
 
 struct Version: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "version", abstract: "Show the versions of songbox and the libraries it uses.")
+    static let configuration = CommandConfiguration(commandName: "version", abstract: tr("Show the versions of songbox and the libraries it uses."))
 
     func run() {
         print("songbox \(songboxVersion)")
@@ -311,7 +313,7 @@ func byteCount(_ bytes: Int64) -> String {
     var value = Double(bytes)
     var unit = 0
     while value >= 1024, unit < units.count - 1 { value /= 1024; unit += 1 }
-    return unit == 0 ? "\(bytes) B" : String(format: "%.1f %@", value, units[unit])
+    return unit == 0 ? "\(bytes) B" : Catalog.number(value, digits: 1) + " " + units[unit]  // the locale's decimal point
 }
 
 func printJSON(_ value: JSONValue) {

@@ -12,36 +12,36 @@ import Synchronization
 struct DaemonCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "daemon",
-        abstract: "Run songbox as a service: the player, the plugins and the control socket.",
-        discussion: """
+        abstract: tr("Run songbox as a service: the player, the plugins and the control socket."),
+        discussion: tr("""
             Runs in the foreground (for systemd, or a terminal): plays to the configured output, \
             loads the bundled plugins and ~/.config/songbox/plugins, and answers `songbox play`, \
             `songbox plugin` and MPD-style requests on its control socket ($XDG_RUNTIME_DIR/songbox/control.sock). \
             SIGTERM or Ctrl-C stops it cleanly; SIGHUP reloads the config file and the plugins \
             without stopping the music. Every config key is in docs/config.md.
-            """)
+            """))
 
     @OptionGroup var library: LibraryOptions
 
-    @Option(name: .long, help: ArgumentHelp("The config file (default: ~/.config/songbox/config).", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp(tr("The config file (default: ~/.config/songbox/config)."), valueName: "file"))
     var config: String?
 
-    @Option(name: .long, help: ArgumentHelp("A music folder to rescan (may be given again; default: the config's `music`).", valueName: "dir"))
+    @Option(name: .long, help: ArgumentHelp(tr("A music folder to rescan (may be given again; default: the config's `music`)."), valueName: "dir"))
     var music: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("alsa:DEVICE, wav:PATH, fifo:PATH or null (default: the config's `output`).", valueName: "spec"))
+    @Option(name: .long, help: ArgumentHelp(tr("alsa:DEVICE, wav:PATH, fifo:PATH or null (default: the config's `output`)."), valueName: "spec"))
     var output: String?
 
-    @Option(name: .long, help: ArgumentHelp("A plugin folder, instead of the bundled and user folders (may be given again).", valueName: "dir"))
+    @Option(name: .long, help: ArgumentHelp(tr("A plugin folder, instead of the bundled and user folders (may be given again)."), valueName: "dir"))
     var plugins: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("The control socket (default: $XDG_RUNTIME_DIR/songbox/control.sock).", valueName: "path"))
+    @Option(name: .long, help: ArgumentHelp(tr("The control socket (default: $XDG_RUNTIME_DIR/songbox/control.sock)."), valueName: "path"))
     var socket: String?
 
-    @Option(name: .long, help: ArgumentHelp("Where MPD clients connect over TCP, HOST:PORT (may be given again; none: only the socket; default: the config's `bind`, else 127.0.0.1:6600).", valueName: "address"))
+    @Option(name: .long, help: ArgumentHelp(tr("Where MPD clients connect over TCP, HOST:PORT (may be given again; none: only the socket; default: the config's `bind`, else 127.0.0.1:6600)."), valueName: "address"))
     var bind: [String] = []
 
-    @Flag(help: "Play wav, fifo and null outputs as fast as the machine allows (tests and demos).")
+    @Flag(help: ArgumentHelp(tr("Play wav, fifo and null outputs as fast as the machine allows (tests and demos).")))
     var fast = false
 
     @Option(help: ArgumentHelp("The ReplayGain mode: album gain, track gain, auto (album in order, track on random) or off (default: the config's replay_gain, else off).",
@@ -76,11 +76,11 @@ struct DaemonCommand: ParsableCommand {
 struct PluginCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plugin",
-        abstract: "List, reload, enable or disable the running daemon's plugins.",
+        abstract: tr("List, reload, enable or disable the running daemon's plugins."),
         subcommands: [ListPlugins.self, Reload.self, Enable.self, Disable.self])
 
     struct ListPlugins: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "ls", abstract: "The plugins, their state, last error, CPU and memory.")
+        static let configuration = CommandConfiguration(commandName: "ls", abstract: tr("The plugins, their state, last error, CPU and memory."))
 
         func run() throws {
             let fields = try ControlClient().send("plugins")
@@ -100,30 +100,30 @@ struct PluginCommand: ParsableCommand {
             }
             flush()
             guard !rows.isEmpty else {
-                print("The daemon runs no plugins.")
+                print(tr("The daemon runs no plugins."))
                 return
             }
             print(TerminalText.table(header: ["NAME", "STATUS", "ERRORS", "RESTARTS", "CPU", "MEMORY", "FILE"], rows: rows,
                                      rightAligned: [2, 3, 4, 5], maxWidth: 80))
-            for (name, error) in errors { print("\(name): last error: \(error)") }
+            for (name, error) in errors { print(tr("\(name): last error: \(error)")) }
         }
     }
 
     struct Reload: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "reload", abstract: "Load a plugin (default: every plugin and the config) afresh.")
-        @Argument(help: "The plugin's name (its file name without .lua).") var name: String?
+        static let configuration = CommandConfiguration(commandName: "reload", abstract: tr("Load a plugin (default: every plugin and the config) afresh."))
+        @Argument(help: ArgumentHelp(tr("The plugin's name (its file name without .lua)."))) var name: String?
         func run() throws { _ = try ControlClient().send("pluginreload", name.map { [$0] } ?? []) }
     }
 
     struct Enable: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "enable", abstract: "Start a disabled plugin again.")
-        @Argument(help: "The plugin's name.") var name: String
+        static let configuration = CommandConfiguration(commandName: "enable", abstract: tr("Start a disabled plugin again."))
+        @Argument(help: ArgumentHelp(tr("The plugin's name."))) var name: String
         func run() throws { _ = try ControlClient().send("pluginenable", [name]) }
     }
 
     struct Disable: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "disable", abstract: "Stop a plugin (it gets `shutdown`) until enabled or reloaded.")
-        @Argument(help: "The plugin's name.") var name: String
+        static let configuration = CommandConfiguration(commandName: "disable", abstract: tr("Stop a plugin (it gets `shutdown`) until enabled or reloaded."))
+        @Argument(help: ArgumentHelp(tr("The plugin's name."))) var name: String
         func run() throws { _ = try ControlClient().send("plugindisable", [name]) }
     }
 }

@@ -1,6 +1,9 @@
 import Foundation
+import ArgumentParser
 import SongboxLibrary
+import SongboxMessages
 import SongboxScript
+import SongboxServer
 
 /// The program's entry point.
 ///
@@ -12,10 +15,31 @@ import SongboxScript
 /// on the way — goes through swift-argument-parser, so messages and behaviour stay the same.
 public enum Entry {
     public static func main(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) {
+        // The quick listing prints a table and nothing else: it needs no catalog.
         if let listing = QuickListing(arguments), listing.run() { return }
+        Catalog.activate()
         if let script = QuickRun(arguments) { return script.run() }
         refuseUnknownCommand(arguments)
-        SongboxCommand.main()
+        do {
+            var command = try SongboxCommand.parseAsRoot(arguments)
+            try command.run()
+        } catch {
+            exit(withError: error)
+        }
+    }
+
+    /// Ends the program as swift-argument-parser does (the same text, stream and status),
+    /// in the reader's language where songbox wrote the text: its own errors, with their hints,
+    /// and the `Error:` in front of the parser's. Help and version are the parser's.
+    static func exit(withError error: any Error) -> Never {
+        let status = SongboxCommand.exitCode(for: error)
+        if status == .success { SongboxCommand.exit(withError: error) }
+        let ours = (error as? SongboxError)?.localized ?? (error as? DaemonError)?.localized
+        var text = ours.map { "Error: " + $0 } ?? SongboxCommand.fullMessage(for: error)
+        let prefix = "Error: "
+        if text.hasPrefix(prefix) { text = tr("Error: \(Message(verbatim: String(text.dropFirst(prefix.count))))") }
+        if !text.isEmpty { FileHandle.standardError.write(Data((text + "\n").utf8)) }
+        Foundation.exit(status.rawValue)
     }
 
     /// `songbox lss`: an unknown command, said with the close ones.
@@ -25,9 +49,8 @@ public enum Entry {
         guard let word = rest.first, !word.hasPrefix("-") else { return }
         let names = SongboxCommand.configuration.subcommands.map { $0._commandName } + ["help"]
         guard !names.contains(word) else { return }
-        FileHandle.standardError.write(Data(("Error: unknown command '\(word)'" + Suggestions.phrase(for: word, among: names)
-            + "\n  See 'songbox --help' for the commands.\n").utf8))
-        exit(64)
+        complain("Error: unknown command '\(word)'\(Suggestions.phrase(for: word, among: names))\n  See 'songbox --help' for the commands.")
+        Foundation.exit(64)
     }
 
     /// `--db PATH` at the front of `rest`, taken off it; nil when it is not there.
@@ -63,7 +86,7 @@ struct QuickRun {
             try Run.run(file: file, arguments: arguments, database: database, limits: .userScript, dryRun: false,
                         output: nil, fast: false)
         } catch {
-            SongboxCommand.exit(withError: error)
+            Entry.exit(withError: error)
         }
     }
 }

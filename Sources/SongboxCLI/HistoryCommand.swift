@@ -6,27 +6,27 @@ import SongboxLibrary
 struct HistoryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "history",
-        abstract: "Show the latest plays and skips, newest first.",
-        discussion: "With --top, the most played tracks instead (with --since DAYS, within that many days).")
+        abstract: tr("Show the latest plays and skips, newest first."),
+        discussion: tr("With --top, the most played tracks instead (with --since DAYS, within that many days)."))
 
     @OptionGroup var library: LibraryOptions
 
-    @Option(help: "How many rows.")
+    @Option(help: ArgumentHelp(tr("How many rows.")))
     var limit = 20
 
-    @Flag(help: "The most played tracks instead of the latest plays.")
+    @Flag(help: ArgumentHelp(tr("The most played tracks instead of the latest plays.")))
     var top = false
 
-    @Option(help: ArgumentHelp("With --top: only plays in the last DAYS days.", valueName: "days"))
+    @Option(help: ArgumentHelp(tr("With --top: only plays in the last DAYS days."), valueName: "days"))
     var since: Int?
 
-    @Flag(help: "Print a JSON array.")
+    @Flag(help: ArgumentHelp(tr("Print a JSON array.")))
     var json = false
 
     func validate() throws {
-        if limit < 0 { throw ValidationError("--limit must be 0 or more") }
-        if since != nil, !top { throw ValidationError("--since goes with --top") }
-        if let since, since <= 0 { throw ValidationError("--since must be a number of days above 0") }
+        if limit < 0 { throw ValidationError(tr("--limit must be 0 or more")) }
+        if since != nil, !top { throw ValidationError(tr("--since goes with --top")) }
+        if let since, since <= 0 { throw ValidationError(tr("--since must be a number of days above 0")) }
     }
 
     func run() throws {

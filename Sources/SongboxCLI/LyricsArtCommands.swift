@@ -5,7 +5,7 @@ import Synchronization
 
 /// The track a command names: by id or by file path.
 struct TrackArgument: ParsableArguments {
-    @Argument(help: ArgumentHelp("A track id (from `songbox ls`) or a file path.", valueName: "id|path"))
+    @Argument(help: ArgumentHelp(tr("A track id (from `songbox ls`) or a file path."), valueName: "id|path"))
     var track: String
 
     func find(in store: LibraryStore) throws -> Track {
@@ -20,18 +20,18 @@ struct TrackArgument: ParsableArguments {
 
 struct LyricsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "lyrics", abstract: "Print a track's lyrics.",
-        discussion: """
+        commandName: "lyrics", abstract: tr("Print a track's lyrics."),
+        discussion: tr("""
             From the track's ID3 USLT or SYLT frame, or an .lrc file beside it (same name), as the \
             last scan read them. See docs/lyrics-and-art.md.
-            """)
+            """))
 
     @OptionGroup var library: LibraryOptions
 
-    @Flag(help: "Each line with the time it starts ([mm:ss.xx]); for synchronised lyrics only.")
+    @Flag(help: ArgumentHelp(tr("Each line with the time it starts ([mm:ss.xx]); for synchronised lyrics only.")))
     var synced = false
 
-    @Flag(help: "Print a JSON object: source, text and the timed lines (t in seconds).")
+    @Flag(help: ArgumentHelp(tr("Print a JSON object: source, text and the timed lines (t in seconds).")))
     var json = false
 
     @OptionGroup var track: TrackArgument
@@ -50,7 +50,7 @@ struct LyricsCommand: ParsableCommand {
                 throw SongboxError(.notFound, "track \(found.id) has lyrics without times (\(lyrics.source.rawValue))",
                                    at: found.path, hint: "leave out --synced to print them")
             }
-            for line in lyrics.lines { print("[\(Self.timestamp(line.milliseconds))] \(line.text)") }
+            for line in lyrics.lines { print(tr("[\(Self.timestamp(line.milliseconds))] \(line.text)")) }
         } else {
             print(lyrics.text)
         }
@@ -69,26 +69,27 @@ struct LyricsCommand: ParsableCommand {
 
     /// What `songbox show` says of a track's lyrics.
     static func summary(_ lyrics: Lyrics?) -> String {
-        guard let lyrics else { return "none" }
-        return lyrics.lines.isEmpty ? lyrics.source.rawValue : "\(lyrics.source.rawValue) (\(lyrics.lines.count) lines)"
+        guard let lyrics else { return tr("none") }
+        return lyrics.lines.isEmpty ? lyrics.source.rawValue
+            : tr(tr(count: lyrics.lines.count, "\(lyrics.source.rawValue) (\(lyrics.lines.count) line)", "\(lyrics.source.rawValue) (\(lyrics.lines.count) lines)"))
     }
 }
 
 struct ArtCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "art", abstract: "Write a track's picture (embedded, else a cover file beside it).",
-        discussion: """
+        commandName: "art", abstract: tr("Write a track's picture (embedded, else a cover file beside it)."),
+        discussion: tr("""
             The picture goes to FILE with -o, else to standard output when that is not a terminal \
             (songbox art 12 > cover.jpg). The embedded front cover comes first, then the first \
             embedded picture, then cover, folder, front or album .jpg/.jpeg/.png beside the track.
-            """)
+            """))
 
     @OptionGroup var library: LibraryOptions
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Write the picture to this file.", valueName: "file"))
+    @Option(name: .shortAndLong, help: ArgumentHelp(tr("Write the picture to this file."), valueName: "file"))
     var output: String?
 
-    @Flag(help: "Print what the picture is (source, MIME type, type, pixels, bytes) as JSON instead of its bytes.")
+    @Flag(help: ArgumentHelp(tr("Print what the picture is (source, MIME type, type, pixels, bytes) as JSON instead of its bytes.")))
     var json = false
 
     @OptionGroup var track: TrackArgument
@@ -100,7 +101,7 @@ struct ArtCommand: ParsableCommand {
         let store = try library.openStore()
         let found = try track.find(in: store)
         let lookup = try ArtLocator.find(found.path)
-        for warning in lookup.warnings { FileHandle.standardError.write(Data("warning: \(found.path): \(warning)\n".utf8)) }
+        for warning in lookup.warnings { complain("warning: \(found.path): \(warning)") }
         guard let facts = lookup.facts else {
             throw SongboxError(.notFound, "track \(found.id) has no picture", at: found.path,
                                hint: "songbox reads embedded APIC pictures and cover/folder/front/album .jpg/.png files beside the track")
@@ -153,10 +154,10 @@ struct ArtCommand: ParsableCommand {
 
     /// What `songbox show` says of a picture.
     static func summary(_ facts: ArtFacts?) -> String {
-        guard let facts else { return "none" }
+        guard let facts else { return tr("none") }
         var parts = [facts.source.rawValue, facts.mime]
         if let width = facts.width, let height = facts.height { parts.append("\(width)x\(height)") }
-        parts.append("\(facts.size) bytes")
+        parts.append(tr("\(facts.size) bytes"))
         if let name = facts.pictureTypeName { parts.append(name) }
         if facts.source == .file { parts.append(fileName(facts.path)) }
         return parts.joined(separator: ", ")

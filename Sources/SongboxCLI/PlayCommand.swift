@@ -9,11 +9,11 @@ import SongboxPlayback
 /// Output and speed options shared by the commands that play (`play`, `run`).
 struct OutputOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
-        "Where the audio goes: alsa:DEVICE, wav:PATH, fifo:PATH or null (default: $SONGBOX_OUTPUT, else alsa:default).",
+        tr("Where the audio goes: alsa:DEVICE, wav:PATH, fifo:PATH or null (default: $SONGBOX_OUTPUT, else alsa:default)."),
         valueName: "spec"))
     var output: String?
 
-    @Flag(help: "Run wav, fifo and null outputs as fast as the machine allows instead of in real time.")
+    @Flag(help: ArgumentHelp(tr("Run wav, fifo and null outputs as fast as the machine allows instead of in real time.")))
     var fast = false
 
     @Option(help: ArgumentHelp("The ReplayGain mode: album gain, track gain, auto (album in order, track on random) or off (default: the config's replay_gain, else off).",
@@ -33,34 +33,34 @@ extension ReplayGainMode: ExpressibleByArgument {}
 struct Play: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "play",
-        abstract: "Play tracks matching a query, in the foreground.",
-        discussion: """
+        abstract: tr("Play tracks matching a query, in the foreground."),
+        discussion: tr("""
             Replaces the queue with the tracks QUERY finds (in the query's order) and plays them,
             printing a line as each track starts, until the queue ends or Ctrl-C. Without QUERY,
             picks up the saved queue where it was left. Plays and skips are recorded in the
             history as they happen (see docs/player.md for the rules, and for the config file
             that changes them: ~/.config/songbox/config).
-            """)
+            """))
 
     @OptionGroup var library: LibraryOptions
     @OptionGroup var outputOptions: OutputOptions
 
-    @Flag(help: "Shuffle the queue before playing.")
+    @Flag(help: ArgumentHelp(tr("Shuffle the queue before playing.")))
     var shuffle = false
 
-    @Option(help: ArgumentHelp("Set the volume first, 0 to 100 (default: the saved volume).", valueName: "volume"))
+    @Option(help: ArgumentHelp(tr("Set the volume first, 0 to 100 (default: the saved volume)."), valueName: "volume"))
     var volume: Double?
 
-    @Flag(help: "Play only each track's highlight (set with `songbox edit ID highlight=1:05..1:35`).")
+    @Flag(help: ArgumentHelp(tr("Play only each track's highlight (set with `songbox edit ID highlight=1:05..1:35`).")))
     var highlights = false
 
-    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("Query words (empty: the saved queue).", valueName: "query"))
+    @Argument(parsing: .allUnrecognized, help: ArgumentHelp(tr("Query words (empty: the saved queue)."), valueName: "query"))
     var query: [String] = []
 
     func validate() throws {
         try QueryArguments.refuseUnknownOptions(query, known: ["--output", "--fast", "--shuffle", "--volume", "--highlights",
                                                                "--replay-gain"])
-        if let volume, !(0...100).contains(volume) { throw ValidationError("--volume is 0 to 100, got \(volume)") }
+        if let volume, !(0...100).contains(volume) { throw ValidationError(tr("--volume is 0 to 100, got \(volume)")) }
     }
 
     func run() throws {
@@ -95,7 +95,7 @@ struct Play: ParsableCommand {
         }
 
         if heard == 0, volume == nil {
-            reportToStandardError("the volume is 0 (saved from before): set it with --volume 100")
+            reportToStandardError(tr("the volume is 0 (saved from before): set it with --volume 100"))
         }
         // Ctrl-C ends the wait; the shutdown stops playback, records it and keeps the place.
         let stop = StopRequest()
@@ -115,7 +115,7 @@ struct Play: ParsableCommand {
         // What the history holds, not what the events said: a play that could not be committed
         // (a full disk, a damaged library) is not claimed, and fails the command.
         let recorded = session.recorded
-        FileHandle.standardError.write(Data((tally.summary(recorded) + "\n").utf8))
+        complain(tally.summary(recorded))
         if tally.started == 0 || recorded.failures > 0 { throw ExitCode(1) }
     }
 }
@@ -125,19 +125,19 @@ extension Play {
     /// queue). The daemon plays to its own output: asking for another one is refused.
     func playThrough(_ daemon: ControlClient) throws {
         guard outputOptions.output == nil, !highlights else {
-            throw ValidationError("a songbox daemon runs and owns the output (\(defaultControlSocketPath())): `songbox play` "
-                                  + "queues there, to the daemon's output and without --highlights; stop the daemon to play elsewhere")
+            throw ValidationError(tr("a songbox daemon runs and owns the output (\(defaultControlSocketPath())): `songbox play` queues there, to the daemon's output and without --highlights; stop the daemon to play elsewhere"))
         }
         if let volume { _ = try daemon.send("setvol", [String(Int(volume.rounded()))]) }
         if let mode = outputOptions.replayGain { _ = try daemon.send("replay_gain_mode", [mode.rawValue]) }
         if query.isEmpty {
             _ = try daemon.send("play")
-            print("Playing the songbox daemon's queue.")
+            print(tr("Playing the songbox daemon's queue."))
             return
         }
         let added = try daemon.send("queryplay", [QueryArguments.join(query)]).first { $0.0 == "added" }?.1 ?? "0"
         if shuffle { _ = try daemon.send("shuffle") }
-        print("Playing \(added) track\(added == "1" ? "" : "s") through the songbox daemon.")
+        let count = Int(added) ?? 0
+        print(tr(tr(count: count, "Playing \(count) track through the songbox daemon.", "Playing \(count) tracks through the songbox daemon.")))
     }
 }
 
@@ -152,22 +152,24 @@ private struct Tally {
             started += 1
             let track = delivered.track
             let name = [track?.artist, track?.title ?? fileName(item.track.path)].compactMap { $0 }.joined(separator: " - ")
-            print("\(position + 1). \(name) (\(TerminalText.duration(track?.duration ?? item.track.duration)))")
+            print(tr("\(position + 1). \(name) (\(TerminalText.duration(track?.duration ?? item.track.duration)))"))
             fflush(nil)
         case .decodeError(let item, let message):
-            reportToStandardError("cannot play \(item.track.path): \(message); skipped")
+            reportToStandardError(tr("cannot play \(item.track.path): \(message); skipped"))
         case .outputError(let message):
-            reportToStandardError("output \(message); retrying")
+            reportToStandardError(tr("output \(message); retrying"))
         default:
             break
         }
     }
 
-    func summary(_ recorded: RecordedCounts) -> String {
+    func summary(_ recorded: RecordedCounts) -> Message {
         let plays = recorded.plays, skips = recorded.skips, failures = recorded.failures
-        return "Played \(started) track\(started == 1 ? "" : "s"): \(plays) play\(plays == 1 ? "" : "s") and "
-            + "\(skips) skip\(skips == 1 ? "" : "s") recorded"
-            + (failures > 0 ? "; \(failures) could not be recorded (see above)." : ".")
+        let tracks = tr(count: started, "Played \(started) track", "Played \(started) tracks")
+        let played = tr(count: plays, "\(plays) play", "\(plays) plays")
+        let skipped = tr(count: skips, "\(skips) skip", "\(skips) skips")
+        if failures > 0 { return "\(tracks): \(played) and \(skipped) recorded; \(failures) could not be recorded (see above)." }
+        return "\(tracks): \(played) and \(skipped) recorded."
     }
 }
 

@@ -6,21 +6,21 @@ import SongboxLibrary
 struct PlaylistCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "playlist",
-        abstract: "List, show, save, import and export playlists (saved and smart).",
-        discussion: """
+        abstract: tr("List, show, save, import and export playlists (saved and smart)."),
+        discussion: tr("""
             A saved playlist is a list of tracks; a smart playlist is a query, evaluated each time it \
             is read. Either can be used in a query: songbox ls playlist:"Top 10". See docs/playlists.md.
-            """,
+            """),
         subcommands: [List.self, Show.self, Save.self, Smart.self, Rename.self, Remove.self, Export.self, Import.self])
 }
 
 extension PlaylistCommand {
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "ls", abstract: "List playlists.")
+        static let configuration = CommandConfiguration(commandName: "ls", abstract: tr("List playlists."))
 
         @OptionGroup var library: LibraryOptions
 
-        @Flag(help: "Print a JSON array of playlists.")
+        @Flag(help: ArgumentHelp(tr("Print a JSON array of playlists.")))
         var json = false
 
         func run() throws {
@@ -41,21 +41,21 @@ extension PlaylistCommand {
             guard !playlists.isEmpty else { return }
             let rows = playlists.map { playlist in
                 [playlist.name, playlist.kind.rawValue, String(playlist.trackCount), TerminalText.duration(playlist.duration),
-                 playlist.problem.map { "error: " + $0 } ?? playlist.query ?? playlist.script.map { "function in " + $0 } ?? ""]
+                 playlist.problem.map { tr("error: \($0)") } ?? playlist.query ?? playlist.script.map { tr("function in \($0)") } ?? ""]
             }
             print(TerminalText.table(header: ["NAME", "KIND", "TRACKS", "TIME", "QUERY"], rows: rows, rightAligned: [2, 3]))
         }
     }
 
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show the tracks of a playlist, in order.")
+        static let configuration = CommandConfiguration(commandName: "show", abstract: tr("Show the tracks of a playlist, in order."))
 
         @OptionGroup var library: LibraryOptions
 
-        @Flag(help: "Print a JSON object: name, kind, query, script, modified and tracks.")
+        @Flag(help: ArgumentHelp(tr("Print a JSON object: name, kind, query, script, modified and tracks.")))
         var json = false
 
-        @Argument(help: "The playlist's name.")
+        @Argument(help: ArgumentHelp(tr("The playlist's name.")))
         var name: String
 
         func run() throws {
@@ -83,46 +83,46 @@ extension PlaylistCommand {
     struct Save: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "save",
-            abstract: "Save the tracks a query finds now as a saved playlist.",
+            abstract: tr("Save the tracks a query finds now as a saved playlist."),
             discussion: "songbox playlist save \"Road trip\" genre:rock duration:..5:00 random limit:2h")
 
         @OptionGroup var library: LibraryOptions
 
-        @Flag(help: "Replace a playlist of that name.")
+        @Flag(help: ArgumentHelp(tr("Replace a playlist of that name.")))
         var replace = false
 
-        @Argument(help: "The playlist's name.")
+        @Argument(help: ArgumentHelp(tr("The playlist's name.")))
         var name: String
 
-        @Argument(help: ArgumentHelp("Query words (all tracks when empty).", valueName: "query"))
+        @Argument(help: ArgumentHelp(tr("Query words (all tracks when empty)."), valueName: "query"))
         var query: [String] = []
 
         func run() throws {
             let store = try library.openStore()
             let tracks = try store.tracks(matching: QueryArguments.join(query))
             try store.savePlaylist(named: name, trackIDs: tracks.map(\.id), replace: replace)
-            print("Saved playlist '\(name)': \(tracks.count) track\(tracks.count == 1 ? "" : "s").")
+            print(tr(tr(count: tracks.count, "Saved playlist '\(name)': \(tracks.count) track.", "Saved playlist '\(name)': \(tracks.count) tracks.")))
         }
     }
 
     struct Smart: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "smart",
-            abstract: "Store a smart playlist: a query evaluated each time the playlist is read.",
-            discussion: """
+            abstract: tr("Store a smart playlist: a query evaluated each time the playlist is read."),
+            discussion: tr("""
                 Defining an existing smart playlist again replaces its query; replacing a saved \
                 playlist needs --replace. Example: songbox playlist smart "Top 10" 'plays>0 sort:-plays limit:10'
-                """)
+                """))
 
         @OptionGroup var library: LibraryOptions
 
-        @Flag(help: "Replace a saved playlist of that name.")
+        @Flag(help: ArgumentHelp(tr("Replace a saved playlist of that name.")))
         var replace = false
 
-        @Argument(help: "The playlist's name.")
+        @Argument(help: ArgumentHelp(tr("The playlist's name.")))
         var name: String
 
-        @Argument(help: ArgumentHelp("Query words.", valueName: "query"))
+        @Argument(help: ArgumentHelp(tr("Query words."), valueName: "query"))
         var query: [String] = []
 
         func run() throws {
@@ -130,48 +130,48 @@ extension PlaylistCommand {
             let text = QueryArguments.join(query)
             try store.saveSmartPlaylist(named: name, query: text, replace: replace)
             let count = try store.playlist(named: name).tracks.count
-            print("Smart playlist '\(name)' (\(text)): \(count) track\(count == 1 ? "" : "s") now.")
+            print(tr(tr(count: count, "Smart playlist '\(name)' (\(text)): \(count) track now.", "Smart playlist '\(name)' (\(text)): \(count) tracks now.")))
         }
     }
 
     struct Rename: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "rename", abstract: "Rename a playlist.")
+        static let configuration = CommandConfiguration(commandName: "rename", abstract: tr("Rename a playlist."))
 
         @OptionGroup var library: LibraryOptions
 
-        @Argument(help: "The current name.")
+        @Argument(help: ArgumentHelp(tr("The current name.")))
         var old: String
 
-        @Argument(help: "The new name.")
+        @Argument(help: ArgumentHelp(tr("The new name.")))
         var new: String
 
         func run() throws {
             let stale = try library.openStore().renamePlaylist(old, to: new)
-            print("Renamed playlist '\(old)' to '\(new)'.")
+            print(tr("Renamed playlist '\(old)' to '\(new)'."))
             for name in stale {
-                print("note: smart playlist '\(name)' still names playlist:\"\(old)\"; change its query")
+                print(tr("note: smart playlist '\(name)' still names playlist:\"\(old)\"; change its query"))
             }
         }
     }
 
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "rm", abstract: "Delete playlists (their tracks stay in the library).")
+            commandName: "rm", abstract: tr("Delete playlists (their tracks stay in the library)."))
 
         @OptionGroup var library: LibraryOptions
 
-        @Argument(help: ArgumentHelp("Playlist names.", valueName: "name"))
+        @Argument(help: ArgumentHelp(tr("Playlist names."), valueName: "name"))
         var names: [String]
 
         func validate() throws {
-            if names.isEmpty { throw ValidationError("give the name of the playlist to delete") }
+            if names.isEmpty { throw ValidationError(tr("give the name of the playlist to delete")) }
         }
 
         func run() throws {
             let store = try library.openStore()
             for name in names {
                 try store.deletePlaylist(named: name)
-                print("Deleted playlist '\(name)'.")
+                print(tr("Deleted playlist '\(name)'."))
             }
         }
     }
@@ -179,21 +179,21 @@ extension PlaylistCommand {
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "export",
-            abstract: "Write a playlist to an M3U8 or portable JSON file.",
-            discussion: """
+            abstract: tr("Write a playlist to an M3U8 or portable JSON file."),
+            discussion: tr("""
                 The format follows the file's extension (.json, else M3U8) unless --format is given. \
                 M3U8 paths are relative to the file's folder for tracks inside it, else absolute.
-                """)
+                """))
 
         @OptionGroup var library: LibraryOptions
 
-        @Option(help: "m3u8 or json (default: from the file's extension).")
+        @Option(help: ArgumentHelp(tr("m3u8 or json (default: from the file's extension).")))
         var format: Format?
 
-        @Argument(help: "The playlist's name.")
+        @Argument(help: ArgumentHelp(tr("The playlist's name.")))
         var name: String
 
-        @Argument(help: ArgumentHelp("The file to write (replaced if it exists).", valueName: "file"))
+        @Argument(help: ArgumentHelp(tr("The file to write (replaced if it exists)."), valueName: "file"))
         var file: String
 
         enum Format: String, ExpressibleByArgument, CaseIterable {
@@ -203,35 +203,35 @@ extension PlaylistCommand {
 
         func run() throws {
             let count = try library.openStore().exportPlaylist(named: name, to: file, format: format?.fileFormat)
-            print("Wrote \(count) track\(count == 1 ? "" : "s") of '\(name)' to \(file).")
+            print(tr(tr(count: count, "Wrote \(count) track of '\(name)' to \(file).", "Wrote \(count) tracks of '\(name)' to \(file).")))
         }
     }
 
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "import",
-            abstract: "Read an M3U/M3U8 or portable JSON playlist file into a saved playlist.",
-            discussion: """
+            abstract: tr("Read an M3U/M3U8 or portable JSON playlist file into a saved playlist."),
+            discussion: tr("""
                 Entries are matched with library tracks (M3U: by path, relative to the file; JSON: by \
                 path, MusicBrainz id, ISRC, then artist and title). Unmatched entries are listed with \
                 the reason, and left out. Exit status 0 when the playlist was saved.
-                """)
+                """))
 
         @OptionGroup var library: LibraryOptions
 
-        @Option(help: "The playlist's name (default: the name in a JSON file, else the file name).")
+        @Option(help: ArgumentHelp(tr("The playlist's name (default: the name in a JSON file, else the file name).")))
         var name: String?
 
-        @Option(help: "m3u8 or json (default: from the extension, else from the contents).")
+        @Option(help: ArgumentHelp(tr("m3u8 or json (default: from the extension, else from the contents).")))
         var format: Export.Format?
 
-        @Flag(help: "Replace a playlist of that name.")
+        @Flag(help: ArgumentHelp(tr("Replace a playlist of that name.")))
         var replace = false
 
-        @Flag(help: "Print the report as a JSON object.")
+        @Flag(help: ArgumentHelp(tr("Print the report as a JSON object.")))
         var json = false
 
-        @Argument(help: ArgumentHelp("The playlist file.", valueName: "file"))
+        @Argument(help: ArgumentHelp(tr("The playlist file."), valueName: "file"))
         var file: String
 
         func run() throws {
@@ -248,9 +248,9 @@ extension PlaylistCommand {
                 ]))
                 return
             }
-            for entry in report.unmatched { print("unmatched: entry \(entry.entry): \(entry.text): \(entry.reason)") }
-            print("Imported '\(report.name)': \(report.matched) of \(report.total) entries matched"
-                + (report.unmatched.isEmpty ? "." : ", \(report.unmatched.count) unmatched."))
+            for entry in report.unmatched { print(tr("unmatched: entry \(entry.entry): \(entry.text): \(entry.reason)")) }
+            print(tr(report.unmatched.isEmpty ? "Imported '\(report.name)': \(report.matched) of \(report.total) entries matched."
+                     : "Imported '\(report.name)': \(report.matched) of \(report.total) entries matched, \(report.unmatched.count) unmatched."))
         }
     }
 }

@@ -7,15 +7,16 @@ import Synchronization
 final class ProgressDisplay: Sendable {
     private let isTerminal = isatty(STDERR_FILENO) == 1
     private let state = Mutex((lastTenth: 0, shown: 0, drawn: false))
-    /// What is counted ("files"), and what is done to them ("read"), for the lines.
+    /// What is counted ("files"), and what is done to them ("read"), for the lines; in the
+    /// reader's language.
     private let unit: String
     private let verb: String
     /// Off a terminal, the fewest items worth a line at each tenth.
     private let linesFrom: Int
 
-    init(unit: String = "files", verb: String = "read", linesFrom: Int = 1000) {
-        self.unit = unit
-        self.verb = verb
+    init(unit: Message = "files", verb: Message = "read", linesFrom: Int = 1000) {
+        self.unit = tr(unit)
+        self.verb = tr(verb)
         self.linesFrom = linesFrom
     }
 
@@ -40,7 +41,7 @@ final class ProgressDisplay: Sendable {
                 let tenth = done * 10 / total
                 if tenth > state.lastTenth {
                     state.lastTenth = tenth
-                    FileHandle.standardError.write(Data("\(verb) \(done)/\(total) \(unit)\n".utf8))
+                    complain("\(verb) \(done)/\(total) \(unit)")
                 }
             }
         }

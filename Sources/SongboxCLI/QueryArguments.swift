@@ -19,7 +19,7 @@ enum QueryArguments {
     static func refuseUnknownOptions(_ words: [String], known: [String]) throws {
         guard let option = words.first(where: { $0.hasPrefix("--") && $0.count > 2 }) else { return }
         let name = String(option.prefix { $0 != "=" })
-        throw ValidationError("unknown option '\(name)'" + Suggestions.phrase(for: name, among: known + ["--db", "--help"]))
+        throw ValidationError(tr("unknown option '\(name)'\(Suggestions.phrase(for: name, among: known + ["--db", "--help"]))"))
     }
 
     static func join(_ words: [String]) -> String {

@@ -13,50 +13,50 @@ import SongboxScript
 struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "Run a Lua script against the library.",
-        discussion: """
+        abstract: tr("Run a Lua script against the library."),
+        discussion: tr("""
             The script runs in the plugin sandbox (see docs/lua-api.md) with `songbox` as a global \
             and `require "songbox"`, including songbox.library, .history, .playlist and .smart on \
             the library of --db; ARGs are in `songbox.args` and in `...`. `print` writes to \
             standard output, `songbox.log.*` to standard error. On a Lua error or a limit the exit \
             status is 1 and standard error shows `file:line: message` and a traceback. With \
             --dry-run, every function that would change something refuses.
-            """)
+            """))
 
     @OptionGroup var library: LibraryOptions
     @OptionGroup var outputOptions: OutputOptions
 
-    @Flag(name: .long, help: "Refuse every write the script attempts.")
+    @Flag(name: .long, help: ArgumentHelp(tr("Refuse every write the script attempts.")))
     var dryRun = false
 
-    @Option(name: .long, help: ArgumentHelp("Lua instructions the script may run per call (default 2000000000).", valueName: "count"))
+    @Option(name: .long, help: ArgumentHelp(tr("Lua instructions the script may run per call (default 2000000000)."), valueName: "count"))
     var instructionLimit: Int64?
 
-    @Option(name: .long, help: ArgumentHelp("Memory the script may use, in MiB (default 64).", valueName: "MiB"))
+    @Option(name: .long, help: ArgumentHelp(tr("Memory the script may use, in MiB (default 64)."), valueName: "MiB"))
     var memoryLimit: Int?
 
     @Option(name: .customLong("for"), help: ArgumentHelp(
-        "End the run after this long on the script's clock: 90 (seconds), 90s, 10m, 24h, 2d. With --fast, a day of timers takes moments.",
+        tr("End the run after this long on the script's clock: 90 (seconds), 90s, 10m, 24h, 2d. With --fast, a day of timers takes moments."),
         valueName: "duration"))
     var duration: String?
 
     @Option(name: .long, help: ArgumentHelp(
-        "Start the script's wall clock here, \"YYYY-MM-DD HH:MM [ZONE]\" (it then keeps to the script's clock: with --fast, days of songbox.at schedules and alarms in moments).",
+        tr("Start the script's wall clock here, \"YYYY-MM-DD HH:MM [ZONE]\" (it then keeps to the script's clock: with --fast, days of songbox.at schedules and alarms in moments)."),
         valueName: "time"))
     var startTime: String?
 
-    @Argument(help: ArgumentHelp("The Lua script.", valueName: "file.lua"))
+    @Argument(help: ArgumentHelp(tr("The Lua script."), valueName: "file.lua"))
     var file: String
 
-    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("Arguments for the script (songbox.args).", valueName: "arg"))
+    @Argument(parsing: .allUnrecognized, help: ArgumentHelp(tr("Arguments for the script (songbox.args)."), valueName: "arg"))
     var arguments: [String] = []
 
     func validate() throws {
         if let duration, Self.seconds(duration) == nil {
-            throw ValidationError("--for takes a duration such as 90, 90s, 10m, 24h or 2d (up to a year), got '\(duration)'")
+            throw ValidationError(tr("--for takes a duration such as 90, 90s, 10m, 24h or 2d (up to a year), got '\(duration)'"))
         }
-        if let instructionLimit, instructionLimit <= 0 { throw ValidationError("--instruction-limit must be positive") }
-        if let memoryLimit, memoryLimit <= 0 { throw ValidationError("--memory-limit must be positive") }
+        if let instructionLimit, instructionLimit <= 0 { throw ValidationError(tr("--instruction-limit must be positive")) }
+        if let memoryLimit, memoryLimit <= 0 { throw ValidationError(tr("--memory-limit must be positive")) }
         if let startTime { _ = try Self.instant(startTime) }
     }
 
@@ -67,7 +67,7 @@ struct Run: ParsableCommand {
             throw ValidationError("--start-time: \(error.description)")
         }
         guard let instant = schedule.instant else {
-            throw ValidationError("--start-time takes a date and a time, \"2026-03-27 06:30\" [ZONE], got '\(text)'")
+            throw ValidationError(tr("--start-time takes a date and a time, \"2026-03-27 06:30\" [ZONE], got '\(text)'"))
         }
         return instant
     }
@@ -94,6 +94,11 @@ struct Run: ParsableCommand {
     static func run(file: String, arguments: [String], database: String?, limits: LuaRuntime.Limits, dryRun: Bool,
                     output: String?, fast: Bool, bound: Double? = nil, wallStart: Double? = nil,
                     replayGain: ReplayGainMode? = nil) throws {
+        // Said here, in the reader's language (the runtime would say it too, as Lua's errors, in English).
+        guard access(file, R_OK) == 0 else {
+            complain("\(file): cannot read the script (\(String(cString: strerror(errno))))")
+            throw ExitCode(1)
+        }
         let store = try LibraryOptions.openStore(database)
         let wiring = try Wiring.load().replayGain(replayGain)
         let config = wiring.config
@@ -112,7 +117,7 @@ struct Run: ParsableCommand {
         try DaemonAPI.install(on: runtime)
         runtime.moodPresetFiles = Wiring.moodPresetFiles(userFolder: config.pluginFolder)
         let loop = ScriptEventLoop(runtime: runtime, host: host, fast: fast, bound: bound, wallStart: wallStart) { message in
-            FileHandle.standardError.write(Data("\(message)\n".utf8))
+            complain("\(message)")
         }
         let stop = StopRequest()
         var interrupt: Interrupt?
@@ -125,7 +130,7 @@ struct Run: ParsableCommand {
             try loop.run(interrupted: { stop.requested })
         } catch {
             host.shutdown()
-            FileHandle.standardError.write(Data("\(error)\n".utf8))
+            complain("\(error)")
             throw ExitCode(1)
         }
         host.shutdown()
@@ -159,6 +164,6 @@ struct StandardErrorLogHandler: LogHandler {
 
     func log(event: LogEvent) {
         let location = event.metadata?["script"].map { "\($0): " } ?? ""
-        FileHandle.standardError.write(Data("\(event.level): \(location)\(event.message)\n".utf8))
+        complain("\(event.level): \(location)\(event.message)")
     }
 }

@@ -8,7 +8,7 @@ import SongboxScript
 public struct SongboxCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "songbox",
-        abstract: "A music library, player and Lua automation host for headless players.",
+        abstract: tr("A music library, player and Lua automation host for headless players."),
         version: songboxVersion,
         subcommands: [Scan.self, Analyze.self, List.self, Show.self, LyricsCommand.self, ArtCommand.self, Edit.self, Remove.self, Stats.self, Play.self, Run.self, PlaylistCommand.self, HistoryCommand.self, DaemonCommand.self, PluginCommand.self, AlarmCommand.self, AutoplayCommand.self, Version.self] + ClientCommands.all
     )
@@ -22,7 +22,7 @@ public struct SongboxCommand: ParsableCommand {
 /// Options every command that touches the library takes.
 struct LibraryOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
-        "The library database (default: $SONGBOX_DB, else ~/.local/share/songbox/library.db).",
+        tr("The library database (default: $SONGBOX_DB, else ~/.local/share/songbox/library.db)."),
         valueName: "path"))
     var db: String?
 
@@ -44,7 +44,7 @@ struct LibraryOptions: ParsableArguments {
                                hint: "check the path; to make a library there, scan into it: songbox --db \(path) scan /path/to/music")
         }
         let store = try LibraryStore(path: path)
-        if !exists, creating { FileHandle.standardError.write(Data("Made a new library at \(path)\n".utf8)) }
+        if !exists, creating { complain("Made a new library at \(path)") }
         store.scriptEvaluator = Wiring.scriptPlaylistRunner(logger: scriptLogger)
         return store
     }

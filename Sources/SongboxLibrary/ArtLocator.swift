@@ -89,7 +89,7 @@ public enum ArtLocator {
         }
         let count = min(length, readLimit, facts.size - offset)
         let fd = FileName.open(facts.path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw SongboxError(.unreadableFile, String(cString: strerror(errno)), at: facts.path) }
+        guard fd >= 0 else { throw SongboxError(.unreadableFile, Message(verbatim: String(cString: strerror(errno))), at: facts.path) }
         defer { close(fd) }
         let bytes = facts.frame.map { $0.read(fd: fd, from: facts.dataOffset + offset, count: count) }
             ?? readFile(fd, from: offset, count: count)
@@ -108,10 +108,10 @@ public enum ArtLocator {
 
     private static func embedded(_ path: String) throws(SongboxError) -> ArtLookup {
         let fd = FileName.open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw SongboxError(.unreadableFile, String(cString: strerror(errno)), at: path) }
+        guard fd >= 0 else { throw SongboxError(.unreadableFile, Message(verbatim: String(cString: strerror(errno))), at: path) }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw SongboxError(.unreadableFile, String(cString: strerror(errno)), at: path) }
+        guard fstat(fd, &info) == 0 else { throw SongboxError(.unreadableFile, Message(verbatim: String(cString: strerror(errno))), at: path) }
         let key = "\(info.st_size) \(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec) \(path)"
         if let known = recent.withLock({ $0.first { $0.key == key }?.lookup }) { return known }
 

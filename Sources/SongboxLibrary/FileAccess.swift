@@ -31,8 +31,7 @@ public struct FileAccess: Sendable {
         if let folders {
             let allowed = folders.map(FilePaths.resolved)
             guard allowed.contains(where: { FilePaths.isInside(real, $0) && real != $0 }) else {
-                throw SongboxError(.invalidArgument, "a plugin may use files only in its own folder (\(folders.first ?? "none"))"
-                                   + " or in the folders granted to it", at: path,
+                throw SongboxError(.invalidArgument, "a plugin may use files only in its own folder (\(folders.first ?? "none")) or in the folders granted to it", at: path,
                                    hint: "grant a folder in the config file: grant.NAME = /path/to/folder")
             }
         }

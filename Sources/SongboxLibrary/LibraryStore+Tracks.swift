@@ -128,7 +128,7 @@ public struct TrackEdit: Sendable {
         let raw = String(text[text.index(after: equals)...])
         guard let field = Field(rawValue: name) else {
             throw SongboxError(.invalidArgument, "'\(name)' cannot be edited",
-                               hint: "editable fields: " + Field.allCases.map(\.rawValue).joined(separator: ", "))
+                               hint: "editable fields: \(Field.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         self.field = field
         guard !raw.isEmpty else { value = nil; return }

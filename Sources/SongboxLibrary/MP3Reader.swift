@@ -59,12 +59,12 @@ final class MP3Reader {
     func read(path: String) throws(SongboxError) -> ProbedFile {
         let fd = FileName.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
-            throw SongboxError(.unreadableFile, String(cString: strerror(errno)), at: path)
+            throw SongboxError(.unreadableFile, Message(verbatim: String(cString: strerror(errno))), at: path)
         }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else {
-            throw SongboxError(.unreadableFile, String(cString: strerror(errno)), at: path)
+            throw SongboxError(.unreadableFile, Message(verbatim: String(cString: strerror(errno))), at: path)
         }
         guard info.st_size > 0 else { throw SongboxError(.unreadableFile, "empty file", at: path) }
 

@@ -161,8 +161,8 @@ extension LibraryStore {
         _ = try access.check(path, writing: false)
         guard let data = FileManager.default.contents(atPath: path) else {
             let exists = FileManager.default.fileExists(atPath: path)
-            throw SongboxError(exists ? .unreadableFile : .notFound,
-                               exists ? "cannot read the playlist file" : "no such playlist file", at: path)
+            let message: Message = exists ? "cannot read the playlist file" : "no such playlist file"
+            throw SongboxError(exists ? .unreadableFile : .notFound, message, at: path)
         }
         let base = (FilePaths.absolute(path) as NSString).deletingLastPathComponent
         let fallbackName = ((path as NSString).lastPathComponent as NSString).deletingPathExtension

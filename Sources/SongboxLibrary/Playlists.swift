@@ -287,7 +287,7 @@ extension LibraryStore {
             guard let record = try PlaylistRecord.fetch(name, in: db) else {
                 guard typed.contains(name) else { continue }
                 let names = try String.fetchAll(db, sql: "SELECT name FROM playlists ORDER BY name")
-                throw SongboxError(.notFound, "no playlist named '\(name)'" + Suggestions.phrase(for: name, among: names),
+                throw SongboxError(.notFound, "no playlist named '\(name)'\(Suggestions.phrase(for: name, among: names))",
                                    hint: names.isEmpty ? "there are no playlists yet: `songbox playlist save NAME QUERY` makes one"
                                        : "`songbox playlist ls` lists them")
             }
@@ -380,7 +380,8 @@ extension LibraryStore {
         }
         guard missing.isEmpty else {
             let list = missing.prefix(10).map(String.init).joined(separator: ", ") + (missing.count > 10 ? ", ..." : "")
-            throw SongboxError(.notFound, "no track\(missing.count == 1 ? "" : "s") with id \(list) in the library",
+            throw SongboxError(.notFound, Message(count: missing.count, one: "no track with id \(list) in the library",
+                                                  other: "no tracks with id \(list) in the library"),
                                hint: "find ids with `songbox ls`")
         }
     }
@@ -414,8 +415,7 @@ extension LibraryStore {
             return nil
         }
         if let cycle = walk(start, path: [start]) {
-            throw SongboxError(.invalidQuery, "smart playlist '\(start)' would include itself: "
-                                   + cycle.map { "'\($0)'" }.joined(separator: " → "),
+            throw SongboxError(.invalidQuery, "smart playlist '\(start)' would include itself: \(cycle.map { "'\($0)'" }.joined(separator: " → "))",
                                hint: "a smart playlist cannot name itself with playlist:, directly or through other playlists")
         }
     }
@@ -483,8 +483,7 @@ struct PlaylistRecord: Sendable {
         guard record.kind == .saved else {
             let source = record.script.map { "its function in \($0)" } ?? "its query"
             throw SongboxError(.invalidArgument, "cannot \(action) '\(name)': it is a smart playlist, its tracks come from \(source)",
-                               hint: "change its query with `songbox playlist smart \"\(name)\" QUERY`, or save a copy "
-                                   + "with `songbox playlist save NEW playlist:\"\(name)\"` and edit that")
+                               hint: "change its query with `songbox playlist smart \"\(name)\" QUERY`, or save a copy with `songbox playlist save NEW playlist:\"\(name)\"` and edit that")
         }
         return record
     }

@@ -38,9 +38,12 @@ public struct ScanReport: Sendable {
 /// A folder whose vanished tracks a scan kept as they were, and why.
 public struct HeldFolder: Sendable, Equatable {
     public var path: String
-    public var reason: String
+    /// Why, in English (`reason`) and in the reader's language (`said.localized`).
+    public var said: Message
     /// Tracks under it that the scan did not find and left alone.
     public var tracks: Int
+
+    public var reason: String { said.description }
 }
 
 /// Where a scan is, for a progress display.
@@ -340,7 +343,7 @@ struct VanishGuard {
         // An empty folder under a root: a mount point inside the music folder.
         for folder in walker.emptyFolders where !roots.contains(folder) {
             let count = lost.count { FilePaths.isInside($0.path, folder) }
-            if count > 0 { holds.append(HeldFolder(path: folder, reason: "the folder is empty (a drive not mounted?)", tracks: count)) }
+            if count > 0 { holds.append(HeldFolder(path: folder, said: "the folder is empty (a drive not mounted?)", tracks: count)) }
         }
         for root in roots {
             let gone = lost.filter { track in
@@ -348,19 +351,19 @@ struct VanishGuard {
             }
             guard !gone.isEmpty else { continue }
             let present = known.tracks.values.count { $0.missingSince == nil && FilePaths.isInside($0.path, root) }
-            let reason: String
+            let reason: Message
             if walker.emptyFolders.contains(root) {
-                reason = "the folder is empty (a drive not mounted?)"
+                reason = Message("the folder is empty (a drive not mounted?)")
             } else if let before = known.devices[root], let now = walker.rootDevices[root], before != now {
-                reason = "it is on another filesystem than when it was scanned (a drive not mounted?)"
+                reason = Message("it is on another filesystem than when it was scanned (a drive not mounted?)")
             } else if gone.count == present {
-                reason = "none of its \(present) tracks were found"
+                reason = Message("none of its \(present) tracks were found")
             } else if Double(gone.count) > Double(present) * Self.heldShare {
-                reason = "\(gone.count) of its \(present) tracks were not found (more than a fifth at once)"
+                reason = Message("\(gone.count) of its \(present) tracks were not found (more than a fifth at once)")
             } else {
                 continue
             }
-            holds.append(HeldFolder(path: root, reason: reason, tracks: gone.count))
+            holds.append(HeldFolder(path: root, said: reason, tracks: gone.count))
         }
         return holds.sorted { $0.path < $1.path }
     }

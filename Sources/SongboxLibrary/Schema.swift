@@ -14,8 +14,7 @@ enum Schema {
             let current = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
             let superseded = try migrator.hasBeenSuperseded(db)
             if current > migrationCount || superseded {
-                throw SongboxError(.databaseUnavailable, "the library was written by a newer songbox (schema \(current); this one knows "
-                                   + "\(migrationCount)): it is left as it is", hint: "run the songbox that wrote it, or a newer one")
+                throw SongboxError(.databaseUnavailable, "the library was written by a newer songbox (schema \(current); this one knows \(migrationCount)): it is left as it is", hint: "run the songbox that wrote it, or a newer one")
             }
             if current == migrationCount { try checkObjects(db) }
             return current
@@ -35,8 +34,8 @@ enum Schema {
         let present = try Set(String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')"))
         let missing = objects.filter { !present.contains($0) }
         guard missing.isEmpty else {
-            throw SongboxError(.databaseUnavailable, "the library database is damaged: no \(missing.joined(separator: ", ")) "
-                               + "\(missing.count == 1 ? "table" : "tables")",
+            throw SongboxError(.databaseUnavailable, Message(count: missing.count, one: "the library database is damaged: no \(missing.joined(separator: ", ")) table",
+                                                             other: "the library database is damaged: no \(missing.joined(separator: ", ")) tables"),
                                hint: "restore it from a backup, or move it away and scan again (play history would be lost)")
         }
     }

@@ -72,8 +72,7 @@ extension LibraryStore {
         let outer = ScriptPlaylists.evaluating
         if outer.contains(playlist.name) {
             let cycle = outer.drop(while: { $0 != playlist.name }) + [playlist.name]
-            throw SongboxError(.scriptFailed, "smart playlist '\(playlist.name)' would include itself: "
-                                   + cycle.map { "'\($0)'" }.joined(separator: " → "),
+            throw SongboxError(.scriptFailed, "smart playlist '\(playlist.name)' would include itself: \(cycle.map { "'\($0)'" }.joined(separator: " → "))",
                                at: playlist.script,
                                hint: "a smart playlist's function cannot read the playlist itself, directly or through others")
         }
@@ -82,8 +81,7 @@ extension LibraryStore {
             ids = try ScriptPlaylists.$evaluating.withValue(outer + [playlist.name]) { () throws -> [Int64] in
                 if let running = ScriptPlaylists.running, let ids = try running.trackIDs(of: playlist, in: self) { return ids }
                 guard let evaluator = scriptEvaluator, let ids = try evaluator.trackIDs(of: playlist, in: self) else {
-                    throw SongboxError(.scriptFailed, "smart playlist '\(playlist.name)' is defined by a Lua function, "
-                                           + "and nothing here can run it", at: playlist.script)
+                    throw SongboxError(.scriptFailed, "smart playlist '\(playlist.name)' is defined by a Lua function, and nothing here can run it", at: playlist.script)
                 }
                 return ids
             }
@@ -97,8 +95,7 @@ extension LibraryStore {
                                                     arguments: [Self.jsonList(ids)]))
         }
         if let bad = missing.min() {
-            throw SongboxError(.scriptFailed, "the function of smart playlist '\(playlist.name)' gave track id \(bad), "
-                                   + "which is not in the library", at: playlist.script)
+            throw SongboxError(.scriptFailed, "the function of smart playlist '\(playlist.name)' gave track id \(bad), which is not in the library", at: playlist.script)
         }
         return ids
     }

@@ -1,4 +1,5 @@
 import GRDB
+@_exported import SongboxMessages  // a SongboxError is made of Messages: whoever throws one can name the type
 
 /// An error a user can act on: a stable code, what went wrong, where, and how to fix it.
 public struct SongboxError: Error, CustomStringConvertible, Sendable {
@@ -15,26 +16,38 @@ public struct SongboxError: Error, CustomStringConvertible, Sendable {
     }
 
     public let code: Code
-    public let message: String
+    /// What went wrong, in English for programs (`message`) and in the reader's language.
+    public let text: Message
     /// A path, a query position, a track id: where it happened.
     public let location: String?
     /// How to fix it, when there is something to say.
-    public let hint: String?
+    public let hintText: Message?
     public let cause: String?
 
-    public init(_ code: Code, _ message: String, at location: String? = nil, hint: String? = nil,
+    public init(_ code: Code, _ message: Message, at location: String? = nil, hint: Message? = nil,
                 cause: (any Error)? = nil) {
         self.code = code
-        self.message = message
+        self.text = message
         self.location = location
-        self.hint = hint
+        self.hintText = hint
         self.cause = cause.map { String(describing: $0) }
     }
 
-    public var description: String {
-        var text = location.map { "\($0): \(message)" } ?? message
+    /// In English: what a script, a log and an MPD client read.
+    public var message: String { text.description }
+    public var hint: String? { hintText?.description }
+
+    public var description: String { render(localized: false) }
+
+    /// What the CLI prints: the message and the hint in the reader's language (see `Catalog`).
+    public var localized: String { render(localized: true) }
+
+    private func render(localized: Bool) -> String {
+        let say = { (message: Message) in localized ? message.localized : message.description }
+        var text = location.map { "\($0): " } ?? ""
+        text += say(self.text)
         if let cause { text += " (\(cause))" }
-        if let hint { text += "\n  hint: \(hint)" }
+        if let hintText { text += "\n  " + say("hint: \(hintText)") }
         return text
     }
 

@@ -14,10 +14,15 @@ public enum Suggestions {
     }
 
     /// ` (did you mean 'x' or 'y'?)`, or nothing.
-    public static func phrase(for typed: String, among candidates: [String]) -> String {
+    public static func phrase(for typed: String, among candidates: [String]) -> Message {
         let close = closest(to: typed, among: candidates)
-        guard !close.isEmpty else { return "" }
-        return " (did you mean " + close.map { "'\($0)'" }.joined(separator: " or ") + "?)"
+        guard !close.isEmpty else { return Message(verbatim: "") }
+        return " (did you mean \(either(close))?)"
+    }
+
+    /// `'x'`, `'x' or 'y'`, `'x' or 'y' or 'z'`.
+    public static func either(_ names: [String]) -> Message {
+        names.dropFirst().reduce("'\(names.first ?? "")'") { list, name in "\(list) or '\(name)'" }
     }
 
     /// Levenshtein distance.

@@ -50,7 +50,7 @@ public final class PlaybackRecorder: @unchecked Sendable {
                     state.append((Self.queueStateName, snapshot.queue.compactEncoding()))
                 }
             } catch {
-                report("could not save the queue: \(error)")
+                report(Message("could not save the queue: \(error)").localized)
             }
         }
         guard !plays.isEmpty || !state.isEmpty else { return }
@@ -59,7 +59,7 @@ public final class PlaybackRecorder: @unchecked Sendable {
             for ((_, counted, item), failure) in zip(plays, outcomes) {
                 if let failure {
                     recorded.addFailure()
-                    report("could not record the \(counted.rawValue) of \(item.track.path): \(failure)")
+                    report(Self.notRecorded(counted, item, failure))
                 } else {
                     recorded.add(counted)
                 }
@@ -68,9 +68,9 @@ public final class PlaybackRecorder: @unchecked Sendable {
         } catch {
             for (_, counted, item) in plays {
                 recorded.addFailure()
-                report("could not record the \(counted.rawValue) of \(item.track.path): \(error)")
+                report(Self.notRecorded(counted, item, error))
             }
-            if !state.isEmpty { report("could not save the queue: \(error)") }
+            if !state.isEmpty { report(Message("could not save the queue: \(error)").localized) }
         }
     }
 
@@ -99,9 +99,19 @@ public final class PlaybackRecorder: @unchecked Sendable {
             withLibraryDetails(&queue)
             return place.snapshot(queue: queue)
         } catch {
-            report("the saved queue could not be read, starting with an empty one (\(error))")
+            report(Message("the saved queue could not be read, starting with an empty one (\(error))").localized)
             return nil
         }
+    }
+}
+
+extension PlaybackRecorder {
+    /// What is said when a play or a skip could not be committed (in the reader's language: for
+    /// the person who runs `songbox play` or reads the daemon's log).
+    static func notRecorded(_ counted: PlayCount, _ item: QueueItem, _ error: any Error) -> String {
+        let message: Message = counted == .skip ? "could not record the skip of \(item.track.path): \(error)"
+                                                : "could not record the play of \(item.track.path): \(error)"
+        return message.localized
     }
 }
 
@@ -114,12 +124,12 @@ extension PlaybackRecorder {
         do {
             queue.setLyricTimes(try store.playableLyricTimes(of: ids))
         } catch {
-            report("the lyrics of the saved queue could not be read, its tracks play without lyric events (\(error))")
+            report(Message("the lyrics of the saved queue could not be read, its tracks play without lyric events (\(error))").localized)
         }
         do {
             queue.setReplayGains(try store.replayGains(of: ids))
         } catch {
-            report("the ReplayGain of the saved queue could not be read, its tracks play without it (\(error))")
+            report(Message("the ReplayGain of the saved queue could not be read, its tracks play without it (\(error))").localized)
         }
     }
 }

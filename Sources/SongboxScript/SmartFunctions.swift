@@ -152,8 +152,7 @@ public struct ScriptPlaylistRunner: ScriptPlaylistEvaluator {
         guard FileManager.default.fileExists(atPath: playlist.script) else {
             throw SongboxError(.scriptFailed, "smart playlist '\(playlist.name)' is defined by a function in a script that is gone",
                                at: playlist.script,
-                               hint: "run the script from where it is now (songbox run FILE.lua), or delete the playlist "
-                                   + "with `songbox playlist rm \"\(playlist.name)\"`")
+                               hint: "run the script from where it is now (songbox run FILE.lua), or delete the playlist with `songbox playlist rm \"\(playlist.name)\"`")
         }
         let logger = self.logger
         let runtime: LuaRuntime
@@ -177,8 +176,7 @@ public struct ScriptPlaylistRunner: ScriptPlaylistEvaluator {
             throw SongboxError(.scriptFailed, "smart playlist '\(playlist.name)' failed", at: playlist.script, cause: error)
         }
         guard let ids = try runtime.evaluateSmartFunction(playlist) else {
-            throw SongboxError(.scriptFailed, "smart playlist '\(playlist.name)': the script no longer defines it "
-                                   + "(it ran without calling songbox.smart(\"\(playlist.function)\", function))",
+            throw SongboxError(.scriptFailed, "smart playlist '\(playlist.name)': the script no longer defines it (it ran without calling songbox.smart(\"\(playlist.function)\", function))",
                                at: playlist.script)
         }
         return ids

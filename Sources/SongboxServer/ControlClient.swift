@@ -1,4 +1,5 @@
 import Foundation
+import SongboxMessages
 
 /// Where the daemon's control socket is: `$SONGBOX_SOCKET`, else
 /// `$XDG_RUNTIME_DIR/songbox/control.sock`, else `/tmp/songbox-UID/control.sock`.
@@ -112,7 +113,7 @@ public final class ControlClient {
             if reply == "OK" { return fields }
             if reply.hasPrefix("ACK ") {
                 let message = reply.range(of: "} ").map { String(reply[$0.upperBound...]) } ?? reply
-                throw DaemonError(message)
+                throw DaemonError(Message(verbatim: message))
             }
             guard let colon = reply.range(of: ": ") else { continue }
             fields.append((String(reply[..<colon.lowerBound]), String(reply[colon.upperBound...])))

@@ -1,4 +1,5 @@
 import Foundation
+import SongboxMessages
 import NIOCore
 import NIOPosix
 import Synchronization
@@ -384,13 +385,21 @@ final class MPDConnection: ChannelInboundHandler, @unchecked Sendable {
 
 /// An error of the daemon or its clients, with a hint when there is one.
 public struct DaemonError: Error, CustomStringConvertible, Sendable {
-    public var message: String
-    public var hint: String?
+    /// In English for logs and programs (`message`, `description`); `localized` for the CLI.
+    public var text: Message
+    public var hintText: Message?
 
-    public init(_ message: String, hint: String? = nil) {
-        self.message = message
-        self.hint = hint
+    public init(_ message: Message, hint: Message? = nil) {
+        self.text = message
+        self.hintText = hint
     }
 
+    public var message: String { text.description }
+    public var hint: String? { hintText?.description }
+
     public var description: String { message + (hint.map { "\n  hint: \($0)" } ?? "") }
+
+    public var localized: String {
+        text.localized + (hintText.map { "\n  " + Message("hint: \($0)").localized } ?? "")
+    }
 }

@@ -19,7 +19,7 @@ public final class DaemonProcess: @unchecked Sendable {
         // No TCP port unless the test names one: tests run side by side, and beside a real MPD.
         let binds = arguments.contains("--bind") ? [] : ["--bind", "none"]
         process.arguments = ["--db", database, "daemon", "--socket", socket] + binds + arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.environment = SongboxRunner.environment(environment, isolated: false)
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
         process.standardInput = FileHandle.nullDevice

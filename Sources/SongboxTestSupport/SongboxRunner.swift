@@ -48,6 +48,7 @@ public struct SongboxRunner: Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.executable)
         process.arguments = ["--db", database] + arguments
+        process.environment = Self.environment()
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -67,14 +68,24 @@ public struct SongboxRunner: Sendable {
         return counted
     }
 
+    /// The environment songbox runs in under a test: this process's, in English whatever the
+    /// machine's locale (a test asks for another language with `LANG`, `LC_ALL`...), and with no
+    /// daemon unless a test starts one (a daemon the developer runs is never reached: `isolated`);
+    /// then `extra`.
+    public static func environment(_ extra: [String: String] = [:], isolated: Bool = true) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        for name in ["LC_ALL", "LC_MESSAGES", "LC_NUMERIC", "LC_TIME", "LANGUAGE"] { environment[name] = nil }
+        environment["LANG"] = "C.UTF-8"
+        if isolated { environment["SONGBOX_SOCKET"] = Fixtures.packageRoot + "/.build/no-daemon-in-tests.sock" }
+        return environment.merging(extra) { $1 }
+    }
+
     /// Runs any program and captures what it prints.
     public static func run(executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Output {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        // No daemon unless a test starts one: a daemon the developer runs is never reached.
-        let isolated = ["SONGBOX_SOCKET": Fixtures.packageRoot + "/.build/no-daemon-in-tests.sock"]
-        process.environment = ProcessInfo.processInfo.environment.merging(isolated) { $1 }.merging(environment) { $1 }
+        process.environment = Self.environment(environment)
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // Files, not pipes: a full pipe would block the child while we wait for it.
@@ -94,4 +105,38 @@ public struct SongboxRunner: Sendable {
                       stdoutBytes: try Data(contentsOf: URL(fileURLWithPath: outPath)),
                       stderr: String(decoding: try Data(contentsOf: URL(fileURLWithPath: errPath)), as: UTF8.self))
     }
+}
+
+/// The message catalogs a test runs songbox with: po/*.po compiled by msgfmt (as `make` does)
+/// to .build/share/locale, where the songbox in .build/<triple>/debug finds them.
+public enum Catalogs {
+    public static let directory = Fixtures.packageRoot + "/.build/share/locale"
+
+    /// Compiles each po/LANG.po newer than its .mo, once per test run; throws what msgfmt said.
+    public static func compile() throws {
+        if let failure = compiled { throw FixtureError(failure) }
+    }
+
+    private static let compiled: String? = {
+        let po = Fixtures.packageRoot + "/po"
+        let files = ((try? FileManager.default.contentsOfDirectory(atPath: po)) ?? []).filter { $0.hasSuffix(".po") }
+        for file in files {
+            let language = String(file.dropLast(3))
+            let target = "\(directory)/\(language)/LC_MESSAGES/songbox.mo"
+            let modified = { (path: String) in
+                (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date) ?? nil
+            }
+            if let made = modified(target), let source = modified(po + "/" + file), made >= source { continue }
+            do {
+                try FileManager.default.createDirectory(atPath: directory + "/\(language)/LC_MESSAGES", withIntermediateDirectories: true)
+                let temporary = target + ".\(getpid()).tmp"
+                let output = try SongboxRunner.run(executable: "/usr/bin/msgfmt", ["--check", "-o", temporary, po + "/" + file])
+                guard output.status == 0 else { return "msgfmt \(file): \(output.stderr)" }
+                guard rename(temporary, target) == 0 else { return "cannot move \(temporary) to \(target)" }
+            } catch {
+                return "msgfmt \(file): \(error)"
+            }
+        }
+        return nil
+    }()
 }

@@ -102,7 +102,7 @@ public struct SongboxConfig: Sendable, Equatable {
             let place = "\(path):\(index + 1)"
             guard let equals = line.firstIndex(of: "=") else {
                 throw SongboxError(.invalidArgument, "expected key = value, got '\(line.trimmingCharacters(in: .whitespaces))'",
-                                   at: place, hint: "keys: " + keys.joined(separator: ", "))
+                                   at: place, hint: "keys: \(keys.joined(separator: ", "))")
             }
             let key = line[..<equals].trimmingCharacters(in: .whitespaces)
             let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
@@ -150,7 +150,7 @@ public struct SongboxConfig: Sendable, Equatable {
         if key == "bind" {
             guard !value.isEmpty else { throw SongboxError(.invalidArgument, "bind needs HOST:PORT or none", at: place) }
             if value != "none" {
-                do { _ = try MPDEndpoint(parsing: value) } catch { throw SongboxError(.invalidArgument, error.message, at: place) }
+                do { _ = try MPDEndpoint(parsing: value) } catch { throw SongboxError(.invalidArgument, Message(verbatim: error.message), at: place) }
             }
             binds = (binds ?? []) + (value == "none" ? [] : [value])
             return
@@ -163,7 +163,7 @@ public struct SongboxConfig: Sendable, Equatable {
                 } else {
                     access.defaultPermissions = try MPDPermissions(parsing: value)
                 }
-            } catch { throw SongboxError(.invalidArgument, error.message, at: place) }
+            } catch { throw SongboxError(.invalidArgument, Message(verbatim: error.message), at: place) }
             return
         }
         if key == "replay_gain" {
@@ -185,7 +185,7 @@ public struct SongboxConfig: Sendable, Equatable {
             // Given again: more outputs, in order of preference (where an alarm goes when the
             // first cannot be heard, what MPD clients list and switch between).
             let spec: OutputSpec
-            do { spec = try OutputSpec(parsing: value) } catch { throw SongboxError(.invalidArgument, error.description, at: place) }
+            do { spec = try OutputSpec(parsing: value) } catch { throw SongboxError(.invalidArgument, Message(verbatim: error.description), at: place) }
             if output == nil { output = value }
             if !settings.outputs.contains(spec) { settings.outputs.append(spec) }
             return
@@ -218,7 +218,7 @@ public struct SongboxConfig: Sendable, Equatable {
             missingDays = number
         default:
             throw SongboxError(.invalidArgument, "unknown setting '\(key)'", at: place,
-                               hint: "keys: " + Self.keys.joined(separator: ", ") + ", plugin.NAME.KEY, grant.NAME")
+                               hint: "keys: \(Self.keys.joined(separator: ", ")), plugin.NAME.KEY, grant.NAME")
         }
     }
 }

@@ -73,8 +73,7 @@ public struct Wiring: Sendable {
         let settings = self.settings
         return PlayerHost(store: store) { () throws(SongboxError) -> any ScriptPlayer in
             if (try? ControlClient()) != nil {
-                throw SongboxError(.invalidArgument, "a songbox daemon runs (\(defaultControlSocketPath())) and owns the player: "
-                                   + "put the script in its plugin folder (~/.config/songbox/plugins), or stop it to play from songbox run")
+                throw SongboxError(.invalidArgument, "a songbox daemon runs (\(defaultControlSocketPath())) and owns the player: put the script in its plugin folder (~/.config/songbox/plugins), or stop it to play from songbox run")
             }
             // ALSA keeps real time whatever --fast says: only the other outputs are stepped.
             var stepped = fast

@@ -97,7 +97,7 @@ extension ScannerTests {
         for path in paths { try FileManager.default.removeItem(atPath: path) }
 
         let report = try scanner.scan([music])
-        #expect(report.held == [HeldFolder(path: music, reason: "the folder is empty (a drive not mounted?)", tracks: 10)])
+        #expect(report.held == [HeldFolder(path: music, said: "the folder is empty (a drive not mounted?)", tracks: 10)])
         #expect(report.missing == 0 && report.removed == 0)
         #expect(try titles().count == 10)
         #expect(try store.track(id: firstID)?.plays == 1)
@@ -135,7 +135,7 @@ extension ScannerTests {
         for path in drive { try FileManager.default.removeItem(atPath: path) }
         try FileManager.default.removeItem(atPath: music + "/Local/09.mp3")
         let report = try scanner.scan([music])
-        #expect(report.held == [HeldFolder(path: music + "/Drive", reason: "the folder is empty (a drive not mounted?)", tracks: 3)])
+        #expect(report.held == [HeldFolder(path: music + "/Drive", said: "the folder is empty (a drive not mounted?)", tracks: 3)])
         #expect(report.missing == 1)
         #expect(try titles().count == 12)
     }

@@ -168,7 +168,7 @@ struct QueryLexer {
 
 extension SongboxError {
     /// A query error at 1-based character `position`.
-    static func query(_ message: String, at position: Int, hint: String? = nil) -> SongboxError {
+    static func query(_ message: Message, at position: Int, hint: Message? = nil) -> SongboxError {
         SongboxError(.invalidQuery, message, at: "query:\(position)", hint: hint)
     }
 }

@@ -192,10 +192,14 @@ struct QueryParser {
         }
         guard let field = QueryField.named(name) else {
             let close = QueryField.suggestions(for: name)
-            let known = close.isEmpty ? "fields are " + QueryField.all.map(\.name).joined(separator: ", ")
-                                      : "did you mean " + close.joined(separator: ", or ") + "?"
-            let quoting = "to search for the text itself, quote it: \"\(term.written)\(term.value)\""
-            let hint = term.quoted ? known : known + (close.isEmpty ? "; " : " Or, ") + quoting
+            let quoted = "\"\(term.written)\(term.value)\""
+            let fields = QueryField.all.map(\.name).joined(separator: ", ")
+            let hint: Message = switch (close.isEmpty, term.quoted) {
+            case (true, true): "fields are \(fields)"
+            case (true, false): "fields are \(fields); to search for the text itself, quote it: \(quoted)"
+            case (false, true): "did you mean \(close.joined(separator: ", or "))?"
+            case (false, false): "did you mean \(close.joined(separator: ", or "))? Or, to search for the text itself, quote it: \(quoted)"
+            }
             throw SongboxError.query("unknown field '\(term.name)'", at: position, hint: hint)
         }
         try requireValue(term, hint: QueryValueReader.examples(of: field.kind, field: field.name))
@@ -212,7 +216,7 @@ struct QueryParser {
         }
     }
 
-    private func requireValue(_ term: FieldTerm, hint: String) throws(SongboxError) {
+    private func requireValue(_ term: FieldTerm, hint: Message) throws(SongboxError) {
         guard term.value.isEmpty && !term.quoted else { return }
         throw SongboxError.query("expected a value after \(term.written)", at: term.valuePosition, hint: hint)
     }
@@ -250,8 +254,7 @@ struct QueryParser {
             let end = endText.isEmpty ? nil : try read(endText, endPosition)
             if let start, let end, QuerySpan.rangeIsEmpty(from: start, to: end) {
                 throw SongboxError.query("the range \(term.value) is empty: it ends before it starts",
-                                         at: term.valuePosition, hint: "write the smaller or earlier end first: "
-                                            + "\(field.name):\(endText)..\(startText)")
+                                         at: term.valuePosition, hint: "write the smaller or earlier end first: \(field.name):\(endText)..\(startText)")
             }
             return .range(field, lower: start.map { QueryBound(value: $0.lower, inclusive: true) },
                           upper: end.map { QueryBound(value: $0.upper, inclusive: $0.upperInclusive) })
@@ -270,7 +273,7 @@ struct QueryParser {
 
     // MARK: Directives
 
-    private static let limitHint = "write a count (limit:10) or a length of time (limit:45m, limit:1h30m, limit:90s)"
+    private static let limitHint: Message = "write a count (limit:10) or a length of time (limit:45m, limit:1h30m, limit:90s)"
 
     private mutating func readSort(_ term: FieldTerm, at position: Int) throws(SongboxError) {
         if let sortPosition {
@@ -293,7 +296,7 @@ struct QueryParser {
                 }
                 throw SongboxError.query("cannot sort by '\(name)'", at: offset,
                                          hint: close.isEmpty ? "sort by a field: title, artist, year, plays, added, ..."
-                                                             : "did you mean " + close.joined(separator: ", or ") + "?")
+                                                             : "did you mean \(close.joined(separator: ", or "))?")
             }
             sort.append(QuerySortKey(field: field, descending: descending))
         }

@@ -164,7 +164,7 @@ struct QueryValueReader: Sendable {
         Int64(date.timeIntervalSince1970.rounded(.down))
     }
 
-    static func description(of kind: QueryField.Kind) -> String {
+    static func description(of kind: QueryField.Kind) -> Message {
         switch kind {
         case .number: "a number"
         case .date: "a date"
@@ -176,11 +176,10 @@ struct QueryValueReader: Sendable {
     }
 
     /// A hint showing the forms a field of `kind` takes.
-    static func examples(of kind: QueryField.Kind, field: String) -> String {
+    static func examples(of kind: QueryField.Kind, field: String) -> Message {
         switch kind {
         case .number: "write a number: \(field):3, \(field):1..5, \(field):3.., \(field)>3"
-        case .date: "write a date (2024-01-31, 2024-01, 2024) or a time back from now (-12h, -30d, -2w, -6m, -1y): "
-            + "\(field):-30d.., \(field):2024-01, \(field)<2023"
+        case .date: "write a date (2024-01-31, 2024-01, 2024) or a time back from now (-12h, -30d, -2w, -6m, -1y): \(field):-30d.., \(field):2024-01, \(field)<2023"
         case .duration: "write seconds or minutes:seconds: \(field):90, \(field):..3:30, \(field)>5:00, \(field):1:02:03"
         case .tagDate: "write 1967, 1967-05 or 1967-05-01: \(field):1967, \(field):1960..1969-12"
         case .bool: "write \(field):true or \(field):false (yes/no and 1/0 work too)"

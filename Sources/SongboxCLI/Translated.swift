@@ -1,0 +1,17 @@
+import Foundation
+import SongboxMessages
+
+/// `message` in the reader's language (docs/translations.md): what the CLI prints for people.
+/// Every literal passed here is a msgid of po/he.po (TranslationTests checks it).
+func tr(_ message: Message) -> String { message.localized }
+
+/// Writes `message`, translated, and a newline on standard error.
+func complain(_ message: Message) {
+    FileHandle.standardError.write(Data((message.localized + "\n").utf8))
+}
+
+/// `one` or `other` as `count` asks, in the reader's language (`1 track`, `2 tracks`; Hebrew
+/// has its own forms): gettext's ngettext. Write the count in both.
+func tr(count: Int, _ one: Message, _ other: Message) -> Message {
+    Message(count: count, one: one, other: other)
+}

@@ -1,0 +1,92 @@
+internal import CIntl
+import Glibc
+import Synchronization
+
+/// songbox's message catalogs: GNU gettext, as Linux programs do it.
+///
+/// The catalogs are `po/LANG.po` (msgid: the English text of a `Message`), compiled by `msgfmt`
+/// to `LANG/LC_MESSAGES/songbox.mo` under a locale directory: `$SONGBOX_LOCALEDIR` when set,
+/// else the first of `../share/locale` (an installed binary: /usr/local/bin/songbox reads
+/// /usr/local/share/locale) and `../../share/locale` (the build tree: .build/<triple>/debug/songbox
+/// reads .build/share/locale, where `make` compiles them) beside the executable that exists.
+///
+/// The language is glibc's choice from `LC_ALL`, `LC_MESSAGES`, `LANG` and then `LANGUAGE` (a list
+/// such as `he:en`, read unless the locale is plain `C`). Only `LC_MESSAGES` is set for the
+/// process; numbers are written with the environment's `LC_NUMERIC` on the thread that writes
+/// them, so the process's own numeric locale (which Lua's number parsing reads) stays `C`.
+public enum Catalog {
+    public static let domain = "songbox"
+
+    /// The numeric locale, once `activate` has bound the catalogs; nil until then.
+    private static let state = Mutex<State?>(nil)
+
+    private struct State: @unchecked Sendable {  // a locale_t is immutable once made
+        let numeric: locale_t?
+    }
+
+    /// Chooses the language from the environment; called once, at the start of the program.
+    public static func activate() {
+        setlocale(LC_MESSAGES, "")
+        let directory = localeDirectory()
+        bindtextdomain(domain, directory)
+        // Whatever LC_CTYPE says, songbox writes UTF-8.
+        bind_textdomain_codeset(domain, "UTF-8")
+        let numeric = newlocale(LC_NUMERIC_MASK, "", nil)
+        state.withLock { $0 = State(numeric: numeric) }
+    }
+
+    static func translate(_ key: String, plural: Message.Plural?) -> String {
+        guard state.withLock({ $0 != nil }) else { return plural.map { $0.count == 1 ? key : $0.key } ?? key }
+        // Untranslated, gettext answers with the key's own pointer: read it before the bridged
+        // C string goes away.
+        return key.withCString { one in
+            guard let plural else { return String(cString: dgettext(domain, one)) }
+            return plural.key.withCString { other in
+                String(cString: dngettext(domain, one, other, UInt(max(0, plural.count))))
+            }
+        }
+    }
+
+    /// `number` with `digits` decimals, written for people: with the decimal point of the
+    /// environment's `LC_NUMERIC` (as C writes it before `activate`).
+    public static func number(_ number: Double, digits: Int) -> String {
+        decimal(number, digits: digits, localized: true)
+    }
+
+    /// `number` with `digits` decimals: as C writes it, or with the locale's decimal point.
+    static func decimal(_ number: Double, digits: Int, localized: Bool) -> String {
+        guard number.isFinite else { return String(describing: number) }
+        let locale = localized ? state.withLock { $0?.numeric } ?? cLocale.value : cLocale.value
+        var buffer = [CChar](repeating: 0, count: 64)
+        let written = Int(songbox_format_decimal(&buffer, buffer.count, number, Int32(max(0, min(digits, 17))), locale))
+        guard written > 0, written < buffer.count else { return String(describing: number) }
+        return String(decoding: buffer.prefix(written).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    private struct LocaleHandle: @unchecked Sendable { let value: locale_t? }
+    private static let cLocale = LocaleHandle(value: newlocale(LC_NUMERIC_MASK, "C", nil))
+
+    /// `$SONGBOX_LOCALEDIR`, else `share/locale` one or two folders above the executable's.
+    static func localeDirectory() -> String {
+        if let forced = getenv("SONGBOX_LOCALEDIR").map({ String(cString: $0) }), !forced.isEmpty { return forced }
+        var folder = executableFolder()
+        var candidates: [String] = []
+        for _ in 0..<2 {
+            folder = parent(of: folder)
+            candidates.append(folder + "/share/locale")
+        }
+        return candidates.first { access($0, F_OK) == 0 } ?? candidates[0]
+    }
+
+    private static func executableFolder() -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard length > 0 else { return "." }
+        return parent(of: String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self))
+    }
+
+    private static func parent(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+}
