@@ -44,7 +44,7 @@ struct DaemonCommand: ParsableCommand {
     @Flag(help: ArgumentHelp(tr("Play wav, fifo and null outputs as fast as the machine allows (tests and demos).")))
     var fast = false
 
-    @Option(help: ArgumentHelp("The ReplayGain mode: album gain, track gain, auto (album in order, track on random) or off (default: the config's replay_gain, else off).",
+    @Option(help: ArgumentHelp(tr("The ReplayGain mode: album gain, track gain, auto (album in order, track on random) or off (default: the config's replay_gain, else off)."),
                                valueName: "mode"))
     var replayGain: ReplayGainMode?
 

@@ -16,7 +16,7 @@ struct OutputOptions: ParsableArguments {
     @Flag(help: ArgumentHelp(tr("Run wav, fifo and null outputs as fast as the machine allows instead of in real time.")))
     var fast = false
 
-    @Option(help: ArgumentHelp("The ReplayGain mode: album gain, track gain, auto (album in order, track on random) or off (default: the config's replay_gain, else off).",
+    @Option(help: ArgumentHelp(tr("The ReplayGain mode: album gain, track gain, auto (album in order, track on random) or off (default: the config's replay_gain, else off)."),
                                valueName: "mode"))
     var replayGain: ReplayGainMode?
 
