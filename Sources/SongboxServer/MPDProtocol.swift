@@ -79,7 +79,8 @@ public enum MPDProtocol {
 
     /// A value as one response line holds it: a line break or a NUL would break the framing.
     public static func fieldValue(_ value: String) -> String {
-        guard value.utf8.contains(where: Self.breaksLine) else { return value }
+        var scanned = value
+        guard scanned.withUTF8({ $0.contains(where: Self.breaksLine) }) else { return value }
         // By byte: "\r\n" is one Character in Swift, equal to neither "\r" nor "\n", so a
         // comment with Windows line ends kept them and broke the framing. These bytes never occur
         // inside a multi-byte UTF-8 sequence.

@@ -193,6 +193,20 @@ public final class MPDResponse: @unchecked Sendable {
 
     public func fields(_ pairs: [(String, String)]) { for (key, value) in pairs { field(key, value) } }
 
+    /// A field whose value is text as SQLite holds it: its bytes go out as they are, no String
+    /// made (a search answer writes thousands); a line break or NUL in them becomes a space.
+    /// The library's text is UTF-8 as songbox wrote it.
+    func field(_ key: String, utf8 value: UnsafeRawBufferPointer) {
+        bytes += key.utf8
+        bytes.append(UInt8(ascii: ":"))
+        bytes.append(UInt8(ascii: " "))
+        let start = bytes.count
+        bytes.append(contentsOf: value)
+        for index in start..<bytes.count where MPDProtocol.breaksLine(bytes[index]) { bytes[index] = UInt8(ascii: " ") }
+        bytes.append(UInt8(ascii: "\n"))
+        if bytes.count >= Self.chunk { send() }
+    }
+
     /// `binary: N` and the bytes.
     public func binary(_ data: [UInt8]) {
         field("binary", String(data.count))

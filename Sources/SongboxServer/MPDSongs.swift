@@ -11,9 +11,13 @@ public struct MusicRoots: Sendable {
     /// Longest first: a folder inside another is matched before it.
     private let byLength: [String]
 
+    /// With one music folder: what `uri` drops from the paths inside it, as bytes.
+    let onlyPrefix: [UInt8]?
+
     public init(_ folders: [String]) {
         self.folders = folders.map { $0.count > 1 && $0.hasSuffix("/") ? String($0.dropLast()) : $0 }.sorted()
         byLength = self.folders.sorted { $0.utf8.count > $1.utf8.count }
+        onlyPrefix = self.folders.count == 1 ? Array((self.folders[0] == "/" ? "/" : self.folders[0] + "/").utf8) : nil
     }
 
     private func name(_ folder: String) -> String { (folder as NSString).lastPathComponent }
@@ -121,12 +125,18 @@ extension MPDResponse {
 
     /// A song from a raw read of `MPDTag.songColumns`: no `Track` made, columns read by index.
     func song(_ row: RawRow, roots: MusicRoots, client: MPDClient) {
-        field("file", roots.uri(Self.text(row, 0)))
+        let path = row.utf8(0)
+        if let prefix = roots.onlyPrefix, path.count > prefix.count, path.starts(with: prefix) {
+            // The common case, straight from SQLite's bytes: the path inside the one music folder.
+            field("file", utf8: UnsafeRawBufferPointer(rebasing: path[prefix.count...]))
+        } else {
+            field("file", roots.uri(Self.text(row, 0)))
+        }
         for (index, tag) in MPDTag.songTags.enumerated() where client.tagTypes.map({ $0.contains(tag.name.lowercased()) }) ?? true {
             let column = Int32(index + 1)
             guard !row.isNull(column) else { continue }
-            let value = Self.text(row, column)
-            if !value.isEmpty { field(tag.name, value) }
+            let value = row.utf8(column)
+            if !value.isEmpty { field(tag.name, utf8: value) }
         }
         let base = Int32(MPDTag.songTags.count + 1)
         let duration = row.double(base)
