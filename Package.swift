@@ -56,7 +56,7 @@ let package = Package(
         // Audio features (tempo, key, loudness, moods) from decoded PCM: pure Swift, its own FFT.
         .target(name: "SongboxAnalysis"),
         // Decoding, outputs and the player engine. Knows nothing of SQLite or Lua.
-        .target(name: "SongboxAudio", dependencies: ["CMPG123", "CALSA", "SongboxFiles"]),
+        .target(name: "SongboxAudio", dependencies: ["CMPG123", "CALSA", "SongboxFiles", "SongboxMessages"]),
         // The player wired to the library: history, saved state, tracks to play.
         .target(name: "SongboxPlayback", dependencies: ["SongboxAudio", "SongboxLibrary"]),
         // The C half of the Lua bridge: allocator, hooks, sandbox wrappers, trampolines.
@@ -74,6 +74,7 @@ let package = Package(
                 "CLuaShim",
                 "SongboxLibrary",
                 "SongboxAudio",
+                "SongboxMessages",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

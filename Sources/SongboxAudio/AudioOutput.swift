@@ -1,3 +1,4 @@
+import SongboxMessages
 /// The one sample layout songbox renders: interleaved signed 16-bit native-endian stereo.
 /// Mono files are decoded to two equal channels, so only the rate varies between tracks.
 public struct AudioFormat: Sendable, Hashable, CustomStringConvertible {
@@ -17,13 +18,23 @@ public struct AudioFormat: Sendable, Hashable, CustomStringConvertible {
 public enum AudioOutputError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The device is missing or went away (unplugged card, no reader...): worth retrying later.
     case unavailable(String)
-    /// Anything else: a bad spec, a file that cannot be written.
+    /// Anything else: a file that cannot be written, a device that refuses the format.
     case failed(String)
+    /// What the user named cannot be an output (a bad spec, a missing folder): said in the
+    /// reader's language by the CLI.
+    case invalid(Message)
 
     public var description: String {
         switch self {
         case .unavailable(let message), .failed(let message): message
+        case .invalid(let message): message.description
         }
+    }
+
+    /// The error as a message: the CLI's `localized` says it in the reader's language.
+    public var message: Message {
+        if case .invalid(let message) = self { return message }
+        return Message(verbatim: description)
     }
 }
 

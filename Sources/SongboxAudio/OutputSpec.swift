@@ -1,4 +1,5 @@
 import Foundation
+import SongboxMessages
 
 /// How a user names an output: `alsa:DEVICE` (or `alsa`, meaning `alsa:default`), `wav:PATH`,
 /// `fifo:PATH` and `null`.
@@ -22,7 +23,7 @@ public enum OutputSpec: Sendable, Hashable, CustomStringConvertible {
         case ("wav", _) where !argument.isEmpty: self = .wav(path: argument)
         case ("fifo", _) where !argument.isEmpty: self = .fifo(path: argument)
         default:
-            throw .failed("unknown output \"\(text)\": use alsa:DEVICE, wav:PATH, fifo:PATH or null")
+            throw .invalid("unknown output \"\(text)\": use alsa:DEVICE, wav:PATH, fifo:PATH or null")
         }
     }
 
@@ -62,10 +63,10 @@ extension OutputSpec {
         let checked = folder.isEmpty ? "/" : folder
         var info = stat()
         guard stat(checked, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
-            throw .failed("\(description): the folder \(checked) does not exist")
+            throw .invalid("\(description): the folder \(checked) does not exist")
         }
         guard access(checked, W_OK) == 0 else {
-            throw .failed("\(description): the folder \(checked) cannot be written")
+            throw .invalid("\(description): the folder \(checked) cannot be written")
         }
     }
 }

@@ -86,19 +86,31 @@ struct AlarmCommand: ParsableCommand {
     static func describe(_ alarm: Alarm) -> String {
         var parts = [alarm.when]
         if let schedule = try? WallSchedule(parsing: alarm.when, zone: .current) {
-            parts.append(schedule.next(after: Date().timeIntervalSince1970).map { "next " + WallSchedule.format($0, in: schedule.zone) }
-                         ?? "passed")
+            parts.append(schedule.next(after: Date().timeIntervalSince1970).map { tr("next \(WallSchedule.format($0, in: schedule.zone))") }
+                         ?? tr("passed"))
         }
-        parts.append(alarm.playlist.map { "playlist \($0)" } ?? alarm.mood.map { "mood \($0)" } ?? "query '\(alarm.query ?? "sort:random")'")
-        let fade = alarm.fade > 0 ? " over \(minutes(alarm.fade)) (\(alarm.curve))" : ""
-        parts.append("volume \(Int(alarm.startVolume))→\(Int(alarm.volume))\(fade)")
-        parts.append("snooze \(minutes(alarm.snooze)), timeout \(minutes(alarm.timeout))")
-        if !alarm.enabled { parts.append("disabled") }
+        if let playlist = alarm.playlist {
+            parts.append(tr("playlist \(playlist)"))
+        } else if let mood = alarm.mood {
+            parts.append(tr("mood \(mood)"))
+        } else {
+            parts.append(tr("query '\(alarm.query ?? "sort:random")'"))
+        }
+        let volumes = "\(whole(alarm.startVolume))→\(whole(alarm.volume))"
+        parts.append(alarm.fade > 0 ? tr("volume \(volumes) over \(minutes(alarm.fade)) (\(alarm.curve))") : tr("volume \(volumes)"))
+        parts.append(tr("snooze \(minutes(alarm.snooze)), timeout \(minutes(alarm.timeout))"))
+        if !alarm.enabled { parts.append(tr("disabled")) }
         return parts.joined(separator: ", ")
     }
 
     static func minutes(_ seconds: Double) -> String {
-        seconds.truncatingRemainder(dividingBy: 60) == 0 ? "\(Int(seconds / 60))m" : "\(Int(seconds))s"
+        seconds.truncatingRemainder(dividingBy: 60) == 0 ? "\(whole(seconds / 60))m" : "\(whole(seconds))s"
+    }
+
+    /// A number kept in the library as a whole number; one that is none (the saved alarms were
+    /// edited by hand) shows as `?` instead of stopping the program.
+    static func whole(_ value: Double) -> String {
+        value.isFinite && abs(value) < 1e15 ? String(Int(value)) : "?"
     }
 
     struct List: ParsableCommand {

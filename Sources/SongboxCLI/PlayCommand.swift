@@ -24,7 +24,7 @@ struct OutputOptions: ParsableArguments {
     /// and the player's settings from the config file.
     /// The output the options name, else the environment's or the config's (`Wiring.output`).
     static func resolve(_ output: String?, wiring: Wiring) throws -> OutputSpec {
-        do { return try wiring.output(output) } catch { throw ValidationError(error.description) }
+        do { return try wiring.output(output) } catch { throw ValidationError(error.message.localized) }
     }
 }
 

@@ -64,7 +64,7 @@ struct Run: ParsableCommand {
     static func instant(_ text: String) throws(ValidationError) -> Double {
         let schedule: WallSchedule
         do throws(ScheduleError) { schedule = try WallSchedule(parsing: text, zone: .current) } catch {
-            throw ValidationError("--start-time: \(error.description)")
+            throw ValidationError(tr("--start-time: \(error.message)"))
         }
         guard let instant = schedule.instant else {
             throw ValidationError(tr("--start-time takes a date and a time, \"2026-03-27 06:30\" [ZONE], got '\(text)'"))

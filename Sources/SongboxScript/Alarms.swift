@@ -1,4 +1,5 @@
 import Foundation
+import SongboxMessages
 import SongboxLibrary
 
 /// An alarm as it is kept: when (a `WallSchedule` spec), what it plays, how it fades in, how
@@ -57,19 +58,20 @@ public struct Alarm: Codable, Sendable, Equatable {
     public static let longestTimeout = 86_400.0
 
     /// Why the alarm cannot be kept, or nil. `zone` reads a spec that names none.
-    public func problem(zone: TimeZone = .current) -> String? {
+    public func problem(zone: TimeZone = .current) -> Message? {
         guard !name.isEmpty, name.count <= 64, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_".contains($0)) }) else {
             return "an alarm's name is letters, digits, - and _ (up to 64), got '\(name)'"
         }
-        do throws(ScheduleError) { _ = try WallSchedule(parsing: when, zone: zone) } catch { return error.description }
+        do throws(ScheduleError) { _ = try WallSchedule(parsing: when, zone: zone) } catch { return error.message }
         if [query, playlist, mood].compactMap({ $0 }).count > 1 { return "an alarm plays a query, a playlist or a mood: one of them" }
-        for (label, value) in [("start volume", startVolume), ("volume", volume)] where !(0...100).contains(value) {
-            return "the \(label) is from 0 to 100, got \(value)"
+        // Labelled by their names in the CLI and Lua, the same in every language.
+        for (label, value) in [("start_volume", startVolume), ("volume", volume)] where !(0...100).contains(value) {
+            return "\(label) is from 0 to 100, got \(value)"
         }
         for (label, value, most) in [("fade", fade, Self.longestFade), ("snooze", snooze, Self.longestSnooze),
                                      ("timeout", timeout, Self.longestTimeout), ("grace", grace, 86_400)]
         where !(0...most).contains(value) {
-            return "the \(label) is from 0 to \(Int(most)) seconds, got \(value)"
+            return "\(label) is from 0 to \(Int(most)) seconds, got \(value)"
         }
         if !["linear", "log"].contains(curve) { return "the curve is linear or log, got '\(curve)'" }
         if timeout < 1 { return "the timeout must be at least a second" }

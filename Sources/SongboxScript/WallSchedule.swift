@@ -1,4 +1,5 @@
 import Foundation
+import SongboxMessages
 
 /// A time of day on the wall clock, on some days or one date, in a time zone: what
 /// `songbox.at` and alarms are scheduled by. `next(after:)` is the one question it answers,
@@ -192,9 +193,11 @@ public struct WallSchedule: Sendable, Equatable {
 }
 
 /// A schedule that cannot be understood, in words a user can act on.
+/// Why a schedule spec cannot be read: English for Lua and logs, `localized` for the CLI.
 public struct ScheduleError: Error, Sendable, CustomStringConvertible {
-    public let description: String
-    init(_ description: String) { self.description = description }
+    public let message: Message
+    init(_ message: Message) { self.message = message }
+    public var description: String { message.description }
 }
 
 private extension Int {

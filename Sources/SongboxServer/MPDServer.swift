@@ -17,10 +17,15 @@ public enum MPDEndpoint: Sendable, Hashable, CustomStringConvertible {
     case tcp(host: String, port: Int)
 
     /// `HOST:PORT`, `[V6]:PORT`, or a path (starting with `/`).
-    public init(parsing text: String) throws(MPDProtocol.Failure) {
+    /// A `bind` that is no address: what the config and `--bind` say.
+    public struct Invalid: Error, Sendable {
+        public let message: Message
+    }
+
+    public init(parsing text: String) throws(Invalid) {
         if text.hasPrefix("/") { self = .unix(path: text); return }
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65_535).contains(port) else {
-            throw MPDProtocol.Failure(.argument, "an address is HOST:PORT (e.g. 127.0.0.1:6600) or a socket path, got '\(text)'")
+            throw Invalid(message: "an address is HOST:PORT (e.g. 127.0.0.1:6600) or a socket path, got '\(text)'")
         }
         var host = String(text[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }

@@ -66,7 +66,7 @@ public final class Daemon: MPDBackend, Sendable {
         let store = try LibraryStore(path: options.database, access: .shared)
         self.store = store
         let spec: OutputSpec
-        do { spec = try wiring.output(options.output) } catch { throw DaemonError(Message(verbatim: error.description)) }
+        do { spec = try wiring.output(options.output) } catch { throw DaemonError(error.message) }
         output = spec
         session = wiring.session(store: store, output: spec, fast: options.fast,
                                  report: { message in logger.warning("\(message)") })
@@ -116,7 +116,7 @@ public final class Daemon: MPDBackend, Sendable {
         let socketPath = options.socketPath ?? config.value.socket ?? defaultControlSocketPath()
         var endpoints = [MPDEndpoint.unix(path: socketPath)]
         for bind in options.binds ?? config.value.binds ?? ["127.0.0.1:6600"] {
-            do { endpoints.append(try MPDEndpoint(parsing: bind)) } catch { throw DaemonError(Message(verbatim: error.message)) }
+            do { endpoints.append(try MPDEndpoint(parsing: bind)) } catch { throw DaemonError(error.message) }
         }
         let server = try MPDServer(endpoints: endpoints, commands: MPDCommands(backend: self, clients: clients), clients: clients,
                                    access: config.value.access, maximumConnections: config.value.maxConnections)

@@ -150,7 +150,7 @@ public struct SongboxConfig: Sendable, Equatable {
         if key == "bind" {
             guard !value.isEmpty else { throw SongboxError(.invalidArgument, "bind needs HOST:PORT or none", at: place) }
             if value != "none" {
-                do { _ = try MPDEndpoint(parsing: value) } catch { throw SongboxError(.invalidArgument, Message(verbatim: error.message), at: place) }
+                do { _ = try MPDEndpoint(parsing: value) } catch { throw SongboxError(.invalidArgument, error.message, at: place) }
             }
             binds = (binds ?? []) + (value == "none" ? [] : [value])
             return
@@ -185,7 +185,7 @@ public struct SongboxConfig: Sendable, Equatable {
             // Given again: more outputs, in order of preference (where an alarm goes when the
             // first cannot be heard, what MPD clients list and switch between).
             let spec: OutputSpec
-            do { spec = try OutputSpec(parsing: value) } catch { throw SongboxError(.invalidArgument, Message(verbatim: error.description), at: place) }
+            do { spec = try OutputSpec(parsing: value) } catch { throw SongboxError(.invalidArgument, error.message, at: place) }
             if output == nil { output = value }
             if !settings.outputs.contains(spec) { settings.outputs.append(spec) }
             return

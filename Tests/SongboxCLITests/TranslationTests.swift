@@ -215,6 +215,12 @@ import Testing
         (["edit", "1", "year=abc"], "year must be a number, got 'abc'", "השנה חייבת להיות מספר, התקבל 'abc'"),
         (["playlist", "import", "/nonexistent/list.json"], "/nonexistent/list.json: no such playlist file", "שגיאה: /nonexistent/list.json: אין קובץ רשימת השמעה כזה"),
         (["playlist", "export", "nope", "/nonexistent/list.m3u8"], "no playlist named 'nope'", "אין רשימת השמעה בשם 'nope'"),
+        (["alarm", "add", "wake", "--at", "25:00"], "'25:00' is not a time of day", "'25:00' אינו שעה ביום"),
+        (["alarm", "add", "wake", "--at", "07:00", "--zone", "Nowhere/Town"], "unknown time zone 'Nowhere/Town'", "אזור זמן לא מוכר 'Nowhere/Town'"),
+        (["alarm", "add", "wake", "--at", "07:00", "--volume", "120"], "volume is from 0 to 100, got 120", "volume הוא בין 0 ל־100, התקבל 120"),
+        (["play", "--output", "bogus:x", "zzzz"], "unknown output \"bogus:x\"", "פלט לא מוכר \"bogus:x\""),
+        (["play", "--output", "wav:/nonexistent/dir/x.wav", "zzzz"], "the folder /nonexistent/dir does not exist", "התיקייה /nonexistent/dir לא קיימת"),
+        (["run", "--start-time", "soon", "x.lua"], "--start-time: 'soon' has no time of day", "באפשרות --start-time: ב־'soon' אין שעה ביום"),
     ])
     func anErrorIsSaidInHebrew(arguments: [String], english: String, hebrew: String) throws {
         let (inEnglish, inHebrew) = try inBoth(arguments)
@@ -225,6 +231,19 @@ import Testing
         #expect(said.contains(english), "\(said)")
         #expect(saidInHebrew.contains(hebrew), "\(saidInHebrew)")
         #expect(!saidInHebrew.contains(english), "\(saidInHebrew)")
+    }
+
+    /// An alarm as `alarm ls` describes it, in each language; its JSON is the same in both.
+    @Test func alarmsAreDescribedInHebrew() throws {
+        #expect(try songbox.run(["alarm", "add", "wake", "--at", "07:00", "--days", "mon-fri", "--playlist", "Morning",
+                                 "--fade", "20m", "--curve", "log", "--volume", "70"]).status == 0)
+        try songbox.run(["alarm", "disable", "wake"])
+        let (english, hebrew) = try inBoth(["alarm", "ls"])
+        #expect(english.stdout.contains("playlist Morning, volume 0→70 over 20m (log), snooze 9m, timeout 60m, disabled"), "\(english.stdout)")
+        #expect(hebrew.stdout.contains("רשימת השמעה Morning, עוצמה 0→70 במשך 20m (log), נודניק 9m, כיבוי אוטומטי אחרי 60m, כבוי"),
+                "\(hebrew.stdout)")
+        let (json, jsonInHebrew) = try inBoth(["alarm", "ls", "--json"])
+        #expect(json.stdout == jsonInHebrew.stdout && !json.stdout.isEmpty)
     }
 
     /// A library path that is not there, a remote control with no daemon: errors made before any
