@@ -121,7 +121,7 @@ struct List: ParsableCommand {
             [String(track.id), track.artist ?? "", track.title ?? fileName(track.path), track.album ?? "",
              track.year.map(String.init) ?? "", TerminalText.duration(track.duration)]
         }
-        return TerminalText.table(header: ["ID", "ARTIST", "TITLE", "ALBUM", "YEAR", "TIME"], rows: rows,
+        return TerminalText.table(header: [tr("ID"), tr("ARTIST"), tr("TITLE"), tr("ALBUM"), tr("YEAR"), tr("TIME")], rows: rows,
                                   rightAligned: [0, 4, 5])
     }
 }

@@ -103,7 +103,7 @@ struct PluginCommand: ParsableCommand {
                 print(tr("The daemon runs no plugins."))
                 return
             }
-            print(TerminalText.table(header: ["NAME", "STATUS", "ERRORS", "RESTARTS", "CPU", "MEMORY", "FILE"], rows: rows,
+            print(TerminalText.table(header: [tr("NAME"), tr("STATUS"), tr("ERRORS"), tr("RESTARTS"), tr("CPU"), tr("MEMORY"), tr("FILE")], rows: rows,
                                      rightAligned: [2, 3, 4, 5], maxWidth: 80))
             for (name, error) in errors { print(tr("\(name): last error: \(error)")) }
         }

@@ -15,8 +15,12 @@ import SongboxServer
 /// on the way — goes through swift-argument-parser, so messages and behaviour stay the same.
 public enum Entry {
     public static func main(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) {
-        // The quick listing prints a table and nothing else: it needs no catalog.
-        if let listing = QuickListing(arguments), listing.run() { return }
+        // The quick listing prints a table: its headings need the catalog only for a language
+        // other than English (and it starts faster without).
+        if let listing = QuickListing(arguments) {
+            if Catalog.mayTranslate { Catalog.activate() }
+            if listing.run() { return }
+        }
         Catalog.activate()
         if let script = QuickRun(arguments) { return script.run() }
         refuseUnknownCommand(arguments)

@@ -46,7 +46,7 @@ struct HistoryCommand: ParsableCommand {
                 [String(top.plays), String(top.track.id), top.track.artist ?? "",
                  top.track.title ?? fileName(top.track.path), Self.time(top.lastPlayed)]
             }
-            print(TerminalText.table(header: ["PLAYS", "ID", "ARTIST", "TITLE", "LAST PLAYED"], rows: rows,
+            print(TerminalText.table(header: [tr("PLAYS"), tr("ID"), tr("ARTIST"), tr("TITLE"), tr("LAST PLAYED")], rows: rows,
                                      rightAligned: [0, 1]))
             return
         }
@@ -64,11 +64,32 @@ struct HistoryCommand: ParsableCommand {
         }
         guard !entries.isEmpty else { return }
         let rows = entries.map { entry in
-            [Self.time(entry.at), entry.kind.rawValue, entry.reason, TerminalText.duration(entry.played),
+            [Self.time(entry.at), Self.said(kind: entry.kind.rawValue), Self.said(reason: entry.reason), TerminalText.duration(entry.played),
              entry.track?.artist ?? entry.artist ?? "", entry.track?.title ?? entry.title ?? fileName(entry.path)]
         }
-        print(TerminalText.table(header: ["WHEN", "KIND", "REASON", "HEARD", "ARTIST", "TITLE"], rows: rows,
+        print(TerminalText.table(header: [tr("WHEN"), tr("KIND"), tr("REASON"), tr("HEARD"), tr("ARTIST"), tr("TITLE")], rows: rows,
                                  rightAligned: [3]))
+    }
+
+    /// A history row's kind in the reader's language (`--json` keeps the word the library keeps).
+    static func said(kind: String) -> String {
+        switch kind {
+        case "play": tr("play")
+        case "skip": tr("skip")
+        default: kind
+        }
+    }
+
+    /// Why a track ended, in the reader's language; a reason this songbox does not know, as kept.
+    static func said(reason: String) -> String {
+        switch reason {
+        case "finished": tr("finished")
+        case "skipped": tr("skipped")
+        case "stopped": tr("stopped")
+        case "error": tr("error")
+        case "replaced": tr("replaced")
+        default: reason
+        }
     }
 
     /// Local time, to the minute.

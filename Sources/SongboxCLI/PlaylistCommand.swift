@@ -43,7 +43,7 @@ extension PlaylistCommand {
                 [playlist.name, playlist.kind.rawValue, String(playlist.trackCount), TerminalText.duration(playlist.duration),
                  playlist.problem.map { tr("error: \($0)") } ?? playlist.query ?? playlist.script.map { tr("function in \($0)") } ?? ""]
             }
-            print(TerminalText.table(header: ["NAME", "KIND", "TRACKS", "TIME", "QUERY"], rows: rows, rightAligned: [2, 3]))
+            print(TerminalText.table(header: [tr("NAME"), tr("KIND"), tr("TRACKS"), tr("TIME"), tr("QUERY")], rows: rows, rightAligned: [2, 3]))
         }
     }
 
@@ -75,7 +75,7 @@ extension PlaylistCommand {
                 [String(index + 1), String(track.id), track.artist ?? "", track.title ?? fileName(track.path),
                  track.album ?? "", TerminalText.duration(track.duration)]
             }
-            print(TerminalText.table(header: ["#", "ID", "ARTIST", "TITLE", "ALBUM", "TIME"], rows: rows,
+            print(TerminalText.table(header: ["#", tr("ID"), tr("ARTIST"), tr("TITLE"), tr("ALBUM"), tr("TIME")], rows: rows,
                                      rightAligned: [0, 1, 5]))
         }
     }

@@ -35,6 +35,20 @@ public enum Catalog {
         state.withLock { $0 = State(numeric: numeric) }
     }
 
+    /// Whether the environment asks for a language other than English, as glibc reads it
+    /// (`LC_ALL`, else `LC_MESSAGES`, else `LANG` names the locale; in a locale other than C or
+    /// POSIX, `LANGUAGE` comes first). False: `activate` would change nothing, so a command that
+    /// must start fast can leave it out.
+    public static var mayTranslate: Bool {
+        func variable(_ name: String) -> String? {
+            getenv(name).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
+        }
+        let locale = variable("LC_ALL") ?? variable("LC_MESSAGES") ?? variable("LANG") ?? "C"
+        guard locale != "C", locale != "POSIX" else { return false }
+        let languages = (variable("LANGUAGE") ?? locale).split(separator: ":")
+        return languages.contains { !$0.hasPrefix("en") && $0 != "C" }
+    }
+
     static func translate(_ key: String, plural: Message.Plural?) -> String {
         guard state.withLock({ $0 != nil }) else { return plural.map { $0.count == 1 ? key : $0.key } ?? key }
         // Untranslated, gettext answers with the key's own pointer: read it before the bridged

@@ -233,6 +233,25 @@ import Testing
         #expect(!saidInHebrew.contains(english), "\(saidInHebrew)")
     }
 
+    /// Tables for people have their headings in the reader's language (also the quick listing,
+    /// which starts before anything else), and the history says play/skip and why in words.
+    @Test func tableHeadingsAndHistoryWordsAreInHebrew() throws {
+        let (english, hebrew) = try inBoth(["ls", "Mabel"])
+        #expect(english.lines.first?.hasPrefix("ID  ARTIST") == true, "\(english.stdout)")
+        #expect(hebrew.lines.first?.hasPrefix("מזהה  אמן") == true, "\(hebrew.stdout)")
+        let cells = { (output: SongboxRunner.Output) in output.lines.dropFirst().map { $0.split(separator: " ") } }
+        #expect(cells(english) == cells(hebrew), "the rows hold the same (the columns are as wide as the headings need)")
+        let glibcChoice = try songbox.run(["ls", "Mabel"], environment: ["LANG": "C.UTF-8", "LANGUAGE": "he"])
+        #expect(glibcChoice.lines.first?.hasPrefix("מזהה") == true, "\(glibcChoice.stdout)")
+        #expect(try songbox.run(["play", "--output", "null", "--fast", "title:\"Old Roads\""]).status == 0)
+        let (history, historyInHebrew) = try inBoth(["history"])
+        #expect(history.lines.first?.hasPrefix("WHEN") == true && history.stdout.contains("play  finished"), "\(history.stdout)")
+        #expect(historyInHebrew.lines.first?.hasPrefix("מתי") == true && historyInHebrew.stdout.contains("השמעה  הסתיים"),
+                "\(historyInHebrew.stdout)")
+        let (json, jsonInHebrew) = try inBoth(["history", "--json"])
+        #expect(json.stdout == jsonInHebrew.stdout && json.stdout.contains("\"kind\": \"play\""), "\(json.stdout)")
+    }
+
     /// An alarm as `alarm ls` describes it, in each language; its JSON is the same in both.
     @Test func alarmsAreDescribedInHebrew() throws {
         #expect(try songbox.run(["alarm", "add", "wake", "--at", "07:00", "--days", "mon-fri", "--playlist", "Morning",
