@@ -129,6 +129,22 @@ import Testing
         #expect(try mpc(port, ["outputs"]).lines.first == "Output 1 (null) is enabled")
     }
 
+    /// Home Assistant's MPD integration, call for call (python-mpd2's asyncio client): its
+    /// updates, its services and its artwork lookup all work against songbox.
+    @Test func homeAssistantsCallsWork() throws {
+        #expect(try songbox.run(["playlist", "save", "Evening", "artist:\"Mabel Grey\"", "sort:path"]).status == 0)
+        let (daemon, port) = try startDaemon()
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        let session = try SongboxRunner.run(executable: "/usr/bin/python3", [
+            Fixtures.packageRoot + "/Tests/SongboxCLITests/mpd/home_assistant.py", "127.0.0.1", String(port), "Evening",
+        ])
+        #expect(session.status == 0, "\(session.stdout)\n\(session.stderr)")
+        #expect(session.lines.filter { $0.hasPrefix("ok ") } == ["ok connect and update", "ok play a playlist", "ok transport and volume",
+                                                                "ok repeat and shuffle", "ok play a file, artwork, stop, clear"],
+                "\(session.stdout)\n\(session.stderr)")
+        #expect(session.lines.contains { $0.hasPrefix("artwork ") }, "\(session.stdout)")
+    }
+
     @Test func clientsThatAbuseThePortLeaveTheDaemonAndTheMusicAlone() throws {
         let (daemon, port) = try startDaemon()
         defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
