@@ -11,7 +11,11 @@ STRICT = -Xswiftc -warnings-as-errors
 # or release finds two folders up; `make install` puts them in $(PREFIX)/share/locale.
 LOCALEDIR = .build/share/locale
 CATALOGS = $(patsubst po/%.po,$(LOCALEDIR)/%/LC_MESSAGES/songbox.mo,$(wildcard po/*.po))
-PREFIX ?= /usr/local
+# Where `make install` puts songbox: your own ~/.local by default (~/.local/bin is on PATH on
+# Debian and Raspberry Pi OS once it exists); `sudo make install PREFIX=/usr/local` for everyone.
+PREFIX ?= $(HOME)/.local
+# What it installs: the release build (`make release`).
+BINARY ?= .build/release/songbox
 
 .PHONY: demo test bench build release clean locale install
 
@@ -64,12 +68,22 @@ $(LOCALEDIR)/%/LC_MESSAGES/songbox.mo: po/%.po
 	@mkdir -p $(dir $@)
 	msgfmt --check -o $@.tmp $< && mv $@.tmp $@
 
-## install: what `make release` built: the binary to $(PREFIX)/bin, its catalogs to
-## $(PREFIX)/share/locale (it builds nothing, so `sudo make install` writes nothing in .build).
+## install: what `make release` built: the binary to $(PREFIX)/bin, the bundled plugins (and the
+## alarm tone) to $(PREFIX)/share/songbox/plugins, the catalogs to $(PREFIX)/share/locale, and
+## completions for bash, zsh and fish (written by the binary itself). It builds nothing, so
+## `sudo make install` writes nothing in .build.
 install:
-	@test -x .build/release/songbox || { echo "make release first" >&2; exit 1; }
-	install -D -m 755 .build/release/songbox $(DESTDIR)$(PREFIX)/bin/songbox
-	for mo in $(CATALOGS); do install -D -m 644 $$mo $(DESTDIR)$(PREFIX)/share/locale/$${mo#$(LOCALEDIR)/}; done
+	@test -x $(BINARY) || { echo "make release first" >&2; exit 1; }
+	install -D -m 755 $(BINARY) $(DESTDIR)$(PREFIX)/bin/songbox
+	for file in plugins/*; do install -D -m 644 $$file $(DESTDIR)$(PREFIX)/share/songbox/$$file; done
+	for mo in $(CATALOGS); do test -f $$mo || { echo "$$mo is missing: make locale (or make release) first" >&2; exit 1; }; \
+	    install -D -m 644 $$mo $(DESTDIR)$(PREFIX)/share/locale/$${mo#$(LOCALEDIR)/}; done
+	mkdir -p $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
+	    $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	$(BINARY) --generate-completion-script bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/songbox
+	$(BINARY) --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_songbox
+	$(BINARY) --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/songbox.fish
+	@echo "installed $(DESTDIR)$(PREFIX)/bin/songbox"
 
 clean:
 	rm -rf .build

@@ -1,0 +1,54 @@
+import Foundation
+import SongboxTestSupport
+import Testing
+
+/// `make install`: the binary, the bundled plugins, the catalogs and the shell completions, where
+/// the installed songbox finds them (a prefix outside the source tree, so nothing can be found
+/// there by accident).
+@Suite struct InstallTests {
+    @Test func makeInstallPutsEverythingWhereTheInstalledSongboxLooks() throws {
+        let prefix = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: prefix) }
+        let make = try SongboxRunner.run(executable: "/usr/bin/make", [
+            "-C", Fixtures.packageRoot, "--no-print-directory", "locale", "install", "PREFIX=\(prefix)", "BINARY=\(SongboxRunner.executable)",
+        ])
+        #expect(make.status == 0, "\(make.stdout)\(make.stderr)")
+        for file in ["bin/songbox", "share/songbox/plugins/alarm.lua", "share/songbox/plugins/alarm-tone.mp3",
+                     "share/songbox/plugins/moods.lua", "share/locale/he/LC_MESSAGES/songbox.mo",
+                     "share/bash-completion/completions/songbox", "share/zsh/site-functions/_songbox",
+                     "share/fish/vendor_completions.d/songbox.fish"] {
+            #expect(FileManager.default.fileExists(atPath: prefix + "/" + file), "\(file)")
+        }
+        let installed = prefix + "/bin/songbox", library = prefix + "/library.db"
+        let environment = ["SONGBOX_CONFIG": prefix + "/none", "HOME": prefix]
+        // The bundled alarm plugin and its tone are found beside the installed binary.
+        _ = try SongboxRunner.run(executable: installed, ["--db", library, "scan", Fixtures.packageRoot + "/examples/music"],
+                                  environment: environment)
+        #expect(try SongboxRunner.run(executable: installed, ["--db", library, "alarm", "add", "empty", "--at", "07:00",
+                                                              "--query", "zzzz", "--timeout", "20s"], environment: environment).status == 0)
+        let alarm = try SongboxRunner.run(executable: installed, ["--db", library, "alarm", "test", "empty"], environment: environment)
+        #expect(alarm.status == 0 && alarm.stdout.contains("alarm-tone.mp3"), "\(alarm.stdout)\(alarm.stderr)")
+        // Its catalogs.
+        let hebrew = try SongboxRunner.run(executable: installed, ["--db", library, "show", "999"],
+                                           environment: environment.merging(["LANG": "he_IL.UTF-8"]) { $1 })
+        #expect(hebrew.stderr.hasPrefix("שגיאה: אין רצועה '999'"), "\(hebrew.stderr)")
+        // Completions that bash takes, and zsh and fish scripts for songbox's commands.
+        let bash = try SongboxRunner.run(executable: "/bin/bash", ["-c", "source \"$1\" && complete -p songbox", "bash",
+                                                                   prefix + "/share/bash-completion/completions/songbox"])
+        #expect(bash.stdout.contains("-F _songbox songbox"), "\(bash.stdout)\(bash.stderr)")
+        let zsh = try String(contentsOfFile: prefix + "/share/zsh/site-functions/_songbox", encoding: .utf8)
+        let fish = try String(contentsOfFile: prefix + "/share/fish/vendor_completions.d/songbox.fish", encoding: .utf8)
+        #expect(zsh.hasPrefix("#compdef songbox") && zsh.contains("alarm"))
+        #expect(fish.contains("complete -c 'songbox'") && fish.contains("alarm"))
+    }
+
+    @Test func makeInstallWithoutABuildSaysWhatToDo() throws {
+        let prefix = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: prefix) }
+        let make = try SongboxRunner.run(executable: "/usr/bin/make", [
+            "-C", Fixtures.packageRoot, "--no-print-directory", "install", "PREFIX=\(prefix)", "BINARY=\(prefix)/nothing",
+        ])
+        #expect(make.status != 0 && make.stderr.contains("make release first"), "\(make.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: prefix + "/bin"))
+    }
+}
