@@ -83,20 +83,13 @@ public enum Catalog {
     /// `$SONGBOX_LOCALEDIR`, else `share/locale` one or two folders above the executable's.
     static func localeDirectory() -> String {
         if let forced = getenv("SONGBOX_LOCALEDIR").map({ String(cString: $0) }), !forced.isEmpty { return forced }
-        var folder = executableFolder()
+        var folder = Executable.folder
         var candidates: [String] = []
         for _ in 0..<2 {
             folder = parent(of: folder)
             candidates.append(folder + "/share/locale")
         }
         return candidates.first { access($0, F_OK) == 0 } ?? candidates[0]
-    }
-
-    private static func executableFolder() -> String {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard length > 0 else { return "." }
-        return parent(of: String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
 
     private static func parent(of path: String) -> String {

@@ -185,8 +185,7 @@ public final class Daemon: MPDBackend, Sendable {
     /// (installed), else the `plugins` folder of the source tree the binary was built in (a
     /// binary under `.build/`, as on a Pi that builds songbox itself).
     static let bundledPluginFolder: String? = {
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        var folder = binary.deletingLastPathComponent()
+        var folder = URL(fileURLWithPath: Executable.folder)
         let installed = folder.deletingLastPathComponent().appendingPathComponent("share/songbox/plugins").path
         if FileManager.default.fileExists(atPath: installed) { return installed }
         for _ in 0..<4 {
