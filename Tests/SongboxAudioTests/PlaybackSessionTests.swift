@@ -123,7 +123,9 @@ import Testing
         #expect(written > 0)
         #expect(Double(written) / 44_100 < elapsed + 1, "\(written) frames after \(elapsed) s")
         player.perform { $0.pause() }
-        Thread.sleep(forTimeInterval: 0.3)
+        // The pause's short fade-out plays first: wait for the state it ends in, within a bound.
+        let asked = Date()
+        while player.status.snapshot.state != .paused, Date().timeIntervalSince(asked) < 10 { Thread.sleep(forTimeInterval: 0.01) }
         let paused = player.status.snapshot
         #expect(paused.state == .paused)
         player.shutdown()
