@@ -45,7 +45,7 @@ struct LibraryOptions: ParsableArguments {
         }
         let store = try LibraryStore(path: path)
         if !exists, creating { complain("Made a new library at \(path)") }
-        store.scriptEvaluator = Wiring.scriptPlaylistRunner(logger: scriptLogger)
+        ScriptPlaylistHost.install(on: store, next: Wiring.scriptPlaylistRunner(logger: scriptLogger))
         return store
     }
 }

@@ -32,6 +32,11 @@ public final class LibraryStore: Sendable {
         set { evaluatorSlot.withLock { $0 = newValue } }
     }
 
+    /// Replaces the evaluator with what `change` makes of it, atomically.
+    public func updateScriptEvaluator(_ change: ((any ScriptPlaylistEvaluator)?) -> (any ScriptPlaylistEvaluator)?) {
+        evaluatorSlot.withLock { $0 = change($0) }
+    }
+
     /// Opens (creating when missing) the database at `path` and migrates it to the current schema.
     /// `busyTimeout`: how long to wait for a lock another process holds.
     /// The page size of a new library. A play is a few rows in five pages (the history row, its

@@ -26,33 +26,6 @@ public protocol ScriptPlaylistEvaluator: Sendable {
     func trackIDs(of playlist: ScriptPlaylist, in store: LibraryStore) throws(SongboxError) -> [Int64]?
 }
 
-/// Evaluation context, bound for the code running on this thread.
-public enum ScriptPlaylists {
-    /// The evaluator of the script running now: a Lua state reading a playlist its own script
-    /// defined answers with the function it holds instead of loading the file again. Asked before
-    /// the store's `scriptEvaluator`.
-    @TaskLocal public static var running: (any ScriptPlaylistEvaluator)?
-    /// The script playlists being evaluated on this thread, outermost first: the cycle guard.
-    @TaskLocal static var evaluating: [String] = []
-    /// The script playlists whose script is being run again to get their function.
-    @TaskLocal static var rerunning: Set<ScriptPlaylist> = []
-
-    /// Runs `body`, which runs the script of `playlist` again to get its function (a fresh state).
-    /// The script may read the playlist at its top level once it has defined it (the fresh state
-    /// then calls its function), so the cycle guard of `playlist` is lifted meanwhile; a script
-    /// that reads it before defining it would run itself again forever, and fails instead.
-    @discardableResult
-    public static func rerunningScript<T>(of playlist: ScriptPlaylist, _ body: () throws -> T) throws -> T {
-        guard !rerunning.contains(playlist) else {
-            throw SongboxError(.scriptFailed, "smart playlist '\(playlist.name)' is read by its script before the script defines it",
-                               at: playlist.script, hint: "call songbox.smart(\"\(playlist.function)\", function) before reading it")
-        }
-        return try $rerunning.withValue(rerunning.union([playlist])) {
-            try $evaluating.withValue(evaluating.filter { $0 != playlist.name }, operation: body)
-        }
-    }
-}
-
 extension LibraryStore {
     /// Evaluates every script playlist `query` reaches (by `playlist:NAME`, directly or through
     /// smart queries): their track ids by name, for `statement(for:selecting:in:evaluated:)`.
@@ -65,30 +38,12 @@ extension LibraryStore {
         return evaluated
     }
 
-    /// Runs the function of `playlist`: its track ids now, in order. Fails with what went wrong
-    /// and where (a Lua error names the file and line), when the playlist reaches itself again
-    /// while being evaluated, or when an id is not a track of the library.
+    /// Runs the function of `playlist` with the script layer's evaluator: its track ids now, in
+    /// order. Fails with what went wrong and where (a Lua error names the file and line), or when
+    /// an id is not a track of the library.
     public func evaluate(_ playlist: ScriptPlaylist) throws(SongboxError) -> [Int64] {
-        let outer = ScriptPlaylists.evaluating
-        if outer.contains(playlist.name) {
-            let cycle = outer.drop(while: { $0 != playlist.name }) + [playlist.name]
-            throw SongboxError(.scriptFailed, "smart playlist '\(playlist.name)' would include itself: \(cycle.map { "'\($0)'" }.joined(separator: " → "))",
-                               at: playlist.script,
-                               hint: "a smart playlist's function cannot read the playlist itself, directly or through others")
-        }
-        let ids: [Int64]
-        do {
-            ids = try ScriptPlaylists.$evaluating.withValue(outer + [playlist.name]) { () throws -> [Int64] in
-                if let running = ScriptPlaylists.running, let ids = try running.trackIDs(of: playlist, in: self) { return ids }
-                guard let evaluator = scriptEvaluator, let ids = try evaluator.trackIDs(of: playlist, in: self) else {
-                    throw SongboxError(.scriptFailed, "smart playlist '\(playlist.name)' is defined by a Lua function, and nothing here can run it", at: playlist.script)
-                }
-                return ids
-            }
-        } catch let error as SongboxError {
-            throw error
-        } catch {
-            throw SongboxError(.scriptFailed, "smart playlist '\(playlist.name)' failed", at: playlist.script, cause: error)
+        guard let evaluator = scriptEvaluator, let ids = try evaluator.trackIDs(of: playlist, in: self) else {
+            throw SongboxError(.scriptFailed, "smart playlist '\(playlist.name)' is defined by a Lua function, and nothing here can run it", at: playlist.script)
         }
         let missing = try read { db in
             try Set(ids).subtracting(Int64.fetchSet(db, sql: "SELECT id FROM library WHERE id IN (SELECT value FROM json_each(?))",

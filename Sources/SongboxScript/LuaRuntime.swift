@@ -103,6 +103,7 @@ public final class LuaRuntime {
                 logger: Logger, output: @escaping (UnsafeRawBufferPointer) -> Void) throws(LuaScriptError) {
         self.limits = limits
         self.library = library
+        if let library { ScriptPlaylistHost.ensure(on: library) }
         self.trackTables = trackTables
         self.dryRun = dryRun
         bridge = Bridge(logger: logger, output: output, dryRun: dryRun)

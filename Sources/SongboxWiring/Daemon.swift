@@ -104,8 +104,8 @@ public final class Daemon: MPDBackend, Sendable {
         environment.policy.failuresBeforeDisabling = config.pluginFailures
         plugins = PluginSet(environment: environment, logger: logger)
         everyPlugin.set(plugins)
-        store.scriptEvaluator = ChainedEvaluator(first: LivePluginPlaylists { [plugins] in plugins.current },
-                                                 then: Wiring.scriptPlaylistRunner(logger: logger) { current.value.pluginOptions })
+        ScriptPlaylistHost.install(on: store, next: ChainedEvaluator(first: LivePluginPlaylists { [plugins] in plugins.current },
+                                                                     then: Wiring.scriptPlaylistRunner(logger: logger) { current.value.pluginOptions }))
     }
 
     /// Limits of a plugin's state: each event or timer callback gets this many instructions.
