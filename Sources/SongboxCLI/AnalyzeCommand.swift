@@ -45,7 +45,7 @@ struct Analyze: ParsableCommand {
         let text = QueryArguments.join(query)
         let (pending, done) = try store.tracksToAnalyze(matching: text)
         guard !pending.isEmpty else {
-            if done == 0 { throw List.nothingFound(query) }
+            if done == 0 { throw List.nothingFound(query, in: store) }
             print(tr(tr(count: done, "The \(done) matching track is analyzed.", "All \(done) matching tracks are analyzed.")))
             return
         }

@@ -103,13 +103,13 @@ struct List: ParsableCommand {
             printer.finish()
             return
         }
-        guard let table = Self.table(try store.summaries(matching: QueryArguments.join(query))) else { throw Self.nothingFound(query) }
+        guard let table = Self.table(try store.summaries(matching: QueryArguments.join(query))) else { throw Self.nothingFound(query, in: store) }
         print(table)
     }
 
     /// No track matched: said on standard error, exit status 1 (grep's convention, for scripts).
-    static func nothingFound(_ query: [String]) -> ExitCode {
-        complain(query.isEmpty ? "the library is empty: scan your music first (songbox scan ~/Music)"
+    static func nothingFound(_ query: [String], in store: LibraryStore) -> ExitCode {
+        complain(query.isEmpty ? "the library \(store.path) is empty: scan your music into it first (songbox scan ~/Music)"
                  : "no tracks match \(QueryArguments.join(query))")
         return ExitCode(1)
     }
@@ -238,7 +238,7 @@ struct Remove: ParsableCommand {
     func run() throws {
         let store = try library.openStore()
         let tracks = try store.tracks(matching: QueryArguments.join(query))
-        guard !tracks.isEmpty else { throw List.nothingFound(query) }
+        guard !tracks.isEmpty else { throw List.nothingFound(query, in: store) }
         // On a terminal a person typed it: show what will go and ask. A script passes --yes, or
         // runs without a terminal.
         if !yes, isatty(STDIN_FILENO) != 0 {

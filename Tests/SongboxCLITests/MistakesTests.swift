@@ -113,4 +113,16 @@ import Testing
         #expect(made.status == 0)
         #expect(made.stderr.contains("Made a new library at \(typo)"))
     }
+
+    /// A first `songbox ls` where the default library is made on demand: it says the library is
+    /// empty, where it is, and how to fill it.
+    @Test func anEmptyLibrarySaysWhereItIsAndHowToFillIt() throws {
+        let home = folder + "/home"
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        let first = try SongboxRunner.run(executable: SongboxRunner.executable, ["ls"],
+                                          environment: ["HOME": home, "XDG_DATA_HOME": "", "SONGBOX_DB": "", "SONGBOX_CONFIG": home + "/none"])
+        #expect(first.status == 1)
+        #expect(first.stderr.contains("the library \(home)/.local/share/songbox/library.db is empty: scan your music into it first (songbox scan ~/Music)"),
+                "\(first.stderr)")
+    }
 }
