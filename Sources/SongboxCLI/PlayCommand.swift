@@ -20,11 +20,10 @@ struct OutputOptions: ParsableArguments {
                                valueName: "mode"))
     var replayGain: ReplayGainMode?
 
-    /// The output (--output, else $SONGBOX_OUTPUT, else the config file's, else alsa:default)
-    /// and the player's settings from the config file.
     /// The output the options name, else the environment's or the config's (`Wiring.output`).
+    /// An output that cannot be is said as an error, without the usage lines of a mistyped option.
     static func resolve(_ output: String?, wiring: Wiring) throws -> OutputSpec {
-        do { return try wiring.output(output) } catch { throw ValidationError(error.message.localized) }
+        do { return try wiring.output(output) } catch { throw SongboxError(.invalidArgument, error.message) }
     }
 }
 

@@ -254,6 +254,7 @@ import Glibc
         let output = try songbox.run(["play", "--output", "wav:\(folder)/missing/dir/x.wav", "--fast", "path:/one.mp3"])
         #expect(output.status != 0)
         #expect(output.stderr.contains("the folder \(folder)/missing/dir does not exist"), "\(output.stderr)")
+        #expect(!output.stderr.contains("Usage:"), "an output that cannot be is no mistyped option: \(output.stderr)")
         #expect(output.stdout.isEmpty)
         #expect(try history().isEmpty)
     }
