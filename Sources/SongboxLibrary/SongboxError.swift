@@ -142,7 +142,7 @@ private struct CauseText: Error, CustomStringConvertible {
 
 /// A cause said in words: a Foundation error as what happened (`permission denied`), not its
 /// `Error Domain=... UserInfo={...}` dump; an SQLite error without its SQL.
-func words(for error: any Error) -> String {
+public func words(for error: any Error) -> String {
     switch error {
     case let error as CauseText: return error.description
     case let error as SongboxError: return error.description
@@ -158,6 +158,8 @@ func words(for error: any Error) -> String {
         case .fileWriteFileExists: return String(cString: strerror(EEXIST))
         default: return "file operation failed (code \(error.code.rawValue))"
         }
+    case let error as any CustomStringConvertible where !(type(of: error) is NSError.Type):
+        return error.description  // a Swift error of ours, with words of its own
     default:
         let error = error as NSError
         if error.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(error.code))) }

@@ -213,3 +213,41 @@ import Testing
         #expect(edit.stderr.contains("pid \(again.process.processIdentifier): python3"), "\(edit.stderr)")
     }
 }
+
+/// Failures of files other than the library: said with the path and in words, not as
+/// Foundation's `Error Domain=... UserInfo={...}` or libmpg123's own sentences.
+@Suite(.serialized) struct FileFaultWordsTests: TestLibrarySuite {
+    let library: TestLibrary
+
+    init() throws {
+        library = try TestLibrary()
+    }
+
+    @Test func aPlaylistWrittenToAReadOnlyFolderSaysSoInWords() throws {
+        try library.scanExamples()
+        #expect(try songbox.run(["playlist", "save", "mine", "sort:id", "limit:3"]).status == 0)
+        let readOnly = folder + "/ro"
+        try FileManager.default.createDirectory(atPath: readOnly, withIntermediateDirectories: true)
+        let mounted = try SongboxRunner.run(executable: "/bin/mount", ["-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", readOnly])
+        try #require(mounted.status == 0, "mount: \(mounted.stderr) (this test needs root)")
+        defer { _ = try? SongboxRunner.run(executable: "/bin/umount", [readOnly]) }
+        for file in ["mine.m3u8", "mine.json"] {
+            let output = try songbox.run(["playlist", "export", "mine", readOnly + "/" + file])
+            #expect(output.status == 1)
+            #expect(output.stderr.hasPrefix("Error: \(readOnly)/\(file): cannot write the playlist file (Read-only file system)"),
+                    "\(output.stderr)")
+            #expect(!output.stderr.contains("Error Domain") && !output.stderr.contains("UserInfo"))
+        }
+    }
+
+    @Test func aFileWithNoAudioIsSaidWithoutLibmpg123sWords() throws {
+        try FileManager.default.createDirectory(atPath: music, withIntermediateDirectories: true)
+        try "hello world\n".write(toFile: music + "/text.mp3", atomically: true, encoding: .utf8)
+        try Data([UInt8](repeating: 0x55, count: 20_000)).write(to: URL(fileURLWithPath: music + "/noise.mp3"))
+        let output = try songbox.run(["scan", music])
+        #expect(output.status == 0)
+        #expect(output.stdout.contains("unreadable: \(music)/text.mp3: no MPEG audio found\n"), "\(output.stdout)")
+        #expect(output.stdout.contains("unreadable: \(music)/noise.mp3: no MPEG audio found\n"), "\(output.stdout)")
+        #expect(!output.stdout.contains("I am done") && !output.stdout.contains("Error Domain"))
+    }
+}
