@@ -214,6 +214,22 @@ import Testing
     }
 }
 
+/// docs/troubleshooting.md lists each message these tests see, with its cause and fix.
+@Test func theTroubleshootingPageListsEveryLibraryMessage() throws {
+    let page = try String(contentsOfFile: Fixtures.packageRoot + "/docs/troubleshooting.md", encoding: .utf8)
+    for message in ["this file is not a songbox library", "the library database is damaged", "the library database is read-only: this command changes it",
+                    "the disk holding the library database is full: nothing was changed",
+                    "the library database stayed locked by another process (held by pid", "another scan of this library is running (pid",
+                    "cannot open the library database", "cannot create the folder of the library database",
+                    "the library database could not be read or written (a disk error)", "database operation failed (SQLite error",
+                    "the query has too many terms", "the query is too long", "the query is too large for the database",
+                    "cannot write the playlist file", "no MPEG audio found"] {
+        #expect(page.contains(message), "\(message)")
+    }
+    let readme = try String(contentsOfFile: Fixtures.packageRoot + "/README.md", encoding: .utf8)
+    #expect(readme.contains("(docs/troubleshooting.md)"))
+}
+
 /// Failures of files other than the library: said with the path and in words, not as
 /// Foundation's `Error Domain=... UserInfo={...}` or libmpg123's own sentences.
 @Suite(.serialized) struct FileFaultWordsTests: TestLibrarySuite {
