@@ -58,6 +58,17 @@ import Testing
         #expect(tables.stdout == "notes\n")
     }
 
+    @Test func inHebrewTheMessageAndItsHintAreHebrew() throws {
+        try Catalogs.compile()
+        let text = folder + "/notes.db"
+        try "shopping: milk, bread\n".write(toFile: text, atomically: true, encoding: .utf8)
+        let output = try SongboxRunner.run(executable: SongboxRunner.executable, ["--db", text, "ls"], environment: ["LANG": "he_IL.UTF-8"])
+        #expect(output.status == 1)
+        #expect(output.stderr == "שגיאה: \(text): הקובץ הזה אינו ספרייה של songbox\n"
+                + "  עצה: בדקו את הנתיב שניתן ב־--db או ב־SONGBOX_DB; אם זו הייתה הספרייה שלכם, היא פגומה: שחזרו אותה מגיבוי\n",
+                "\(output.stderr)")
+    }
+
     @Test func aDamagedLibraryIsSaidToBeDamagedWithHowToRecover() throws {
         try library.scanExamples()
         // Every page after the first two written over: the schema is readable, the tables not.
