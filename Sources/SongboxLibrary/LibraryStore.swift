@@ -128,6 +128,10 @@ public final class LibraryStore: Sendable {
                 try queue.read { db in _ = try Int.fetchOne(db, sql: "PRAGMA user_version") }
                 return queue
             } catch {
+                // Immutable reads the main file alone: only when no write-ahead log holds commits
+                // it would miss (a library closed cleanly leaves none).
+                var log = stat()
+                if stat(path + "-wal", &log) == 0, log.st_size > 0 { throw error }
                 // SQLite's URI file names (Debian builds it with SQLITE_USE_URI).
                 let escaped = path.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "?", with: "%3f")
                     .replacingOccurrences(of: "#", with: "%23")
