@@ -54,42 +54,94 @@ public final class LibraryStore: Sendable {
             if !directory.isEmpty {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             }
-            var configuration = Configuration()
-            configuration.foreignKeysEnabled = true
-            configuration.busyMode = .timeout(busyTimeout)
-            configuration.prepareDatabase { db in
-                // WAL is a property of the file: after the first open this changes nothing and,
-                // unlike GRDB's `journalMode = .wal`, never writes, so a read-only command
-                // costs no fsync.
-                if try String.fetchOne(db, sql: "PRAGMA journal_mode") != "wal" {
-                    // A new library's pages are small (a page size is fixed once tables exist).
-                    if try Int.fetchOne(db, sql: "PRAGMA page_count") == 0 {
-                        try db.execute(sql: "PRAGMA page_size = \(Self.pageSize)")
-                    }
-                    try db.execute(sql: "PRAGMA journal_mode = WAL")
+            // A new library is made by one process at a time: a second waits for the first, then
+            // finds the schema made (SQLite alone let both run `CREATE TABLE`).
+            var schemaLock = Self.isNew(path) ? LibraryLock.schema(database: path, within: busyTimeout) : nil
+            database = try Self.connect(path, access: access, busyTimeout: busyTimeout)
+            try Self.retryingWhileBusy(within: busyTimeout + 1) {
+                try Schema.migrate(database) {
+                    if schemaLock == nil { schemaLock = LibraryLock.schema(database: path, within: busyTimeout) }
                 }
-                // A Pi loses power; FULL makes each commit durable, not only crash-safe.
-                try db.execute(sql: "PRAGMA synchronous = FULL")
-                // Reads through a memory map: a search that scans the table copies no pages.
-                try db.execute(sql: "PRAGMA mmap_size = 268435456")
             }
+            withExtendedLifetime(schemaLock) {}
+        } catch let error as SongboxError {
+            throw error.located(at: path)
+        } catch let error as DatabaseError {
+            throw SongboxError.database(error, at: path)
+        } catch {
+            throw SongboxError(.databaseUnavailable, "cannot create the folder of the library database", at: directory,
+                               hint: "check that its parent folder exists and is writable, or pass --db PATH",
+                               cause: error)
+        }
+    }
+
+    /// Whether a library that failed to open for writing can be read: it is there, and it was
+    /// the file, its folder or a full disk (no room for the write-ahead log) that refused.
+    private static func opensReadOnly(after error: DatabaseError, path: String) -> Bool {
+        guard Glibc.access(path, R_OK) == 0, !isNew(path) else { return false }
+        switch error.resultCode.primaryResultCode {
+        case .SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_FULL: return true
+        case .SQLITE_IOERR: return DatabaseHolders.diskIsFull(path)
+        default: return false
+        }
+    }
+
+    private static func isNew(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) != 0 || info.st_size == 0
+    }
+
+    /// GRDB's connections to the file at `path`. A library SQLite cannot open for writing (a
+    /// read-only file, folder or mount) is opened read-only: reading commands work and writing
+    /// ones fail with SQLITE_READONLY, said as such (or as a full disk, when that was the cause). In a folder where SQLite cannot make the
+    /// write-ahead log's index (`-shm`), the file is read as immutable: nothing can change it.
+    private static func connect(_ path: String, access: Access, busyTimeout: TimeInterval) throws -> any DatabaseWriter {
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = true
+        configuration.busyMode = .timeout(busyTimeout)
+        configuration.prepareDatabase { db in
+            // WAL is a property of the file: after the first open this changes nothing and,
+            // unlike GRDB's `journalMode = .wal`, never writes, so a read-only command
+            // costs no fsync.
+            if !db.configuration.readonly, try String.fetchOne(db, sql: "PRAGMA journal_mode") != "wal" {
+                // A new library's pages are small (a page size is fixed once tables exist).
+                if try Int.fetchOne(db, sql: "PRAGMA page_count") == 0 {
+                    try db.execute(sql: "PRAGMA page_size = \(Self.pageSize)")
+                }
+                try db.execute(sql: "PRAGMA journal_mode = WAL")
+            }
+            // A Pi loses power; FULL makes each commit durable, not only crash-safe.
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+            // Reads through a memory map: a search that scans the table copies no pages.
+            try db.execute(sql: "PRAGMA mmap_size = 268435456")
+        }
+        do {
             switch access {
-            case .single: database = try DatabaseQueue(path: path, configuration: configuration)
+            case .single: return try DatabaseQueue(path: path, configuration: configuration)
             case .shared:
                 let pool = try DatabasePool(path: path, configuration: configuration)
                 // GRDB sets its writer to `synchronous = NORMAL` after `prepareDatabase` (its WAL
                 // set-up): a commit would then survive a crash but not a power cut. The writer is
                 // the one connection that commits: FULL again, as for every other connection.
                 try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-                database = pool
+                return pool
             }
-            try Self.retryingWhileBusy(within: busyTimeout + 1) { try Schema.migrate(database) }
-        } catch let error as SongboxError {
-            throw error
-        } catch {
-            throw SongboxError(.databaseUnavailable, "cannot open the library database", at: path,
-                               hint: "check that the folder exists and is writable, or pass --db PATH",
-                               cause: error)
+        } catch let error as DatabaseError where Self.opensReadOnly(after: error, path: path) {
+            configuration.readonly = true
+            do {
+                let queue = try DatabaseQueue(path: path, configuration: configuration)
+                try queue.read { db in _ = try Int.fetchOne(db, sql: "PRAGMA user_version") }
+                return queue
+            } catch {
+                // Immutable reads the main file alone: only when no write-ahead log holds commits
+                // it would miss (a library closed cleanly leaves none).
+                var log = stat()
+                if stat(path + "-wal", &log) == 0, log.st_size > 0 { throw error }
+                // SQLite's URI file names (Debian builds it with SQLITE_USE_URI).
+                let escaped = path.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "?", with: "%3f")
+                    .replacingOccurrences(of: "#", with: "%23")
+                return try DatabaseQueue(path: "file:\(escaped)?immutable=1", configuration: configuration)
+            }
         }
     }
 

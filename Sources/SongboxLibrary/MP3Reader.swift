@@ -89,8 +89,11 @@ final class MP3Reader {
         var encoding: Int32 = 0
         let formatStatus = mpg123_getformat(handle, &rate, &channels, &encoding)
         guard formatStatus == Int32(MPG123_OK.rawValue) else {
+            // libmpg123's "I am done with this track" (the file ended before one frame) says no
+            // more than the message does.
+            let ended = [MPG123_DONE, MPG123_NEED_MORE].contains { formatStatus == Int32($0.rawValue) }
             throw SongboxError(.unreadableFile, "no MPEG audio found", at: path,
-                               cause: MPG123Failure(code: formatStatus, handle: handle))
+                               cause: ended ? nil : MPG123Failure(code: formatStatus, handle: handle))
         }
         var frame = mpg123_frameinfo2()
         _ = mpg123_info2(handle, &frame)

@@ -77,6 +77,8 @@ public struct LibraryScanner: Sendable {
     /// whatever the folder looks like, and their tracks are removed at once.
     public func scan(_ roots: [String], now: Date = Date(), prune: Bool = false,
                      progress: @escaping @Sendable (ScanProgress) -> Void = { _ in }) throws(SongboxError) -> ScanReport {
+        let lock = try LibraryLock.scan(database: store.path)
+        defer { withExtendedLifetime(lock) {} }
         let clock = ContinuousClock()
         let start = clock.now
         var report = ScanReport()

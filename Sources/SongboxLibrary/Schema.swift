@@ -8,7 +8,9 @@ enum Schema {
     /// Brings the database to the current schema. `user_version` counts the migrations applied,
     /// so opening an up-to-date database costs one read transaction (the version, no unknown
     /// migration, every table there) and no write.
-    static func migrate(_ writer: any DatabaseWriter) throws {
+    /// `beforeChanging` runs before a migration writes (it takes the lock that makes one
+    /// process at a time do it; the migrator then finds what another process already did).
+    static func migrate(_ writer: any DatabaseWriter, beforeChanging: () -> Void = {}) throws {
         let migrator = Self.migrator
         let current = try writer.read { db in
             let current = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
@@ -17,12 +19,22 @@ enum Schema {
                 throw SongboxError(.databaseUnavailable, "the library was written by a newer songbox (schema \(current); this one knows \(migrationCount)): it is left as it is", hint: "run the songbox that wrote it, or a newer one")
             }
             if current == migrationCount { try checkObjects(db) }
+            if current == 0 { try checkNotAnother(db) }
             return current
         }
         guard current != migrationCount else { return }
+        beforeChanging()
         try migrator.migrate(writer)
         try writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA user_version = \(migrationCount)") }
         try writer.read { db in try checkObjects(db) }
+    }
+
+    /// A database with tables but none of songbox's migrations is another program's: songbox
+    /// would otherwise add its tables to it.
+    static func checkNotAnother(_ db: Database) throws {
+        let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")
+        guard !tables.isEmpty, !tables.contains("grdb_migrations") else { return }
+        throw SongboxError.notALibrary(at: nil)
     }
 
     /// Every table and view the schema makes: one that was dropped (by hand, or a broken copy)

@@ -80,7 +80,7 @@ public struct SongboxConfig: Sendable, Equatable {
             defer { try? file.close() }
             data = try file.read(upToCount: maximumSize + 1) ?? Data()
         } catch {
-            throw SongboxError(.invalidArgument, "cannot read the config file: \(error.localizedDescription)", at: path)
+            throw SongboxError(.invalidArgument, "cannot read the config file: \(Message(verbatim: words(for: error)))", at: path)
         }
         guard data.count <= maximumSize else {
             throw SongboxError(.invalidArgument, "the config file is larger than \(maximumSize / 1024) KB; is it the right file?", at: path)

@@ -28,8 +28,9 @@ public struct LibraryQuery: Sendable {
     /// took seconds and most of a gigabyte in SQLite's trigram search).
     public static let maximumLength = 16 << 10
     /// The most terms (words, phrases, fields) a query may have: SQLite's expression
-    /// depth and variable count are reached long after, so the error is songbox's, in one line.
-    public static let maximumTerms = 1_000
+    /// depth (1000: a chain of n ORs is n deep) and variable count are reached long after, so
+    /// the error is songbox's, in one line.
+    public static let maximumTerms = 500
     /// The longest single word, phrase or value, in characters.
     public static let maximumValueLength = 1_000
 
