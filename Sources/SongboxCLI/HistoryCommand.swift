@@ -92,8 +92,9 @@ struct HistoryCommand: ParsableCommand {
         }
     }
 
-    /// Local time, to the minute.
+    /// Local time, to the minute: as the environment's `LC_TIME` writes dates, else ISO 8601.
     static func time(_ seconds: Int64) -> String {
+        if let local = Catalog.minute(seconds) { return local }
         let parts = Calendar.current.dateComponents([.year, .month, .day, .hour, .minute],
                                                     from: Date(timeIntervalSince1970: TimeInterval(seconds)))
         return String(format: "%04d-%02d-%02d %02d:%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0,

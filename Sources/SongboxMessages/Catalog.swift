@@ -22,6 +22,9 @@ public enum Catalog {
 
     private struct State: @unchecked Sendable {  // a locale_t is immutable once made
         let numeric: locale_t?
+        /// The environment's `LC_TIME`, when it is not C, C.UTF-8 or POSIX (whose dates songbox
+        /// writes as ISO 8601).
+        let time: locale_t?
     }
 
     /// Chooses the language from the environment; called once, at the start of the program.
@@ -32,7 +35,8 @@ public enum Catalog {
         // Whatever LC_CTYPE says, songbox writes UTF-8.
         bind_textdomain_codeset(domain, "UTF-8")
         let numeric = newlocale(LC_NUMERIC_MASK, "", nil)
-        state.withLock { $0 = State(numeric: numeric) }
+        let time = timeLocaleName().flatMap { $0 == "C" || $0 == "POSIX" || $0.hasPrefix("C.") ? nil : newlocale(LC_TIME_MASK, "", nil) }
+        state.withLock { $0 = State(numeric: numeric, time: time) }
     }
 
     /// Whether the environment asks for a language other than English, as glibc reads it
@@ -59,6 +63,25 @@ public enum Catalog {
                 String(cString: dngettext(domain, one, other, UInt(max(0, plural.count))))
             }
         }
+    }
+
+    /// The locale `LC_TIME` names, as glibc reads it (`LC_ALL`, else `LC_TIME`, else `LANG`); nil
+    /// for none, which is C.
+    private static func timeLocaleName() -> String? {
+        for name in ["LC_ALL", "LC_TIME", "LANG"] {
+            if let value = getenv(name).map({ String(cString: $0) }), !value.isEmpty { return value }
+        }
+        return nil
+    }
+
+    /// A moment to the minute, written for people in the environment's `LC_TIME` (`26/11/26 20:36`
+    /// in he_IL); nil in C, C.UTF-8 or POSIX, or before `activate`, where songbox writes ISO 8601.
+    public static func minute(_ seconds: Int64) -> String? {
+        guard let time = state.withLock({ $0?.time }) else { return nil }
+        var buffer = [CChar](repeating: 0, count: 96)
+        let written = songbox_format_minute(&buffer, buffer.count, seconds, time)
+        guard written > 0 else { return nil }
+        return String(decoding: buffer.prefix(written).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// `number` with `digits` decimals, written for people: with the decimal point of the

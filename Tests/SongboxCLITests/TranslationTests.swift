@@ -250,6 +250,13 @@ import Testing
                 "\(historyInHebrew.stdout)")
         let (json, jsonInHebrew) = try inBoth(["history", "--json"])
         #expect(json.stdout == jsonInHebrew.stdout && json.stdout.contains("\"kind\": \"play\""), "\(json.stdout)")
+        // When: ISO 8601 in C; the locale's way of writing a date elsewhere (he_IL day/month/year,
+        // de_DE with dots).
+        let when = { (output: SongboxRunner.Output) in String(output.lines.dropFirst().first?.prefix(while: { $0 != " " }) ?? "") }
+        #expect(when(history).wholeMatch(of: /\d{4}-\d\d-\d\d/) != nil, "\(history.stdout)")
+        #expect(when(historyInHebrew).wholeMatch(of: /\d\d\/\d\d\/\d\d/) != nil, "\(historyInHebrew.stdout)")
+        let german = try songbox.run(["history"], environment: ["LANG": "de_DE.UTF-8"])
+        #expect(when(german).wholeMatch(of: /\d\d\.\d\d\.\d{4}/) != nil, "\(german.stdout)")
     }
 
     /// An alarm as `alarm ls` describes it, in each language; its JSON is the same in both.
