@@ -32,13 +32,11 @@ public enum DaemonAPI {
             }
             let fields: [(String, String)]
             do {
-                fields = try ControlClient(path: socket).send(name, arguments)
+                // Read no more than a script may get: a whole library's listing stays in the daemon.
+                fields = try ControlClient(path: socket).send(name, arguments, most: longestAnswer)
             } catch let error as DaemonError {
-                return [.nil, .string("songbox.daemon.command: \(error.message)")]
-            }
-            guard fields.count <= longestAnswer else {
-                return [.nil, .string("songbox.daemon.command: the answer to \(name) has \(fields.count) lines, more than "
-                                      + "\(longestAnswer); read the library with songbox.library instead")]
+                return [.nil, .string("songbox.daemon.command: \(error.message)" + (error.message.contains("longer than")
+                    ? "; read the library with songbox.library instead" : ""))]
             }
             return [.array(fields.map { .table(["key": .string($0.0), "value": .string($0.1)]) })]
         }

@@ -1,4 +1,5 @@
 import Foundation
+import SongboxServer
 import SongboxTestSupport
 import Testing
 
@@ -80,6 +81,10 @@ import Testing
         #expect(refused.lines.first == "nil\tsongbox.daemon.command: Bad song index", "\(refused.stdout)\(refused.stderr)")
         #expect(refused.lines.dropFirst().first?.contains("an argument is one line") == true, "\(refused.stdout)")
         #expect(refused.lines.last == "state\tplay", "\(refused.stdout)")
+        // An answer longer than a script may get is not read on: the client stops at the bound.
+        let client = try ControlClient(path: daemon.socket)
+        #expect(throws: DaemonError.self) { try client.send("commands", most: 5) }
+        #expect(try ControlClient(path: daemon.socket).send("commands").count > 5)
         // Without a daemon, it is said, not thrown.
         let alone = try songbox.run(["run", script], environment: ["SONGBOX_SOCKET": folder + "/none.sock"])
         #expect(alone.status != 0 && alone.stderr.contains("assertion failed"), "\(alone.stderr)")
