@@ -45,7 +45,7 @@ public final class MP3Decoder {
     /// skip the audio with it). One for the decoder's life, rewound at each reopen.
     private let stream: VirtualStream
 
-    private static let libraryReady: Bool = mpg123_init() == Int32(MPG123_OK.rawValue)
+    static let libraryReady: Bool = mpg123_init() == Int32(MPG123_OK.rawValue)
 
     /// Opens `path` for decoding, at `rate` when given (else at the file's own rate).
     public init(path: String, rate: Int? = nil) throws(DecodeError) {
@@ -228,7 +228,7 @@ public final class MP3Decoder {
         }
     }
 
-    private static func message(for status: Int32, handle: OpaquePointer? = nil) -> String {
+    static func message(for status: Int32, handle: OpaquePointer? = nil) -> String {
         if status == Int32(MPG123_ERR.rawValue), let handle { return String(cString: mpg123_strerror(handle)) }
         return String(cString: mpg123_plain_strerror(status))
     }

@@ -1,0 +1,132 @@
+import CMPG123
+import Foundation
+
+/// Decodes MP3 bytes pushed in as they arrive (libmpg123's feed mode) to 16-bit stereo PCM: what
+/// a network stream needs, where the next bytes may not be there yet. It never waits: `read`
+/// gives what the bytes fed so far hold, and says when it needs more, so a player can go on
+/// with its other work (a pause pressed while the network stalls) and come back.
+///
+/// The groundwork of remote tracks (issue 15): not yet used by the player. Owns one
+/// `mpg123_handle`: use it from one thread at a time.
+public final class FeedDecoder {
+    /// What a `read` gave.
+    public enum Result: Equatable, Sendable {
+        /// This many frames were written to the buffer (at least one).
+        case frames(Int)
+        /// Nothing more can be decoded from the bytes fed so far.
+        case needsMore
+        /// Every byte was fed (`finish`) and everything in them is decoded.
+        case ended
+    }
+
+    /// Where the bytes come from, for messages (a URL).
+    public let source: String
+    /// What `read` produces; nil until the bytes fed show the first frame.
+    public private(set) var format: AudioFormat?
+    /// Frames produced so far.
+    public private(set) var position = 0
+    private let handle: OpaquePointer
+    private let rate: Int?
+    private var finished = false
+
+    /// The bytes fed and not yet taken by libmpg123 are held by it; a bound on what it holds
+    /// keeps a stream's memory flat whatever the network does.
+    public static let largestFeed = 1 << 20
+
+    /// A decoder at `rate` when given (resampling to it), else at the stream's own rate.
+    public init(source: String, rate: Int? = nil) throws(DecodeError) {
+        self.source = source
+        self.rate = rate
+        guard MP3Decoder.libraryReady else { throw DecodeError(path: source, message: "libmpg123 failed to initialise") }
+        var status: Int32 = 0
+        guard let handle = mpg123_new(nil, &status) else {
+            throw DecodeError(path: source, message: "libmpg123 could not create a decoder: \(MP3Decoder.message(for: status))")
+        }
+        self.handle = handle
+        let flags = MPG123_QUIET.rawValue | MPG123_GAPLESS.rawValue | MPG123_FORCE_STEREO.rawValue | MPG123_SKIP_ID3V2.rawValue
+        mpg123_param2(handle, Int32(MPG123_FLAGS.rawValue), Int(flags), 0)
+        if let rate { mpg123_param2(handle, Int32(MPG123_FORCE_RATE.rawValue), rate, 0) }
+        mpg123_format_none(handle)
+        var rates: UnsafePointer<Int>?
+        var rateCount = 0
+        mpg123_rates(&rates, &rateCount)
+        for index in 0..<rateCount {
+            mpg123_format(handle, rates![index], Int32(MPG123_STEREO.rawValue), Int32(MPG123_ENC_SIGNED_16.rawValue))
+        }
+        if let rate { mpg123_format(handle, rate, Int32(MPG123_STEREO.rawValue), Int32(MPG123_ENC_SIGNED_16.rawValue)) }
+        let opened = mpg123_open_feed(handle)
+        guard opened == Int32(MPG123_OK.rawValue) else {
+            mpg123_delete(handle)
+            throw DecodeError(path: source, message: "libmpg123 cannot decode a stream: \(MP3Decoder.message(for: opened))")
+        }
+    }
+
+    deinit {
+        mpg123_close(handle)
+        mpg123_delete(handle)
+    }
+
+    /// Hands bytes of the stream to the decoder, in order.
+    public func feed(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) {
+        guard !bytes.isEmpty, let base = bytes.baseAddress else { return }
+        guard !finished else { throw DecodeError(path: source, message: "bytes fed after the end of the stream") }
+        var offset = 0
+        while offset < bytes.count {
+            let count = min(Self.largestFeed, bytes.count - offset)
+            let status = mpg123_feed(handle, (base + offset).assumingMemoryBound(to: UInt8.self), count)
+            guard status == Int32(MPG123_OK.rawValue) else {
+                throw DecodeError(path: source, message: MP3Decoder.message(for: status, handle: handle))
+            }
+            offset += count
+        }
+    }
+
+    /// No more bytes will come: what is fed is decoded to its end, and then `read` says `ended`.
+    public func finish() {
+        finished = true
+    }
+
+    /// Decodes up to `buffer.count / 2` frames into `buffer` from the bytes fed so far.
+    public func read(into buffer: UnsafeMutableBufferPointer<Int16>) throws(DecodeError) -> Result {
+        let bytesWanted = (buffer.count / AudioFormat.channels) * AudioFormat.bytesPerFrame
+        guard bytesWanted > 0 else { return .frames(0) }
+        var filled = 0
+        while filled < bytesWanted {
+            var done = 0
+            let raw = UnsafeMutableRawPointer(buffer.baseAddress!) + filled
+            let status = mpg123_read(handle, raw, bytesWanted - filled, &done)
+            filled += done
+            switch status {
+            case Int32(MPG123_OK.rawValue):
+                continue
+            case Int32(MPG123_NEW_FORMAT.rawValue):
+                try take(newFormat: ())
+            case Int32(MPG123_NEED_MORE.rawValue), Int32(MPG123_DONE.rawValue):
+                if filled > 0 { return .frames(finish(filled)) }
+                guard finished else { return .needsMore }
+                guard format != nil else { throw DecodeError(path: source, message: "no MPEG audio found") }
+                return .ended
+            default:
+                if filled > 0 { return .frames(finish(filled)) }
+                throw DecodeError(path: source, message: MP3Decoder.message(for: status, handle: handle))
+            }
+        }
+        return .frames(finish(filled))
+    }
+
+    /// The stream's format, found (or changed) at this frame: from here only this rate comes out.
+    private func take(newFormat: Void) throws(DecodeError) {
+        var found = 0, channels: Int32 = 0, encoding: Int32 = 0
+        mpg123_getformat(handle, &found, &channels, &encoding)
+        if let format, format.sampleRate != found {
+            throw DecodeError(path: source, message: "the sample rate changes inside the stream (\(format.sampleRate) to \(found) Hz)")
+        }
+        format = AudioFormat(sampleRate: found)
+    }
+
+    private func finish(_ bytes: Int) -> Int {
+        let frames = bytes / AudioFormat.bytesPerFrame
+        position += frames
+        return frames
+    }
+}
