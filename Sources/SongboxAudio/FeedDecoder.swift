@@ -26,7 +26,6 @@ public final class FeedDecoder {
     /// Frames produced so far.
     public private(set) var position = 0
     private let handle: OpaquePointer
-    private let rate: Int?
     private var finished = false
 
     /// The bytes fed and not yet taken by libmpg123 are held by it; a bound on what it holds
@@ -36,24 +35,13 @@ public final class FeedDecoder {
     /// A decoder at `rate` when given (resampling to it), else at the stream's own rate.
     public init(source: String, rate: Int? = nil) throws(DecodeError) {
         self.source = source
-        self.rate = rate
         guard MP3Decoder.libraryReady else { throw DecodeError(path: source, message: "libmpg123 failed to initialise") }
         var status: Int32 = 0
         guard let handle = mpg123_new(nil, &status) else {
             throw DecodeError(path: source, message: "libmpg123 could not create a decoder: \(MP3Decoder.message(for: status))")
         }
         self.handle = handle
-        let flags = MPG123_QUIET.rawValue | MPG123_GAPLESS.rawValue | MPG123_FORCE_STEREO.rawValue | MPG123_SKIP_ID3V2.rawValue
-        mpg123_param2(handle, Int32(MPG123_FLAGS.rawValue), Int(flags), 0)
-        if let rate { mpg123_param2(handle, Int32(MPG123_FORCE_RATE.rawValue), rate, 0) }
-        mpg123_format_none(handle)
-        var rates: UnsafePointer<Int>?
-        var rateCount = 0
-        mpg123_rates(&rates, &rateCount)
-        for index in 0..<rateCount {
-            mpg123_format(handle, rates![index], Int32(MPG123_STEREO.rawValue), Int32(MPG123_ENC_SIGNED_16.rawValue))
-        }
-        if let rate { mpg123_format(handle, rate, Int32(MPG123_STEREO.rawValue), Int32(MPG123_ENC_SIGNED_16.rawValue)) }
+        MP3Decoder.configure(handle, rate: rate)
         let opened = mpg123_open_feed(handle)
         guard opened == Int32(MPG123_OK.rawValue) else {
             mpg123_delete(handle)

@@ -71,19 +71,7 @@ public final class MP3Decoder {
         self.handle = handle
         format = AudioFormat(sampleRate: rate ?? 44_100)
         sourceRate = 0
-        // Tags are the library's business: skipping ID3v2 keeps a huge tag out of memory.
-        let flags = MPG123_QUIET.rawValue | MPG123_GAPLESS.rawValue | MPG123_FORCE_STEREO.rawValue
-            | MPG123_SKIP_ID3V2.rawValue
-        mpg123_param2(handle, Int32(MPG123_FLAGS.rawValue), Int(flags), 0)
-        if let rate { mpg123_param2(handle, Int32(MPG123_FORCE_RATE.rawValue), rate, 0) }
-        mpg123_format_none(handle)
-        var rates: UnsafePointer<Int>?
-        var rateCount = 0
-        mpg123_rates(&rates, &rateCount)
-        for index in 0..<rateCount {
-            mpg123_format(handle, rates![index], Int32(MPG123_STEREO.rawValue), Int32(MPG123_ENC_SIGNED_16.rawValue))
-        }
-        if let rate { mpg123_format(handle, rate, Int32(MPG123_STEREO.rawValue), Int32(MPG123_ENC_SIGNED_16.rawValue)) }
+        Self.configure(handle, rate: rate)
 
         try openStream()
         var frame = mpg123_frameinfo2()
@@ -103,6 +91,24 @@ public final class MP3Decoder {
         mpg123_close(handle)
         mpg123_delete(handle)
         close(file)
+    }
+
+    /// What every songbox decoder asks of libmpg123: quiet, gapless, 16-bit stereo at any rate it
+    /// knows (or only `rate`, resampled to), ID3v2 skipped (tags are the library's business, and
+    /// skipping keeps a huge tag out of memory).
+    static func configure(_ handle: OpaquePointer, rate: Int?) {
+        let flags = MPG123_QUIET.rawValue | MPG123_GAPLESS.rawValue | MPG123_FORCE_STEREO.rawValue
+            | MPG123_SKIP_ID3V2.rawValue
+        mpg123_param2(handle, Int32(MPG123_FLAGS.rawValue), Int(flags), 0)
+        if let rate { mpg123_param2(handle, Int32(MPG123_FORCE_RATE.rawValue), rate, 0) }
+        mpg123_format_none(handle)
+        var rates: UnsafePointer<Int>?
+        var rateCount = 0
+        mpg123_rates(&rates, &rateCount)
+        for index in 0..<rateCount {
+            mpg123_format(handle, rates![index], Int32(MPG123_STEREO.rawValue), Int32(MPG123_ENC_SIGNED_16.rawValue))
+        }
+        if let rate { mpg123_format(handle, rate, Int32(MPG123_STEREO.rawValue), Int32(MPG123_ENC_SIGNED_16.rawValue)) }
     }
 
     /// Decodes up to `buffer.count / 2` frames into `buffer`; returns the frames written,

@@ -19,12 +19,13 @@ public final class PlayerEngine {
     /// Where the audio goes now: the output the engine was made with, or one of `outputs`
     /// that `useOutput` moved it to.
     public private(set) var output: any AudioOutput
-    public var settings: PlayerSettings
-    /// The outputs playback can move to, by spec: the one the engine was made with first, then
-    /// the other configured ones (`settings.outputs`), in order.
-    public var outputs: [String] {
-        [madeWith.spec] + settings.outputs.map(\.description).filter { $0 != madeWith.spec }
+    public var settings: PlayerSettings {
+        didSet { outputs = Self.outputs(madeWith, settings) }
     }
+    /// The outputs playback can move to, by spec: the one the engine was made with first, then
+    /// the other configured ones (`settings.outputs`), in order. Kept, not made for every
+    /// chunk's status.
+    public private(set) var outputs: [String]
     /// The index in `outputs` of the one in use.
     public private(set) var outputIndex = 0
     private let madeWith: any AudioOutput
@@ -84,8 +85,13 @@ public final class PlayerEngine {
         self.output = output
         madeWith = output
         self.settings = settings
+        outputs = Self.outputs(output, settings)
         random = SeededRandom(seed: seed)
         buffer = .allocate(capacity: max(1, settings.chunkFrames) * AudioFormat.channels)
+    }
+
+    private static func outputs(_ madeWith: any AudioOutput, _ settings: PlayerSettings) -> [String] {
+        [madeWith.spec] + settings.outputs.map(\.description).filter { $0 != madeWith.spec }
     }
 
     deinit {

@@ -98,8 +98,8 @@ public final class ControlClient {
     deinit { Glibc.close(socket) }
 
     /// Sends `command` with `arguments` (quoted as needed) and returns the answer's fields;
-    /// an `ACK` becomes a `DaemonError` with its message, and so does an answer of more than
-    /// `most` fields (read no further: the connection is of no more use).
+    /// an `ACK` becomes a `DaemonError` with its message. An answer of more than `most` fields
+    /// throws `AnswerTooLong`, read no further (the connection is of no more use).
     public func send(_ command: String, _ arguments: [String] = [], most: Int = .max) throws -> [(String, String)] {
         let line = ([command] + arguments.map(MPDProtocol.quote)).joined(separator: " ") + "\n"
         let data = Array(line.utf8)
@@ -117,7 +117,7 @@ public final class ControlClient {
                 throw DaemonError(Message(verbatim: message))
             }
             guard let colon = reply.range(of: ": ") else { continue }
-            guard fields.count < most else { throw DaemonError("the answer to \(command) is longer than \(most) lines") }
+            guard fields.count < most else { throw AnswerTooLong(command: command, most: most) }
             fields.append((String(reply[..<colon.lowerBound]), String(reply[colon.upperBound...])))
         }
         throw DaemonError("the daemon closed the connection before answering")
@@ -137,4 +137,10 @@ public final class ControlClient {
             pending += chunk[..<count]
         }
     }
+}
+
+/// An answer longer than the caller would take (`ControlClient.send(_:_:most:)`).
+public struct AnswerTooLong: Error, Sendable {
+    public let command: String
+    public let most: Int
 }

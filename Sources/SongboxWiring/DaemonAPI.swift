@@ -35,8 +35,10 @@ public enum DaemonAPI {
                 // Read no more than a script may get: a whole library's listing stays in the daemon.
                 fields = try ControlClient(path: socket).send(name, arguments, most: longestAnswer)
             } catch let error as DaemonError {
-                return [.nil, .string("songbox.daemon.command: \(error.message)" + (error.message.contains("longer than")
-                    ? "; read the library with songbox.library instead" : ""))]
+                return [.nil, .string("songbox.daemon.command: \(error.message)")]
+            } catch let tooLong as AnswerTooLong {
+                return [.nil, .string("songbox.daemon.command: the answer to \(tooLong.command) is longer than \(tooLong.most) lines; "
+                                      + "read the library with songbox.library instead")]
             }
             return [.array(fields.map { .table(["key": .string($0.0), "value": .string($0.1)]) })]
         }

@@ -83,7 +83,7 @@ import Testing
         #expect(refused.lines.last == "state\tplay", "\(refused.stdout)")
         // An answer longer than a script may get is not read on: the client stops at the bound.
         let client = try ControlClient(path: daemon.socket)
-        #expect(throws: DaemonError.self) { try client.send("commands", most: 5) }
+        #expect(throws: AnswerTooLong.self) { try client.send("commands", most: 5) }
         #expect(try ControlClient(path: daemon.socket).send("commands").count > 5)
         // Without a daemon, it is said, not thrown.
         let alone = try songbox.run(["run", script], environment: ["SONGBOX_SOCKET": folder + "/none.sock"])
