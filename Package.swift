@@ -24,6 +24,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // Remote tracks and radio: HTTP with TLS (BoringSSL inside: no system TLS library to match).
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // C libraries, found with pkg-config. Each exposes a shim header only.
@@ -57,6 +60,20 @@ let package = Package(
         .target(name: "SongboxAnalysis"),
         // Decoding, outputs and the player engine. Knows nothing of SQLite or Lua.
         .target(name: "SongboxAudio", dependencies: ["CMPG123", "CALSA", "SongboxFiles", "SongboxMessages"]),
+        // Tracks from the network: HTTP(S) files and Icecast/SHOUTcast streams read ahead into a
+        // bounded buffer on their own task, decoded as they arrive (`RemoteTracks` opens them for
+        // the engine), and the offline cache's files.
+        .target(
+            name: "SongboxRemote",
+            dependencies: [
+                "SongboxAudio",
+                "SongboxMessages",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         // The player wired to the library: history, saved state, tracks to play.
         .target(name: "SongboxPlayback", dependencies: ["SongboxAudio", "SongboxLibrary"]),
         // The C half of the Lua bridge: allocator, hooks, sandbox wrappers, trampolines.
@@ -103,6 +120,7 @@ let package = Package(
                 "SongboxScript",
                 "SongboxAudio",
                 "SongboxPlayback",
+                "SongboxRemote",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -136,6 +154,7 @@ let package = Package(
             dependencies: ["SongboxLibrary", "SongboxFiles", "SongboxAudio", "SongboxTestSupport"]
         ),
         .testTarget(name: "SongboxAnalysisTests", dependencies: ["SongboxAnalysis"]),
+        .testTarget(name: "SongboxRemoteTests", dependencies: ["SongboxRemote", "SongboxAudio", "SongboxTestSupport"]),
         .testTarget(
             name: "SongboxAudioTests",
             dependencies: ["SongboxAudio", "SongboxPlayback", "SongboxLibrary", "SongboxScript", "SongboxWiring", "SongboxTestSupport",

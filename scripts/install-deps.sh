@@ -11,7 +11,7 @@ set -euo pipefail
 
 packages=(pkg-config liblua5.4-dev libsqlite3-dev libasound2-dev libmpg123-dev gettext)
 if [[ "${1:-}" == "--test" ]]; then
-    packages+=(sox libsox-fmt-mp3 lame mpg123 python3 python3-mutagen util-linux gcc libc6-dev mpc python3-mpd mpd ncmpcpp tmux procps locales)
+    packages+=(sox libsox-fmt-mp3 lame mpg123 python3 python3-mutagen util-linux gcc libc6-dev mpc python3-mpd mpd ncmpcpp tmux procps locales nginx-light icecast2 openssl)
 fi
 if [[ "${1:-}" == "--bench" ]]; then
     packages+=(sox libsox-fmt-mp3 lame mpg123 python3 python3-venv mpd mpc time lua5.4 valgrind binutils strace pv)

@@ -6,8 +6,8 @@ import Foundation
 /// gives what the bytes fed so far hold, and says when it needs more, so a player can go on
 /// with its other work (a pause pressed while the network stalls) and come back.
 ///
-/// The groundwork of remote tracks (issue 15): not yet used by the player. Owns one
-/// `mpg123_handle`: use it from one thread at a time.
+/// What plays a remote track (`SongboxRemote`'s `StreamDecoder`). Owns one `mpg123_handle`: use
+/// it from one thread at a time.
 public final class FeedDecoder {
     /// What a `read` gave.
     public enum Result: Equatable, Sendable {
@@ -67,6 +67,30 @@ public final class FeedDecoder {
             }
             offset += count
         }
+    }
+
+    /// The stream's size in bytes, when the server tells it: libmpg123 can then tell its length.
+    public func setSize(_ bytes: Int) {
+        guard bytes > 0 else { return }
+        mpg123_set_filesize(handle, bytes)
+    }
+
+    /// The length in frames, when libmpg123 can tell it (a Xing/LAME header, or the size).
+    public var length: Int? {
+        let frames = mpg123_length(handle)
+        return frames > 0 ? frames : nil
+    }
+
+    /// Moves to `frame`; returns the byte of the stream from which bytes must be fed now (what
+    /// was fed before is dropped). Only once the first frame has been decoded.
+    public func seek(toFrame frame: Int) throws(DecodeError) -> Int {
+        var inputOffset = 0
+        let reached = mpg123_feedseek(handle, max(0, frame), SEEK_SET, &inputOffset)
+        guard reached >= 0 else {
+            throw DecodeError(path: source, message: "cannot seek: \(MP3Decoder.message(for: Int32(reached), handle: handle))")
+        }
+        position = reached
+        return inputOffset
     }
 
     /// No more bytes will come: what is fed is decoded to its end, and then `read` says `ended`.

@@ -27,6 +27,8 @@ public final class Player: @unchecked Sendable {
     private static let lead = 0.2
     private static let refill = 0.3
     private static let retryWaits: [Double] = [0.5, 1, 2, 4, 8, 15, 30]
+    /// How often a player waiting for a network track's bytes looks for them.
+    private static let networkWait = 0.05
 
     public init(output: any AudioOutput, settings: PlayerSettings = PlayerSettings(), fast: Bool = false,
                 restoring snapshot: PlayerSnapshot? = nil,
@@ -149,6 +151,10 @@ public final class Player: @unchecked Sendable {
                     pacing = nil
                     wait = Self.retryWaits[min(retries, Self.retryWaits.count - 1)]
                     retries += 1
+                case .waiting:
+                    // The network is behind: look again shortly, and pace from when it is back.
+                    pacing = nil
+                    wait = Self.networkWait
                 }
                 publish()
             }

@@ -14,6 +14,8 @@ public final class PlayerEngine {
         case idle
         /// The output is missing or went away; retry later (the position is kept).
         case outputUnavailable(String)
+        /// A network track's next bytes have not come yet; render again a little later.
+        case waiting
     }
 
     /// Where the audio goes now: the output the engine was made with, or one of `outputs`
@@ -42,7 +44,11 @@ public final class PlayerEngine {
     public private(set) var clock = 0.0
     public private(set) var outputError: String?
 
-    private var decoder: MP3Decoder?
+    private var decoder: (any TrackDecoder)?
+    /// What the playing stream last said it plays.
+    public private(set) var streamTitle: StreamTitle?
+    /// The last chunk found the network's bytes not there yet.
+    public private(set) var buffering = false
     /// The ReplayGain of the track `decoder` plays (its queue item's, kept so that neither a
     /// chunk nor a status looks the item up again).
     private var openTrackGain: ReplayGain?
@@ -136,7 +142,8 @@ public final class PlayerEngine {
         PlayerStatus(snapshot: snapshot, duration: duration, format: decoder?.format, currentVolume: currentVolume,
                      sleepTimer: sleepTimer,
                      clock: clock, outputError: outputError, heading: heading, headingID: headingID,
-                     replayGain: replayGain, outputs: outputs, outputIndex: outputIndex)
+                     replayGain: replayGain, outputs: outputs, outputIndex: outputIndex,
+                     streamTitle: streamTitle, buffering: buffering)
     }
 
     /// The ReplayGain mode (`settings.replayGain.mode`).
@@ -272,7 +279,8 @@ public final class PlayerEngine {
                 perform(pending.action)
             }
         }
-        guard let decoder, let item = currentItem else { return }
+        // A live stream has nowhere to move to.
+        guard let decoder, let item = currentItem, decoder.seekable else { return }
         let from = elapsed
         let rate = Double(decoder.format.sampleRate)
         let last = decoder.length.map { max(0, $0 - 1) } ?? Int.max
@@ -417,12 +425,23 @@ public final class PlayerEngine {
         let startFrame = decoder.position
         let frames: Int
         do throws(DecodeError) {
-            frames = wanted == 0 ? 0 : try decoder.read(into: UnsafeMutableBufferPointer(rebasing: buffer[0..<wanted * 2]))
+            switch wanted == 0 ? .ended : try decoder.decode(into: UnsafeMutableBufferPointer(rebasing: buffer[0..<wanted * 2])) {
+            case .frames(let count): frames = count
+            case .ended: frames = 0
+            case .waiting:
+                buffering = true
+                return .waiting
+            }
         } catch {
             emit(.decodeError(item: item, message: error.message))
             endTrack(.error)
             advance(after: item.id, reason: .next)
             return .rendered(frames: 0)
+        }
+        buffering = false
+        if let title = decoder.takeStreamTitle() {
+            streamTitle = title
+            emit(.streamTitle(item: item, title: title))
         }
         guard frames > 0 else {
             trackReachedItsEnd(item)
@@ -641,9 +660,9 @@ public final class PlayerEngine {
             // Not a highlight: go on as if it had been played, without counting anything.
             return skipOver(item, reason: reason)
         }
-        let opened: MP3Decoder
+        let opened: any TrackDecoder
         do throws(DecodeError) {
-            opened = try MP3Decoder(path: item.track.path, rate: output.requiredFormat?.sampleRate)
+            opened = try openDecoder(for: item.track, rate: output.requiredFormat?.sampleRate)
         } catch {
             emit(.decodeError(item: item, message: error.message))
             return skipOver(item, reason: reason)
@@ -652,11 +671,20 @@ public final class PlayerEngine {
         openTrackGain = item.track.replayGain
         state = .playing
         let from = highlights ? (item.track.highlight?.start ?? 0) : seconds
-        if from > 0 { try? opened.seek(toFrame: Self.frameCount(from, rate: Double(opened.format.sampleRate))) }
+        if from > 0, opened.seekable { try? opened.seek(toFrame: Self.frameCount(from, rate: Double(opened.format.sampleRate))) }
         if modes.random, randomHistory.last != id { randomHistory.append(id) }
         emit(.trackStarted(item: item, position: queue.position(of: id) ?? 0, reason: reason))
         lyrics = item.track.lyricTimes.map { LyricCursor(times: $0, rate: opened.format.sampleRate) }
         if let lines = lyrics?.jumped(to: opened.position) { announce(lines, of: item) }
+    }
+
+    /// A decoder for `track`: its file, or through `settings.remote` a URL.
+    private func openDecoder(for track: PlayableTrack, rate: Int?) throws(DecodeError) -> any TrackDecoder {
+        guard track.isRemote else { return try MP3Decoder(path: track.path, rate: rate) }
+        guard let remote = settings.remote else {
+            throw DecodeError(path: track.path, message: "this player does not play tracks from the network")
+        }
+        return try remote.opener.open(track.path, rate: rate)
     }
 
     /// The events of lyric lines `lines` of `item`'s track.
@@ -696,6 +724,8 @@ public final class PlayerEngine {
 
     private func closeTrack() {
         decoder = nil
+        streamTitle = nil
+        buffering = false
         openTrackGain = nil
         lyrics = nil
         delivered = 0
@@ -784,9 +814,10 @@ public final class PlayerEngine {
     /// only, as a Snapcast FIFO): what was delivered and the lyric cursor follow the new rate.
     private func decodeAt(rate: Int) {
         guard let old = decoder, old.format.sampleRate != rate, let item = currentItem,
-              let reopened = try? MP3Decoder(path: item.track.path, rate: rate) else { return }
+              let reopened = try? openDecoder(for: item.track, rate: rate) else { return }
         let scale = Double(rate) / Double(old.format.sampleRate)
-        try? reopened.seek(toFrame: Int((Double(old.position) * scale).rounded()))
+        // A live stream starts again from now.
+        if reopened.seekable { try? reopened.seek(toFrame: Int((Double(old.position) * scale).rounded())) }
         delivered = Int((Double(delivered) * scale).rounded())
         decoder = reopened
         lyrics = item.track.lyricTimes.map { LyricCursor(times: $0, rate: rate) }

@@ -83,8 +83,14 @@ public enum PlayerEvent: Sendable, Hashable {
     /// `milliseconds`, begins with the next frame rendered. After a seek or a start mid-way, the
     /// line in effect there is announced once (its start already heard or not).
     case lyric(item: QueueItem, index: Int, milliseconds: Int)
+    /// The playing stream (an internet radio station) says it now plays `title`.
+    case streamTitle(item: QueueItem, title: StreamTitle)
     /// The queue ran out (or the sleep timer or a stop ended playback).
     case stopped
+
+    /// The events that only say a value changed (the newest of a kind says all of it): what a
+    /// consumer that falls behind may lose the older ones of.
+    public static let valueEventNames: Set<String> = ["queue_changed", "volume_changed", "options_changed", "lyric", "stream_title"]
 
     /// The name plugins see (`track_started`, ...).
     public var name: String {
@@ -101,6 +107,7 @@ public enum PlayerEvent: Sendable, Hashable {
         case .outputChanged: "output_changed"
         case .decodeError: "decode_error"
         case .lyric: "lyric"
+        case .streamTitle: "stream_title"
         case .stopped: "stopped"
         }
     }
@@ -151,4 +158,8 @@ public struct PlayerStatus: Sendable, Hashable {
     /// The outputs playback can move to (`PlayerEngine.outputs`) and the one in use.
     public var outputs: [String] = []
     public var outputIndex = 0
+    /// What the playing stream says it plays (its latest `StreamTitle`).
+    public var streamTitle: StreamTitle?
+    /// Playing, but waiting for the network's next bytes.
+    public var buffering = false
 }

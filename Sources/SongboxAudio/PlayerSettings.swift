@@ -14,6 +14,8 @@ public struct PlayerSettings: Sendable, Hashable {
     /// The configured outputs (`output` given more than once), first choice first: where
     /// playback can move (an alarm whose output fails, an MPD client's `enableoutput`).
     public var outputs: [OutputSpec] = []
+    /// How tracks that are URLs are opened; without it they fail with a `decode_error`.
+    public var remote: RemoteTracks?
 
     public init() {}
 }

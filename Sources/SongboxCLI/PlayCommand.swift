@@ -68,7 +68,7 @@ struct Play: ParsableCommand {
         let store = try library.openStore()
         let wiring = try Wiring.load().replayGain(outputOptions.replayGain)
         let spec = try OutputOptions.resolve(outputOptions.output, wiring: wiring)
-        let playable = query.isEmpty ? [] : try store.playable(matching: QueryArguments.join(query))
+        let playable = try queued(store)
         if !query.isEmpty, playable.isEmpty {
             throw SongboxError(.notFound, "no track matches \(QueryArguments.join(query))", hint: "try the query with `songbox ls`")
         }
@@ -120,6 +120,16 @@ struct Play: ParsableCommand {
 }
 
 extension Play {
+    /// Every word a URL: those streams and files from the network; else the query's tracks.
+    private var urls: [String]? {
+        query.allSatisfy(RemoteTracks.isURL) && !query.isEmpty ? query : nil
+    }
+
+    private func queued(_ store: LibraryStore) throws -> [PlayableTrack] {
+        if let urls { return try urls.map { url throws(SongboxError) in try store.playable(url: url) } }
+        return query.isEmpty ? [] : try store.playable(matching: QueryArguments.join(query))
+    }
+
     /// Queues the query on the running daemon and starts it (without a query: resumes its
     /// queue). The daemon plays to its own output: asking for another one is refused.
     func playThrough(_ daemon: ControlClient) throws {
@@ -133,7 +143,15 @@ extension Play {
             print(tr("Playing the songbox daemon's queue."))
             return
         }
-        let added = try daemon.send("queryplay", [QueryArguments.join(query)]).first { $0.0 == "added" }?.1 ?? "0"
+        let added: String
+        if let urls {
+            _ = try daemon.send("clear")
+            for url in urls { _ = try daemon.send("add", [url]) }
+            _ = try daemon.send("play", ["0"])
+            added = String(urls.count)
+        } else {
+            added = try daemon.send("queryplay", [QueryArguments.join(query)]).first { $0.0 == "added" }?.1 ?? "0"
+        }
         if shuffle { _ = try daemon.send("shuffle") }
         let count = Int(added) ?? 0
         print(tr(tr(count: count, "Playing \(count) track through the songbox daemon.", "Playing \(count) tracks through the songbox daemon.")))

@@ -30,10 +30,7 @@ public struct PlaybackEvent: Sendable {
     public var coalescingKind: String? { Self.coalescingKind(of: event) }
 
     public static func coalescingKind(of event: PlayerEvent) -> String? {
-        switch event {
-        case .queueChanged, .volumeChanged, .optionsChanged, .lyric: event.name
-        default: nil
-        }
+        PlayerEvent.valueEventNames.contains(event.name) ? event.name : nil
     }
 }
 
@@ -190,7 +187,8 @@ public final class EventPipeline: @unchecked Sendable {
         switch event {
         case .trackStarted(let started, _, _): item = started
         case .trackEnded(let ended, _, _, _, _), .paused(let ended, _), .resumed(let ended, _),
-             .seeked(let ended, _, _), .decodeError(let ended, _), .lyric(let ended, _, _): item = ended
+             .seeked(let ended, _, _), .decodeError(let ended, _), .lyric(let ended, _, _),
+             .streamTitle(let ended, _): item = ended
         default: return nil
         }
         if let known = tracks.first(where: { $0.item == item.id }) { return known.track }

@@ -78,7 +78,7 @@ public final class PlaybackRecorder: @unchecked Sendable {
     /// the next start does).
     public static func changesState(_ event: PlayerEvent) -> Bool {
         switch event {
-        case .trackEnded, .outputError, .decodeError, .lyric: false
+        case .trackEnded, .outputError, .decodeError, .lyric, .streamTitle: false
         default: true
         }
     }

@@ -92,7 +92,8 @@ public enum PlayerAPI {
     // MARK: Functions
 
     private static func add(_ args: LuaArguments, _ host: PlayerHost) throws -> [LuaValue] {
-        let ids = try trackIDs(args, 1)
+        let urls = try urls(args, 1)
+        let ids = urls == nil ? try trackIDs(args, 1) : []
         let options = try args.optionalTable(2)?.tableValue ?? [:]
         for key in options.keys where !["at", "lane"].contains(key) {
             throw LuaFunctionError.argument(2, "unknown option '\(key)' (options: at, lane)")
@@ -110,11 +111,21 @@ public enum PlayerAPI {
         case .string("autoplay"): lane = .autoplay
         case let value: throw LuaFunctionError.argument(2, "'lane' must be \"user\" or \"autoplay\", got \(value.stringValue ?? value.typeName)")
         }
-        let found = try host.store.tracks(ids: ids)
-        if let missing = ids.first(where: { found[$0] == nil }) {
-            return [.nil, .string("songbox.queue.add: no track with id \(missing)")]
+        let player = try host.player(orMake: ())
+        let playable: [PlayableTrack]
+        if let urls {
+            // A URL the library keeps (`songbox add-url`) plays as that track, counted.
+            playable = try urls.map { url throws(SongboxError) in
+                guard let kept = try host.store.track(path: url) else { return .outsideLibrary(url: url) }
+                return try player.playable([kept]).first ?? .outsideLibrary(url: url)
+            }
+        } else {
+            let found = try host.store.tracks(ids: ids)
+            if let missing = ids.first(where: { found[$0] == nil }) {
+                return [.nil, .string("songbox.queue.add: no track with id \(missing)")]
+            }
+            playable = try player.playable(ids.compactMap { found[$0] })
         }
-        let playable = try host.player(orMake: ()).playable(ids.compactMap { found[$0] })
         let added = try host.control.perform { $0.add(playable, placement: placement, lane: lane) }
         return [.array(added.map { .integer($0) })]
     }
@@ -351,6 +362,10 @@ public enum PlayerAPI {
             table["index"] = .integer(index + 1)
             table["text"] = .string(delivered.lyricText ?? "")
             table["t"] = .number(Double(milliseconds) / 1000)
+        case .streamTitle(let item, let title):
+            table["track"] = .table(trackTable(item, track))
+            table["title"] = .string(title.title)
+            if let station = title.station { table["station"] = .string(station) }
         case .stopped:
             break
         }
@@ -372,6 +387,20 @@ public enum PlayerAPI {
         }
         table["queue_id"] = .integer(item.id)
         return table
+    }
+
+    /// URLs (`http://`, `https://`): a string, or a list of strings; nil for anything else.
+    private static func urls(_ args: LuaArguments, _ n: Int) throws -> [String]? {
+        if args.typeName(n) == "string" {
+            let text = try args.string(n)
+            guard RemoteTracks.isURL(text) else {
+                throw LuaFunctionError.argument(n, "a string must be an http:// or https:// URL, got '\(text.prefix(60))'")
+            }
+            return [text]
+        }
+        guard args.typeName(n) == "table", let list = try args.value(n).arrayValue, !list.isEmpty,
+              list.allSatisfy({ $0.stringValue.map(RemoteTracks.isURL) == true }) else { return nil }
+        return list.compactMap(\.stringValue)
     }
 
     /// Track ids from an id, a track table, or a list of either (read in place).

@@ -99,7 +99,7 @@ public final class Plugin: Sendable {
     /// events are all kept.
     private let inbox = Mailbox<Job>(capacity: 1024) { job in
         guard case .event(let event) = job, case .string(let type)? = event.tableValue?["type"],
-              ["queue_changed", "volume_changed", "options_changed", "lyric"].contains(type) else { return nil }
+              PlayerEvent.valueEventNames.contains(type) else { return nil }
         return type
     }
     private let info: Mutex<Info>

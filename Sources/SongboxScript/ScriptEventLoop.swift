@@ -120,8 +120,11 @@ public final class ScriptEventLoop {
             // Up to the deadline's frame, or the bound's.
             let stop = [deadline, bound].compactMap { $0 }.min()
             let limit = stop.map { engine.frames(in: $0 - now) } ?? Int.max
-            if case .outputUnavailable = engine.render(maxFrames: limit) {
-                Thread.sleep(forTimeInterval: 1)
+            switch engine.render(maxFrames: limit) {
+            case .outputUnavailable: Thread.sleep(forTimeInterval: 1)
+            // A network track's bytes are not there yet: the script's time stands still meanwhile.
+            case .waiting: Thread.sleep(forTimeInterval: 0.02)
+            case .rendered, .idle: break
             }
             now += engine.clock - before
             // At the deadline's frame, the timer is due, whatever the rounding of the sums says.

@@ -42,6 +42,9 @@ public struct SongboxConfig: Sendable, Equatable {
     public var musicFolders: [String] = []
     /// The user's plugin folder, when the file names one.
     public var pluginFolder: String?
+    /// A PEM file of certificates to trust beside the system's, for remote tracks on a server
+    /// with its own (a NAS at home).
+    public var tlsCertificates: String?
     /// Minutes between the daemon's rescans; 0: only when asked.
     public var rescanMinutes: Double = 0
     /// The daemon's control socket, when the file names one.
@@ -140,10 +143,15 @@ public struct SongboxConfig: Sendable, Equatable {
             return
         }
         switch key {
-        case "music", "plugins", "socket":
+        case "music", "plugins", "socket", "tls_certificates":
             guard !value.isEmpty else { throw SongboxError(.invalidArgument, "\(key) needs a path", at: place) }
             let path = Self.expandingHome(value)
-            if key == "music" { musicFolders.append(path) } else if key == "plugins" { pluginFolder = path } else { socket = path }
+            switch key {
+            case "music": musicFolders.append(path)
+            case "plugins": pluginFolder = path
+            case "socket": socket = path
+            default: tlsCertificates = path
+            }
             return
         default: break
         }

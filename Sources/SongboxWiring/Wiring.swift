@@ -3,6 +3,7 @@ import Logging
 import SongboxAudio
 import SongboxLibrary
 import SongboxPlayback
+import SongboxRemote
 import SongboxScript
 import SongboxServer
 
@@ -22,7 +23,12 @@ public struct Wiring: Sendable {
         Wiring(config: try SongboxConfig.load(from: configPath))
     }
 
-    public var settings: PlayerSettings { config.settings }
+    /// The config's player settings, with the way to remote tracks.
+    public var settings: PlayerSettings {
+        var settings = config.settings
+        settings.remote = RemoteTracks(NetworkTracks.shared(trusting: config.tlsCertificates))
+        return settings
+    }
 
     /// This wiring with the ReplayGain mode `mode` instead of the config's (`--replay-gain`);
     /// nil: as it is.

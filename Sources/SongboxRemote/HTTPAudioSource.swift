@@ -1,0 +1,294 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import SongboxAudio
+import Synchronization
+
+/// The bytes of one remote track, fetched ahead of the player by a task of their own into a
+/// bounded buffer. The player takes them without ever waiting (`take`); the task waits when the
+/// buffer is full, so a paused player or a fast network costs no memory, and a slow network is a
+/// short pause, not a skipped track.
+///
+/// A connection that drops is made again after a growing wait (a file from the byte where it
+/// stopped, with a range request; a live stream from now); a server that answers with an error,
+/// with something that is not audio, or with a certificate that is not trusted is given up on
+/// at once, with a message that says so.
+final class HTTPAudioSource: Sendable {
+    /// What `take` gave.
+    enum Take: Equatable {
+        case bytes([UInt8])
+        /// Nothing yet; the task is still fetching.
+        case waiting
+        /// Every byte has been taken.
+        case ended
+        case failed(String)
+    }
+
+    /// What the server said of the track, at its first answer.
+    struct Head: Sendable, Equatable {
+        /// Bytes in the whole track, when the server says.
+        var length: Int?
+        /// Whether a range request can start it from any byte.
+        var ranges: Bool
+        /// The station's name (`icy-name`).
+        var station: String?
+        /// A stream with no end (Icecast/SHOUTcast, or no length).
+        var live: Bool
+    }
+
+    /// The most bytes fetched and not yet taken: a minute of 128 kbit/s audio.
+    static let readAhead = 1 << 20
+    /// The waits before making a dropped connection again; once they are used up (with no byte
+    /// coming in between), the track fails.
+    static let retryWaits: [Duration] = [.milliseconds(250), .seconds(1), .seconds(2), .seconds(4), .seconds(8)]
+
+    let url: String
+    private let client: HTTPClient
+    private let shared = Mutex(Shared())
+
+    private struct Shared {
+        var buffer: [UInt8] = []
+        /// Bytes of `buffer` already taken.
+        var taken = 0
+        /// How it ended, once it has.
+        var end: Take?
+        var titles: [String] = []
+        var head: Head?
+        /// The task, waiting for room in the buffer.
+        var waitingForRoom: CheckedContinuation<Void, Never>?
+        var task: Task<Void, Never>?
+        /// Counts restarts: a task that was replaced stops adding.
+        var generation = 0
+
+        var held: Int { buffer.count - taken }
+    }
+
+    init(url: String, client: HTTPClient) {
+        self.url = url
+        self.client = client
+        start(at: 0)
+    }
+
+    deinit { close() }
+
+    /// What the server said, once it answered.
+    var head: Head? { shared.withLock { $0.head } }
+
+    /// Up to `count` bytes, in order; never waits.
+    func take(upTo count: Int) -> Take {
+        let (result, room) = shared.withLock { state -> (Take, CheckedContinuation<Void, Never>?) in
+            guard state.held > 0 else { return (state.end ?? .waiting, nil) }
+            let end = state.taken + min(count, state.held)
+            let bytes = Array(state.buffer[state.taken..<end])
+            state.taken = end
+            if state.taken >= 64 << 10, state.taken * 2 >= state.buffer.count {
+                state.buffer.removeFirst(state.taken)
+                state.taken = 0
+            }
+            var room: CheckedContinuation<Void, Never>?
+            if state.held <= Self.readAhead / 2 { swap(&room, &state.waitingForRoom) }
+            return (.bytes(bytes), room)
+        }
+        room?.resume()
+        return result
+    }
+
+    /// The newest title the stream announced since the last call.
+    func takeTitle() -> String? {
+        shared.withLock { state in
+            defer { state.titles.removeAll() }
+            return state.titles.last
+        }
+    }
+
+    /// Fetches again from byte `offset` (a seek): what was held is dropped.
+    func restart(at offset: Int) {
+        start(at: offset)
+    }
+
+    /// Stops fetching.
+    func close() {
+        let (task, room) = shared.withLock { state in
+            state.generation += 1
+            defer { state.task = nil; state.waitingForRoom = nil }
+            return (state.task, state.waitingForRoom)
+        }
+        task?.cancel()
+        room?.resume()
+    }
+
+    private func start(at offset: Int) {
+        close()
+        shared.withLock { state in
+            state.buffer.removeAll()
+            state.taken = 0
+            state.end = nil
+            let generation = state.generation
+            state.task = Task.detached { [self] in await fetch(from: offset, generation: generation) }
+        }
+    }
+
+    // MARK: The task
+
+    /// Why a fetch stopped.
+    private enum Stop: Error {
+        /// For good, with this message.
+        case failed(String)
+        /// The connection went; make it again.
+        case dropped(String)
+    }
+
+    private func fetch(from start: Int, generation: Int) async {
+        var offset = start
+        var failures = 0
+        while !Task.isCancelled {
+            let before = offset
+            do {
+                try await fetchOnce(from: &offset, generation: generation)
+                finish(.ended, generation: generation)
+                return
+            } catch Stop.failed(let message) {
+                return finish(.failed(message), generation: generation)
+            } catch {
+                if Task.isCancelled { return }
+                if offset > before { failures = 0 }
+                let reason = if case Stop.dropped(let why) = error { why } else { Self.describe(error) }
+                guard failures < Self.retryWaits.count else {
+                    return finish(.failed("the connection was lost and could not be made again: \(reason)"), generation: generation)
+                }
+                try? await Task.sleep(for: Self.retryWaits[failures])
+                failures += 1
+            }
+        }
+    }
+
+    /// One request, from byte `offset` of a file (a live stream starts from now), whose body
+    /// goes into the buffer; `offset` follows the bytes added. Returns when the track is whole.
+    private func fetchOnce(from offset: inout Int, generation: Int) async throws {
+        let live = head?.live ?? false
+        var request = HTTPClientRequest(url: url)
+        request.headers.add(name: "User-Agent", value: "songbox")
+        request.headers.add(name: "Icy-MetaData", value: "1")
+        if offset > 0, !live { request.headers.add(name: "Range", value: "bytes=\(offset)-") }
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(request, deadline: .distantFuture)
+        } catch {
+            throw Self.permanent(error) ? Stop.failed(Self.describe(error)) : Stop.dropped(Self.describe(error))
+        }
+        let status = response.status
+        guard (200..<300).contains(status.code) else {
+            let said = "the server answered \(status.code) \(status.reasonPhrase)"
+            // A server's own trouble may pass (a station restarting); a refusal will not.
+            throw status.code >= 500 ? Stop.dropped(said) : Stop.failed(said)
+        }
+        if let type = response.headers.first(name: "content-type"), !Self.mayBeAudio(type) {
+            throw Stop.failed("not audio: the server sent \(type)")
+        }
+        let partial = status == .partialContent
+        let told = response.headers.first(name: "content-length").flatMap { Int($0) }
+        let metaInterval = response.headers.first(name: "icy-metaint").flatMap { Int($0) }
+        if head == nil {
+            let station = response.headers.first(name: "icy-name").map { $0.trimmingCharacters(in: .whitespaces) }
+            let found = Head(length: told, ranges: response.headers.first(name: "accept-ranges") == "bytes",
+                             station: station?.isEmpty == false ? station : nil,
+                             live: told == nil || metaInterval != nil)
+            shared.withLock { if $0.generation == generation { $0.head = found } }
+        }
+        // A server that ignored the range sends the file from its start: skip what was had.
+        var skip = offset > 0 && !live && !partial ? offset : 0
+        var metadata = metaInterval.flatMap(ICYMetadata.init(interval:))
+        for try await chunk in response.body {
+            var bytes = Array(chunk.readableBytesView)
+            if skip > 0 {
+                let dropped = min(skip, bytes.count)
+                bytes.removeFirst(dropped)
+                skip -= dropped
+            }
+            var titles: [String] = []
+            if metadata != nil { (bytes, titles) = metadata!.take(bytes) }
+            guard try await add(bytes, titles: titles, generation: generation) else { throw CancellationError() }
+            offset += bytes.count
+        }
+        if live { throw Stop.dropped("the stream ended") }
+        if let length = head?.length, offset < length {
+            throw Stop.dropped("the connection closed after \(offset) of \(length) bytes")
+        }
+    }
+
+    /// Adds bytes for `take`, first waiting until the buffer has room. False when this fetch
+    /// was replaced or closed.
+    private func add(_ bytes: [UInt8], titles: [String], generation: Int) async throws -> Bool {
+        while true {
+            let full: Bool? = shared.withLock { state in
+                guard state.generation == generation else { return nil }
+                return state.held >= Self.readAhead
+            }
+            guard let full else { return false }
+            guard full else { break }
+            await withCheckedContinuation { (room: CheckedContinuation<Void, Never>) in
+                let now = shared.withLock { state -> Bool in
+                    guard state.generation == generation, state.held >= Self.readAhead else { return true }
+                    state.waitingForRoom = room
+                    return false
+                }
+                if now { room.resume() }
+            }
+            try Task.checkCancellation()
+        }
+        return shared.withLock { state in
+            guard state.generation == generation else { return false }
+            state.buffer += bytes
+            state.titles += titles
+            return true
+        }
+    }
+
+    private func finish(_ end: Take, generation: Int) {
+        shared.withLock { state in
+            if state.generation == generation { state.end = end }
+        }
+    }
+
+    // MARK: Words
+
+    /// Whether a `Content-Type` may hold MP3 audio (servers label it many ways, and many
+    /// label it `application/octet-stream`); a page, a text or an image is not.
+    static func mayBeAudio(_ type: String) -> Bool {
+        let media = type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        return !(media.hasPrefix("text/") || media.hasPrefix("image/") || media.hasPrefix("video/")
+                 || media.hasSuffix("/json") || media.hasSuffix("/xml") || media.hasSuffix("+xml") || media.hasSuffix("/html"))
+    }
+
+    /// Errors that trying again will not mend.
+    static func permanent(_ error: any Error) -> Bool {
+        if let error = error as? HTTPClientError {
+            return [.redirectCycleDetected, .redirectLimitReached, .invalidURL, .emptyHost, .emptyScheme].contains(error)
+                || String(describing: error).contains("unsupportedScheme")
+        }
+        // TLS: a certificate that is not trusted stays untrusted.
+        return String(reflecting: error).contains("SSL")
+    }
+
+    /// An error of the HTTP client in words.
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .redirectCycleDetected: return "its redirects go round in a circle"
+            case .redirectLimitReached: return "more redirects than songbox follows (5)"
+            case .connectTimeout: return "no connection within 10 seconds"
+            case .readTimeout: return "the server sent nothing for 30 seconds"
+            case .remoteConnectionClosed: return "the server closed the connection"
+            default: return String(describing: error)
+            }
+        }
+        let text = String(reflecting: error)
+        if text.contains("CERTIFICATE_VERIFY_FAILED") || text.contains("certificate") {
+            return "its TLS certificate is not trusted"
+        }
+        if text.contains("SSL") { return "the TLS handshake failed (\(text))" }
+        if text.contains("connectionRefused") || text.contains("Connection refused") { return "the connection was refused" }
+        return String(describing: error)
+    }
+}

@@ -1,0 +1,58 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOSSL
+import SongboxAudio
+import Synchronization
+
+/// Opens the player's URLs (`http://`, `https://`): the player's `RemoteTrackOpener`. One HTTP
+/// client for the process, TLS on and checked against the system's certificates (and, when
+/// configured, one more file of them), redirects followed up to 5, a connection given 10 seconds
+/// and a silent server 30.
+public final class NetworkTracks: RemoteTrackOpener {
+    private let client: HTTPClient
+
+    /// `trusting`: a PEM file of more certificates to trust (a home server's own).
+    public init(trusting certificates: String? = nil) {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let certificates { tls.additionalTrustRoots = [.file(certificates)] }
+        let configuration = HTTPClient.Configuration(
+            tlsConfiguration: tls,
+            redirectConfiguration: .follow(max: 5, allowCycles: false),
+            timeout: .init(connect: .seconds(10), read: .seconds(30)))
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    deinit {
+        // The client must be shut down before it goes; its requests are already over.
+        try? client.syncShutdown()
+    }
+
+    private static let made = Mutex<[String?: NetworkTracks]>([:])
+
+    /// The one for `certificates`, made on first use and kept for the process (each holds a
+    /// client with its connections).
+    public static func shared(trusting certificates: String?) -> NetworkTracks {
+        made.withLock { made in
+            if let known = made[certificates] { return known }
+            let tracks = NetworkTracks(trusting: certificates)
+            made[certificates] = tracks
+            return tracks
+        }
+    }
+
+    public func open(_ url: String, rate: Int?) throws(DecodeError) -> any TrackDecoder {
+        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), ["http", "https"].contains(scheme),
+              parsed.host?.isEmpty == false else {
+            throw DecodeError(path: url, message: "not a URL songbox can play (http:// or https://)")
+        }
+        return try StreamDecoder(url: url, rate: rate ?? AudioFormat.streamRate,
+                                 source: HTTPAudioSource(url: url, client: client))
+    }
+}
+
+extension AudioFormat {
+    /// The rate network tracks are decoded at when the output does not ask for one: fixed, so
+    /// that the output is set up before the first byte arrives.
+    public static let streamRate = 44_100
+}

@@ -1,0 +1,95 @@
+import SongboxAudio
+
+/// A remote track as the player plays it: the bytes `HTTPAudioSource` fetches ahead, decoded as
+/// they come (libmpg123's feed mode). Never waits: with no bytes at hand it says `waiting`.
+/// A file whose server takes range requests can seek (from the byte libmpg123 names); a live
+/// stream cannot, and announces its titles instead.
+final class StreamDecoder: TrackDecoder {
+    let format: AudioFormat
+    private let decoder: FeedDecoder
+    private let source: HTTPAudioSource
+    private var sizeTold = false
+    /// A seek asked for before the first frame was decoded: libmpg123 can place it only then.
+    private var pendingSeek: Int?
+    /// What `take` hands over at a time: about a second of 256 kbit/s audio.
+    private static let feedSize = 32 << 10
+
+    init(url: String, rate: Int, source: HTTPAudioSource) throws(DecodeError) {
+        decoder = try FeedDecoder(source: url, rate: rate)
+        format = AudioFormat(sampleRate: rate)
+        self.source = source
+    }
+
+    deinit { source.close() }
+
+    var position: Int { pendingSeek ?? decoder.position }
+    var length: Int? { source.head?.live == true ? nil : decoder.length }
+
+    /// Until the server has answered, a seek is taken on trust and placed once it can be.
+    var seekable: Bool {
+        guard let head = source.head else { return true }
+        return !head.live && head.ranges && head.length != nil
+    }
+
+    func decode(into buffer: UnsafeMutableBufferPointer<Int16>) throws(DecodeError) -> DecodedChunk {
+        while true {
+            switch try decoder.read(into: buffer) {
+            case .frames(let frames):
+                if let target = pendingSeek {
+                    // The first frame is known: now the seek can be placed (and what was
+                    // decoded before it is not heard).
+                    pendingSeek = nil
+                    if seekable, target > 0 { try place(target) }
+                    continue
+                }
+                return .frames(frames)
+            case .ended:
+                return .ended
+            case .needsMore:
+                switch source.take(upTo: Self.feedSize) {
+                case .bytes(let bytes):
+                    tellSize()
+                    try feed(bytes)
+                case .waiting:
+                    return .waiting
+                case .ended:
+                    decoder.finish()
+                case .failed(let message):
+                    throw DecodeError(path: source.url, message: message)
+                }
+            }
+        }
+    }
+
+    func seek(toFrame frame: Int) throws(DecodeError) {
+        guard decoder.format != nil else {
+            pendingSeek = max(0, frame)
+            return
+        }
+        try place(frame)
+    }
+
+    func takeStreamTitle() -> StreamTitle? {
+        source.takeTitle().map { StreamTitle(title: $0, station: source.head?.station) }
+    }
+
+    private func place(_ frame: Int) throws(DecodeError) {
+        let from = try decoder.seek(toFrame: length.map { min(frame, max(0, $0 - 1)) } ?? frame)
+        source.restart(at: from)
+    }
+
+    private func feed(_ bytes: [UInt8]) throws(DecodeError) {
+        var failure: DecodeError?
+        bytes.withUnsafeBytes { raw in
+            do throws(DecodeError) { try decoder.feed(raw) } catch { failure = error }
+        }
+        if let failure { throw failure }
+    }
+
+    /// The file's size, once the server said it: libmpg123 can tell the length from it.
+    private func tellSize() {
+        guard !sizeTold, let head = source.head else { return }
+        sizeTold = true
+        if !head.live, let bytes = head.length { decoder.setSize(bytes) }
+    }
+}
