@@ -154,7 +154,8 @@ let package = Package(
             dependencies: ["SongboxLibrary", "SongboxFiles", "SongboxAudio", "SongboxTestSupport"]
         ),
         .testTarget(name: "SongboxAnalysisTests", dependencies: ["SongboxAnalysis"]),
-        .testTarget(name: "SongboxRemoteTests", dependencies: ["SongboxRemote", "SongboxAudio", "SongboxTestSupport"]),
+        .testTarget(name: "SongboxRemoteTests", dependencies: ["SongboxRemote", "SongboxAudio", "SongboxTestSupport"],
+                    exclude: ["servers"]),
         .testTarget(
             name: "SongboxAudioTests",
             dependencies: ["SongboxAudio", "SongboxPlayback", "SongboxLibrary", "SongboxScript", "SongboxWiring", "SongboxTestSupport",

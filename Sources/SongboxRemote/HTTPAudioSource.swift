@@ -14,7 +14,7 @@ import Synchronization
 /// stopped, with a range request; a live stream from now); a server that answers with an error,
 /// with something that is not audio, or with a certificate that is not trusted is given up on
 /// at once, with a message that says so.
-final class HTTPAudioSource: Sendable {
+public final class HTTPAudioSource: Sendable {
     /// What `take` gave.
     enum Take: Equatable {
         case bytes([UInt8])
@@ -41,10 +41,11 @@ final class HTTPAudioSource: Sendable {
     static let readAhead = 1 << 20
     /// The waits before making a dropped connection again; once they are used up (with no byte
     /// coming in between), the track fails.
-    static let retryWaits: [Duration] = [.milliseconds(250), .seconds(1), .seconds(2), .seconds(4), .seconds(8)]
+    public static let retryWaits: [Duration] = [.milliseconds(250), .seconds(1), .seconds(2), .seconds(4), .seconds(8)]
 
     let url: String
     private let client: HTTPClient
+    private let retryWaits: [Duration]
     private let shared = Mutex(Shared())
 
     private struct Shared {
@@ -64,9 +65,10 @@ final class HTTPAudioSource: Sendable {
         var held: Int { buffer.count - taken }
     }
 
-    init(url: String, client: HTTPClient) {
+    init(url: String, client: HTTPClient, retryWaits: [Duration] = HTTPAudioSource.retryWaits) {
         self.url = url
         self.client = client
+        self.retryWaits = retryWaits
         start(at: 0)
     }
 
@@ -154,10 +156,10 @@ final class HTTPAudioSource: Sendable {
                 if Task.isCancelled { return }
                 if offset > before { failures = 0 }
                 let reason = if case Stop.dropped(let why) = error { why } else { Self.describe(error) }
-                guard failures < Self.retryWaits.count else {
+                guard failures < retryWaits.count else {
                     return finish(.failed("the connection was lost and could not be made again: \(reason)"), generation: generation)
                 }
-                try? await Task.sleep(for: Self.retryWaits[failures])
+                try? await Task.sleep(for: retryWaits[failures])
                 failures += 1
             }
         }
@@ -166,11 +168,12 @@ final class HTTPAudioSource: Sendable {
     /// One request, from byte `offset` of a file (a live stream starts from now), whose body
     /// goes into the buffer; `offset` follows the bytes added. Returns when the track is whole.
     private func fetchOnce(from offset: inout Int, generation: Int) async throws {
-        let live = head?.live ?? false
+        // A live stream has no bytes to resume from: it starts again from now.
+        let resuming = head.map { !$0.live } ?? true
         var request = HTTPClientRequest(url: url)
         request.headers.add(name: "User-Agent", value: "songbox")
         request.headers.add(name: "Icy-MetaData", value: "1")
-        if offset > 0, !live { request.headers.add(name: "Range", value: "bytes=\(offset)-") }
+        if offset > 0, resuming { request.headers.add(name: "Range", value: "bytes=\(offset)-") }
         let response: HTTPClientResponse
         do {
             response = try await client.execute(request, deadline: .distantFuture)
@@ -180,8 +183,9 @@ final class HTTPAudioSource: Sendable {
         let status = response.status
         guard (200..<300).contains(status.code) else {
             let said = "the server answered \(status.code) \(status.reasonPhrase)"
-            // A server's own trouble may pass (a station restarting); a refusal will not.
-            throw status.code >= 500 ? Stop.dropped(said) : Stop.failed(said)
+            // A server's own trouble may pass, and so may a refusal of what was there a moment
+            // ago (a station whose source restarts is a 404 meanwhile); a first refusal will not.
+            throw status.code >= 500 || head != nil ? Stop.dropped(said) : Stop.failed(said)
         }
         if let type = response.headers.first(name: "content-type"), !Self.mayBeAudio(type) {
             throw Stop.failed("not audio: the server sent \(type)")
@@ -196,6 +200,7 @@ final class HTTPAudioSource: Sendable {
                              live: told == nil || metaInterval != nil)
             shared.withLock { if $0.generation == generation { $0.head = found } }
         }
+        let live = head?.live ?? false
         // A server that ignored the range sends the file from its start: skip what was had.
         var skip = offset > 0 && !live && !partial ? offset : 0
         var metadata = metaInterval.flatMap(ICYMetadata.init(interval:))

@@ -12,8 +12,12 @@ import Synchronization
 public final class NetworkTracks: RemoteTrackOpener {
     private let client: HTTPClient
 
+    /// The waits before a dropped connection is made again (`HTTPAudioSource.retryWaits`).
+    private let retryWaits: [Duration]
+
     /// `trusting`: a PEM file of more certificates to trust (a home server's own).
-    public init(trusting certificates: String? = nil) {
+    public init(trusting certificates: String? = nil, retryWaits: [Duration] = HTTPAudioSource.retryWaits) {
+        self.retryWaits = retryWaits
         var tls = TLSConfiguration.makeClientConfiguration()
         if let certificates { tls.additionalTrustRoots = [.file(certificates)] }
         let configuration = HTTPClient.Configuration(
@@ -47,7 +51,7 @@ public final class NetworkTracks: RemoteTrackOpener {
             throw DecodeError(path: url, message: "not a URL songbox can play (http:// or https://)")
         }
         return try StreamDecoder(url: url, rate: rate ?? AudioFormat.streamRate,
-                                 source: HTTPAudioSource(url: url, client: client))
+                                 source: HTTPAudioSource(url: url, client: client, retryWaits: retryWaits))
     }
 }
 

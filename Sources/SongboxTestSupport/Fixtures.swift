@@ -101,6 +101,13 @@ public enum Fixtures {
         return try await body(path)
     }
 
+    /// `withTemporaryDirectory` for synchronous tests.
+    public static func withTemporaryDirectorySync<T>(_ body: (String) throws -> T) throws -> T {
+        let path = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        return try body(path)
+    }
+
     /// Windows-1255 bytes of `text`: Hebrew letters U+05D0–U+05EA to 0xE0–0xFA, ASCII to itself.
     /// Enough for fixtures; any other character is a test bug.
     public static func windows1255(_ text: String) -> [UInt8] {

@@ -235,12 +235,3 @@ import SongboxTestSupport
         }
     }
 }
-
-extension Fixtures {
-    /// `withTemporaryDirectory` for synchronous tests.
-    fileprivate static func withTemporaryDirectorySync<T>(_ body: (String) throws -> T) throws -> T {
-        let path = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        return try body(path)
-    }
-}

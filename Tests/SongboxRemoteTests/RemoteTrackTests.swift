@@ -1,0 +1,231 @@
+import Foundation
+import SongboxAudio
+import SongboxTestSupport
+import Testing
+@testable import SongboxRemote
+
+/// Remote tracks played by the real engine from real servers the tests start: nginx (files,
+/// ranges, TLS with a CA of the test's own, redirects, 404, a throttled place) and Icecast 2
+/// with a source that sets titles. What is rendered goes to a WAV file and is compared with the
+/// local file's own decode.
+@Suite(.serialized) struct RemoteTrackTests {
+    /// What a queue of URLs played: its samples and events, and whether it ever waited.
+    struct Played {
+        var samples: [Int16]
+        var events: [PlayerEvent]
+        var waited: Bool
+
+        var errors: [String] {
+            events.compactMap { if case .decodeError(_, let message) = $0 { message } else { nil } }
+        }
+        var titles: [StreamTitle] {
+            events.compactMap { if case .streamTitle(_, let title) = $0 { title } else { nil } }
+        }
+    }
+
+    /// Plays `urls` in order through `tracks` until the queue ends (or `until` says so, or
+    /// `seconds` of wall time pass), as fast as the network allows.
+    static func play(_ urls: [String], through tracks: NetworkTracks, in folder: String, seconds: Double = 60, keep: Bool = true,
+                     during: (PlayerEngine) throws -> Void = { _ in },
+                     until: (PlayerEngine, [PlayerEvent]) -> Bool = { _, _ in false }) throws -> Played {
+        var settings = PlayerSettings()
+        settings.remote = RemoteTracks(tracks)
+        settings.transitionFade = 0
+        let wav = folder + "/played-\(UUID().uuidString).wav"
+        let engine = PlayerEngine(output: keep ? WAVOutput(path: wav) : NullOutput(), settings: settings)
+        engine.add(urls.map { PlayableTrack.outsideLibrary(url: $0) })
+        engine.play()
+        var events: [PlayerEvent] = [], waited = false
+        let deadline = Date().addingTimeInterval(seconds)
+        while engine.state != .stopped, Date() < deadline, !until(engine, events) {
+            if engine.render() == .waiting {
+                waited = true
+                Thread.sleep(forTimeInterval: 0.005)
+            }
+            events += engine.takeEvents()
+            try during(engine)
+        }
+        engine.stop()
+        events += engine.takeEvents()
+        _ = engine.output.close()
+        return Played(samples: keep ? try AudioFixtures.pcm(ofWAV: wav) : [], events: events, waited: waited)
+    }
+
+    /// A folder with a 4-second tone (`tone.mp3`) and a page (`page.html`), served by nginx.
+    static func withServer<T>(_ body: (NginxServer, String) throws -> T) throws -> T {
+        try Fixtures.withTemporaryDirectorySync { folder in
+            let root = folder + "/www"
+            try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+            _ = try AudioFixtures.tone(in: root, name: "tone", seconds: 4)
+            try "<html><body>not a song</body></html>".write(toFile: root + "/page.html", atomically: true, encoding: .utf8)
+            let server = try NginxServer(root: root, folder: folder)
+            return try body(server, folder)
+        }
+    }
+
+    static func local(_ folder: String, _ name: String = "tone.mp3") throws -> [Int16] {
+        let decoder = try MP3Decoder(path: folder + "/www/" + name, rate: AudioFormat.streamRate)
+        var samples: [Int16] = []
+        var buffer = [Int16](repeating: 0, count: 8192)
+        while true {
+            let frames = try buffer.withUnsafeMutableBufferPointer { try decoder.read(into: $0) }
+            if frames == 0 { return samples }
+            samples += buffer[0..<frames * 2]
+        }
+    }
+
+    @Test func aRemoteFilePlaysSampleForSampleAsTheLocalFileOverHTTPAndTrustedHTTPS() throws {
+        try Self.withServer { server, folder in
+            let expected = try Self.local(folder)
+            let plain = try Self.play([server.url("/files/tone.mp3")], through: NetworkTracks(), in: folder)
+            #expect(plain.errors == [])
+            #expect(plain.samples == expected)
+            let trusted = NetworkTracks(trusting: server.certificateAuthority)
+            let secure = try Self.play([server.url("/files/tone.mp3", tls: true)], through: trusted, in: folder)
+            #expect(secure.errors == [])
+            #expect(secure.samples == expected)
+        }
+    }
+
+    @Test func anUntrustedCertificateIsRefusedAndTheQueueGoesOn() throws {
+        try Self.withServer { server, folder in
+            let played = try Self.play([server.url("/files/tone.mp3", tls: true), server.url("/files/tone.mp3")],
+                                       through: NetworkTracks(), in: folder)
+            #expect(played.errors.count == 1)
+            #expect(played.errors.first?.contains("certificate is not trusted") == true, "\(played.errors)")
+            #expect(played.samples == (try Self.local(folder)))
+        }
+    }
+
+    @Test func serverErrorsPagesAndRedirectLoopsAreClearErrorsAndARedirectIsFollowed() throws {
+        try Self.withServer { server, folder in
+            let played = try Self.play([server.url("/missing/tone.mp3"), server.url("/files/page.html"),
+                                        server.url("/loop/tone.mp3"), server.url("/moved/tone.mp3")],
+                                       through: NetworkTracks(), in: folder)
+            #expect(played.errors.count == 3, "\(played.errors)")
+            #expect(played.errors.first == "the server answered 404 Not Found")
+            #expect(played.errors.dropFirst().first == "not audio: the server sent text/html")
+            #expect(played.errors.last?.contains("redirects go round in a circle") == true, "\(played.errors)")
+            #expect(played.samples == (try Self.local(folder)))
+        }
+    }
+
+    @Test func aThrottledServerIsAPauseNotASkip() throws {
+        try Self.withServer { server, folder in
+            // 8 kB a second: half of what 128 kbit/s audio needs.
+            let played = try Self.play([server.url("/slow/tone.mp3")], through: NetworkTracks(), in: folder)
+            #expect(played.waited)
+            #expect(played.errors == [])
+            #expect(played.samples == (try Self.local(folder)))
+        }
+    }
+
+    @Test func aSeekInARemoteFileFetchesFromTheByteItNeeds() throws {
+        try Self.withServer { server, folder in
+            let expected = try Self.local(folder)
+            var before: Int?
+            let played = try Self.play([server.url("/files/tone.mp3")], through: NetworkTracks(), in: folder, during: { engine in
+                if before == nil, engine.elapsed >= 0.5 {
+                    before = Int((engine.elapsed * 44_100).rounded()) * 2
+                    engine.seek(to: 3)
+                }
+            })
+            #expect(played.errors == [])
+            #expect(played.events.contains { if case .seeked = $0 { true } else { false } })
+            let after = played.samples.count - (before ?? 0)
+            let offset = after - (expected.count - 3 * 44_100 * 2)
+            print("seek offset", offset)
+            #expect(played.samples.suffix(40_000) == expected.suffix(40_000))
+        }
+    }
+
+    @Test func aServerThatDiesMidTrackIsReconnectedToFromTheByteItStoppedAt() throws {
+        try Fixtures.withTemporaryDirectorySync { folder in
+            let root = folder + "/www"
+            try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+            _ = try AudioFixtures.tone(in: root, name: "tone", seconds: 4)
+            var server: NginxServer? = try NginxServer(root: root, folder: folder)
+            let port = server!.port
+            let url = server!.url("/slow/tone.mp3")
+            var restarted = false
+            let played = try Self.play([url], through: NetworkTracks(retryWaits: [.milliseconds(500), .seconds(1), .seconds(2)]),
+                                       in: folder, during: { engine in
+                if !restarted, engine.elapsed >= 1 {
+                    restarted = true
+                    server?.stop()
+                    server = try NginxServer(root: root, folder: folder, restartingOn: port)
+                }
+            })
+            #expect(restarted)
+            #expect(played.errors == [])
+            #expect(played.samples == (try Self.local(folder)))
+
+            // Gone for good: tried again, then a clear error.
+            var stopped = false
+            let lost = try Self.play([url], through: NetworkTracks(retryWaits: [.milliseconds(100), .milliseconds(200)]),
+                                     in: folder, during: { engine in
+                if !stopped, engine.elapsed >= 1 {
+                    stopped = true
+                    server?.stop()
+                }
+            })
+            #expect(lost.errors.count == 1)
+            #expect(lost.errors.first?.hasPrefix("the connection was lost and could not be made again") == true, "\(lost.errors)")
+        }
+    }
+
+    static let sourceScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path + "/servers/icecast_source.py"
+
+    @Test func aLiveStreamAnnouncesEachTitleWithItsStationAndAStationThatStopsIsAClearError() throws {
+        try Fixtures.withTemporaryDirectorySync { folder in
+            let icecast = try IcecastServer(folder: folder)
+            let tone = try AudioFixtures.tone(in: folder, name: "tone", seconds: 4)
+            // At its real rate (128 kbit/s): a station.
+            let source = try icecast.source(mount: "/live.mp3", file: tone, bytesPerSecond: 16_000, script: Self.sourceScript)
+            try source.setTitle("שיר ראשון - First")
+            var second = false
+            let played = try Self.play([icecast.url("/live.mp3")], through: NetworkTracks(retryWaits: [.milliseconds(100), .milliseconds(200)]),
+                                       in: folder, seconds: 30, during: { engine in
+                if !second, engine.streamTitle != nil {
+                    second = true
+                    try source.setTitle("Second Song")
+                }
+                if engine.streamTitle?.title == "Second Song" { source.stop() }
+            })
+            #expect(played.titles.map(\.title) == ["שיר ראשון - First", "Second Song"])
+            #expect(played.titles.allSatisfy { $0.station == "Songbox Test Radio" })
+            #expect(played.errors.count == 1, "\(played.errors)")
+            #expect(played.errors.first?.contains("could not be made again") == true, "\(played.errors)")
+            #expect(played.samples.count > 44_100)
+        }
+    }
+
+    /// The process's resident memory, in bytes.
+    static func residentBytes() -> Int {
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+        return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
+    }
+
+    @Test func anHourOfAStreamSentAsFastAsTheSourceCanKeepsMemoryFlat() throws {
+        try Fixtures.withTemporaryDirectorySync { folder in
+            let icecast = try IcecastServer(folder: folder)
+            let tone = try AudioFixtures.tone(in: folder, name: "tone", seconds: 4)
+            // 2 MB a second: 125 times real time.
+            let source = try icecast.source(mount: "/fast.mp3", file: tone, bytesPerSecond: 2_000_000, script: Self.sourceScript)
+            defer { source.stop() }
+            var early: Int?
+            let played = try Self.play([icecast.url("/fast.mp3")], through: NetworkTracks(), in: folder, seconds: 240, keep: false,
+                                       during: { engine in
+                if early == nil, engine.elapsed >= 300 { early = Self.residentBytes() }
+            }, until: { engine, _ in engine.elapsed >= 3600 })
+            let late = Self.residentBytes()
+            #expect(played.errors == [])
+            #expect(early != nil)
+            // Five minutes in, then an hour: what the buffer holds stays the same.
+            let grown = late - (early ?? late)
+            print("memory after 5 min \(early ?? 0), after an hour \(late), grown \(grown)")
+            #expect(grown < 8 << 20, "grew by \(grown) bytes")
+        }
+    }
+}
