@@ -161,17 +161,31 @@ extension Play {
 /// What `play` prints as events arrive, and the summary at the end.
 private struct Tally {
     var started = 0
+    /// The queue item that started last.
+    var startedItem: Int?
 
     /// Says what happened, with the track the event carries (as the library had it).
     mutating func note(_ delivered: PlaybackEvent) {
         switch delivered.event {
         case .trackStarted(let item, let position, _):
             started += 1
+            startedItem = item.id
             let track = delivered.track
-            let name = [track?.artist, track?.title ?? fileName(item.track.path)].compactMap { $0 }.joined(separator: " - ")
-            print(tr("\(position + 1). \(name) (\(TerminalText.duration(track?.duration ?? item.track.duration)))"))
+            if track == nil, item.track.isRemote {
+                // A URL outside the library: no tags, and no length until it has played.
+                print(tr("\(position + 1). \(item.track.path)"))
+            } else {
+                let name = [track?.artist, track?.title ?? fileName(item.track.path)].compactMap { $0 }.joined(separator: " - ")
+                print(tr("\(position + 1). \(name) (\(TerminalText.duration(track?.duration ?? item.track.duration)))"))
+            }
+            fflush(nil)
+        case .streamTitle(_, let title):
+            print(tr("   now playing: \(title.title)"))
             fflush(nil)
         case .decodeError(let item, let message):
+            // A network track starts before its server answers: one that fails did not play.
+            if item.id == startedItem { started -= 1 }
+            startedItem = nil
             reportToStandardError(tr("cannot play \(item.track.path): \(message); skipped"))
         case .outputError(let message):
             reportToStandardError(tr("output \(message); retrying"))

@@ -62,7 +62,8 @@ public struct MPDCommands: MPDCommandHandler {
                 out.field("command", name)
             }
         case "tagtypes": try tagTypes(args, client, out)
-        case "urlhandlers": return
+        case "urlhandlers":
+            for scheme in ["http://", "https://"] { out.field("handler", scheme) }
         case "decoders":
             out.fields([("plugin", "mpg123"), ("suffix", "mp3"), ("mime_type", "audio/mpeg")])
         case "binarylimit":
@@ -98,7 +99,8 @@ public struct MPDCommands: MPDCommandHandler {
             let status = player.status, snapshot = status.snapshot
             guard let current = status.headingID, let position = snapshot.queue.position(of: current) else { return }
             let item = snapshot.queue.items[position]
-            out.queueItem(item, position: position, track: try? store.track(id: item.track.trackID), roots: roots(), client: client)
+            out.queueItem(item, position: position, track: try? store.track(id: item.track.trackID), roots: roots(), client: client,
+                          stream: status.streamTitle)
         case "stats": try stats(out)
 
         // Playback
@@ -478,8 +480,9 @@ public struct MPDCommands: MPDCommandHandler {
         }
     }
 
-    /// The tracks a URI names: a file, or every track under a folder in path order.
+    /// The tracks a URI names: a file, or every track under a folder in path order; a URL.
     func playable(under uri: String, single: Bool) throws(Failure) -> [PlayableTrack] {
+        if RemoteTracks.isURL(uri) { return [try library { () throws(SongboxError) in try store.playable(url: uri) }] }
         guard let path = roots().path(uri) else { throw Failure(.noExist, "No such directory") }
         let tracks = try library { () throws(SongboxError) -> [PlayableTrack] in
             if let track = try store.track(path: path) { return try store.playable([track]) }

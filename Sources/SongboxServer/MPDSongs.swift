@@ -113,12 +113,19 @@ public enum MPDTag {
 
 extension MPDResponse {
     /// A song as `lsinfo`, `find` and the queue listings show it.
-    func song(_ track: Track?, path: String, duration: Double, roots: MusicRoots, client: MPDClient) {
+    func song(_ track: Track?, path: String, duration: Double, roots: MusicRoots, client: MPDClient, stream: StreamTitle? = nil) {
         field("file", roots.uri(path))
         if let track {
             fields(MPDTag.fields(of: track, wanted: client.tagTypes))
             if let rate = track.sampleRate, let channels = track.channels, rate > 0 { field("Format", "\(rate):f:\(channels)") }
         }
+        // A radio station: what it says it plays, as MPD shows it.
+        if let stream {
+            if track == nil { field("Title", stream.title) }
+            if let station = stream.station { field("Name", station) }
+        }
+        // A stream has no length to show.
+        guard duration > 0 || !RemoteTracks.isURL(path) else { return }
         field("Time", MPDCommands.wholeSeconds(duration))
         field("duration", MPDCommands.seconds(duration))
     }
@@ -148,8 +155,8 @@ extension MPDResponse {
     private static func text(_ row: RawRow, _ column: Int32) -> String { String(decoding: row.utf8(column), as: UTF8.self) }
 
     /// A queue item: the song, its position and id.
-    func queueItem(_ item: QueueItem, position: Int, track: Track?, roots: MusicRoots, client: MPDClient) {
-        song(track, path: item.track.path, duration: item.track.duration, roots: roots, client: client)
+    func queueItem(_ item: QueueItem, position: Int, track: Track?, roots: MusicRoots, client: MPDClient, stream: StreamTitle? = nil) {
+        song(track, path: item.track.path, duration: item.track.duration, roots: roots, client: client, stream: stream)
         field("Pos", String(position))
         field("Id", String(item.id))
     }

@@ -190,13 +190,16 @@ public final class IcecastServer: ServerProcess, @unchecked Sendable {
 
     /// Starts a source on `mount` that sends `file` over and over, `bytesPerSecond` (nil: as
     /// fast as Icecast takes it), named "Songbox Test Radio".
-    public func source(mount: String, file: String, bytesPerSecond: Int?, script: String) throws -> IcecastSource {
+    public func source(mount: String, file: String, bytesPerSecond: Int?) throws -> IcecastSource {
         try IcecastSource(port: port, mount: mount, file: file, rate: bytesPerSecond.map(String.init) ?? "fast",
-                          script: script, folder: folder)
+                          script: Self.sourceScript, folder: folder)
     }
+
+    /// The source client, beside this file.
+    static let sourceScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path + "/icecast_source.py"
 }
 
-/// A source client streaming to Icecast (the tests' own, `servers/icecast_source.py`): sets
+/// A source client streaming to Icecast (the tests' own, `icecast_source.py`): sets
 /// titles as a station's software does.
 public final class IcecastSource: @unchecked Sendable {
     private let process = Process()

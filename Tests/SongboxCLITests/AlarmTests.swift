@@ -268,7 +268,7 @@ import Testing
               if ev.channel == "sensors" and ev.text == "bedroom:up" then songbox.alarm.fire("door") end
             end)
             """.write(toFile: plugins + "/sensor.lua", atomically: true, encoding: .utf8)
-        let port = try MPDServerTests.freePort()
+        let port = try freePort()
         let daemon = try DaemonProcess(database: songbox.database, folder: folder, arguments: [
             "--plugins", plugins, "--output", "null", "--bind", "127.0.0.1:\(port)",
         ])

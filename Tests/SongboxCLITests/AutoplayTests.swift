@@ -169,7 +169,7 @@ import Testing
             sb.on("track_started", function(e) print("started " .. e.track.path:match("[^/]+$")) end)
             """.write(toFile: plugins + "/tester.lua", atomically: true, encoding: .utf8)
         try "plugin.autoplay.enabled = true\nplugin.autoplay.ahead = 2\n".write(toFile: folder + "/config", atomically: true, encoding: .utf8)
-        let port = try MPDServerTests.freePort()
+        let port = try freePort()
         func start() throws -> DaemonProcess {
             try DaemonProcess(database: songbox.database, folder: folder, arguments: [
                 "--plugins", plugins, "--output", "null", "--config", folder + "/config", "--bind", "127.0.0.1:\(port)",

@@ -46,7 +46,7 @@ import Testing
     }
 
     @Test func theRemoteControlDrivesARealMPDToo() throws {
-        let port = try MPDServerTests.freePort()
+        let port = try freePort()
         let mpdFolder = folder + "/mpd"
         try FileManager.default.createDirectory(atPath: mpdFolder, withIntermediateDirectories: true)
         try """

@@ -13,28 +13,13 @@ import Testing
         try library.scanExamples()
     }
 
-    /// A TCP port no one listens on now.
-    static func freePort() throws -> Int {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
-        }
-        guard bound else { throw FixtureError("no free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
     /// A daemon playing in real time to the null output, for MPD clients on a TCP port.
     func startDaemon(plugins: [String: String] = [:], config: String = "") throws -> (DaemonProcess, port: Int) {
         let pluginFolder = folder + "/plugins"
         try FileManager.default.createDirectory(atPath: pluginFolder, withIntermediateDirectories: true)
         for (name, source) in plugins { try source.write(toFile: pluginFolder + "/" + name + ".lua", atomically: true, encoding: .utf8) }
         try config.write(toFile: folder + "/config", atomically: true, encoding: .utf8)
-        let port = try Self.freePort()
+        let port = try freePort()
         let daemon = try DaemonProcess(database: songbox.database, folder: folder, arguments: [
             "--plugins", pluginFolder, "--output", "null", "--config", folder + "/config", "--bind", "127.0.0.1:\(port)",
         ])

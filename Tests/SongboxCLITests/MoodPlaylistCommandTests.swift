@@ -47,7 +47,7 @@ import Testing
     /// plays it, in the playlist's order (through `songbox.daemon.command`).
     @Test func withADaemonRunningThePlaylistPlaysThere() throws {
         #expect(try songbox.run(["analyze"]).status == 0)
-        let port = try MPDServerTests.freePort()
+        let port = try freePort()
         let daemon = try DaemonProcess(database: songbox.database, folder: folder, arguments: [
             "--plugins", folder + "/no-plugins", "--output", "null", "--bind", "127.0.0.1:\(port)",
         ])

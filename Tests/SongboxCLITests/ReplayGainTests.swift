@@ -272,7 +272,7 @@ import Testing
     @Test func mpdClientsReadAndSetTheMode() throws {
         let own = try TestLibrary()
         try own.scanExamples()
-        let port = try MPDServerTests.freePort()
+        let port = try freePort()
         let daemon = try DaemonProcess(database: own.songbox.database, folder: own.folder, arguments: [
             "--plugins", own.folder, "--output", "null", "--bind", "127.0.0.1:\(port)", "--replay-gain", "track",
         ], environment: ["SONGBOX_CONFIG": "/dev/null"])

@@ -174,14 +174,12 @@ import Testing
         }
     }
 
-    static let sourceScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path + "/servers/icecast_source.py"
-
     @Test func aLiveStreamAnnouncesEachTitleWithItsStationAndAStationThatStopsIsAClearError() throws {
         try Fixtures.withTemporaryDirectorySync { folder in
             let icecast = try IcecastServer(folder: folder)
             let tone = try AudioFixtures.tone(in: folder, name: "tone", seconds: 4)
             // At its real rate (128 kbit/s): a station.
-            let source = try icecast.source(mount: "/live.mp3", file: tone, bytesPerSecond: 16_000, script: Self.sourceScript)
+            let source = try icecast.source(mount: "/live.mp3", file: tone, bytesPerSecond: 16_000)
             try source.setTitle("שיר ראשון - First")
             var second = false
             let played = try Self.play([icecast.url("/live.mp3")], through: NetworkTracks(retryWaits: [.milliseconds(100), .milliseconds(200)]),
@@ -212,7 +210,7 @@ import Testing
             let icecast = try IcecastServer(folder: folder)
             let tone = try AudioFixtures.tone(in: folder, name: "tone", seconds: 4)
             // 2 MB a second: 125 times real time.
-            let source = try icecast.source(mount: "/fast.mp3", file: tone, bytesPerSecond: 2_000_000, script: Self.sourceScript)
+            let source = try icecast.source(mount: "/fast.mp3", file: tone, bytesPerSecond: 2_000_000)
             defer { source.stop() }
             var early: Int?
             let played = try Self.play([icecast.url("/fast.mp3")], through: NetworkTracks(), in: folder, seconds: 240, keep: false,

@@ -1,0 +1,74 @@
+import Foundation
+import SongboxTestSupport
+import Testing
+
+/// Internet radio and remote files as a user meets them: `songbox play URL` in the foreground,
+/// and a daemon that mpc drives, with a plugin that hears the station's titles. Real Icecast 2
+/// and nginx servers, started by the tests.
+@Suite(.serialized) struct RadioTests: TestLibrarySuite {
+    let library: TestLibrary
+
+    init() throws {
+        library = try TestLibrary()
+        try library.scanExamples()
+    }
+
+    func mpc(_ port: Int, _ arguments: [String]) throws -> SongboxRunner.Output {
+        try SongboxRunner.run(executable: "/usr/bin/mpc", ["--host", "127.0.0.1", "--port", String(port)] + arguments)
+    }
+
+    @Test func mpcAndPluginsFollowAStationsTitles() throws {
+        let serverFolder = folder + "/icecast"
+        try FileManager.default.createDirectory(atPath: serverFolder, withIntermediateDirectories: true)
+        let icecast = try IcecastServer(folder: serverFolder)
+        let tone = try AudioFixtures.tone(in: serverFolder, name: "radio", seconds: 4)
+        let source = try icecast.source(mount: "/radio.mp3", file: tone, bytesPerSecond: 16_000)
+        defer { source.stop() }
+        try source.setTitle("Morning Show")
+
+        let plugins = folder + "/plugins"
+        try FileManager.default.createDirectory(atPath: plugins, withIntermediateDirectories: true)
+        try """
+            songbox.on("stream_title", function(e)
+              print("title: " .. e.title .. " / " .. (e.station or "?") .. " / " .. e.track.path)
+            end)
+            """.write(toFile: plugins + "/titles.lua", atomically: true, encoding: .utf8)
+        let port = try freePort()
+        let daemon = try DaemonProcess(database: songbox.database, folder: folder, arguments: [
+            "--plugins", plugins, "--output", "null", "--bind", "127.0.0.1:\(port)",
+        ])
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        let url = icecast.url("/radio.mp3")
+        #expect(try mpc(port, ["add", url]).status == 0)
+        #expect(try mpc(port, ["play"]).status == 0)
+        try daemon.waitForOutput("title: Morning Show / Songbox Test Radio / \(url)")
+        let format = ["-f", "%title% ; %name% ; %file%", "current"]
+        let current = try mpc(port, format)
+        #expect(current.stdout == "Morning Show ; Songbox Test Radio ; \(url)\n", "\(current.stdout) \(current.stderr)")
+        try source.setTitle("Evening News")
+        try daemon.waitForOutput("title: Evening News / Songbox Test Radio")
+        #expect(try mpc(port, format).stdout == "Evening News ; Songbox Test Radio ; \(url)\n")
+        // A stream has no length: the queue shows no time for it.
+        let queue = try mpc(port, ["-f", "[%time%]%file%", "playlist"])
+        #expect(queue.stdout == "\(url)\n", "\(queue.stdout)")
+    }
+
+    @Test func songboxPlaysAURLInTheForegroundAndSaysWhenItCannot() throws {
+        let serverFolder = folder + "/nginx"
+        let root = serverFolder + "/www"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        _ = try AudioFixtures.tone(in: root, name: "tone", seconds: 2)
+        let nginx = try NginxServer(root: root, folder: serverFolder)
+        let wav = folder + "/played.wav"
+        let url = nginx.url("/files/tone.mp3")
+        let played = try songbox.run(["play", url, "--output", "wav:" + wav])
+        #expect(played.status == 0, "\(played.stderr)")
+        #expect(played.lines.first == "1. \(url)")
+        #expect(try AudioFixtures.pcm(ofWAV: wav).count == 2 * 44_100 * 2)
+
+        let missing = try songbox.run(["play", nginx.url("/missing/tone.mp3"), "--output", "wav:" + wav])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("cannot play \(nginx.url("/missing/tone.mp3")): the server answered 404 Not Found; skipped"),
+                "\(missing.stderr)")
+    }
+}
