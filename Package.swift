@@ -133,6 +133,7 @@ let package = Package(
             dependencies: [
                 "SongboxWiring",
                 "SongboxServer",
+                "SongboxRemote",
                 "SongboxFiles",
                 "SongboxMessages",
                 "SongboxLibrary",

@@ -40,7 +40,7 @@ enum Schema {
     /// Every table and view the schema makes: one that was dropped (by hand, or a broken copy)
     /// is reported at open instead of failing some later command with a bare SQLite error.
     static let objects = ["tracks", "overrides", "history", "playlists", "playlist_items", "folders", "excluded",
-                          "unreadable", "search_index_state", "track_search", "highlights", "saved_state", "library", "stickers", "audio_features", "mood_feedback"]
+                          "unreadable", "search_index_state", "track_search", "highlights", "saved_state", "library", "stickers", "audio_features", "mood_feedback", "offline"]
 
     static func checkObjects(_ db: Database) throws {
         let present = try Set(String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')"))
@@ -52,7 +52,8 @@ enum Schema {
         }
     }
 
-    static let migrationCount = 9
+    /// The schema version a library of this songbox has (`PRAGMA user_version`).
+    static let migrationCount = migrator.migrations.count
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -312,6 +313,22 @@ enum Schema {
                   skips INTEGER NOT NULL,
                   PRIMARY KEY (mood, track_id)
                 ) WITHOUT ROWID;
+                """)
+        }
+        migrator.registerMigration("v10: remote tracks offline") { db in
+            // A remote track (its `path` a URL, `songbox add-url`) kept for offline listening:
+            // `pinned` is its `keep_offline` flag (never evicted); `file` the cache file's name
+            // once the download is complete, and its `size`. A partial download has no row
+            // with `complete = 1`: it is never played as if whole.
+            try db.execute(sql: """
+                CREATE TABLE offline (
+                  track_id INTEGER PRIMARY KEY REFERENCES tracks(id) ON DELETE CASCADE,
+                  pinned INTEGER NOT NULL DEFAULT 0,
+                  complete INTEGER NOT NULL DEFAULT 0,
+                  file TEXT,
+                  size INTEGER NOT NULL DEFAULT 0,
+                  cached_at INTEGER
+                );
                 """)
         }
         return migrator

@@ -10,14 +10,18 @@ import Synchronization
 /// configured, one more file of them), redirects followed up to 5, a connection given 10 seconds
 /// and a silent server 30.
 public final class NetworkTracks: RemoteTrackOpener {
-    private let client: HTTPClient
+    let client: HTTPClient
+    /// Where downloads for offline listening are: a track found there plays from its file.
+    public let cache: OfflineCache?
 
     /// The waits before a dropped connection is made again (`HTTPAudioSource.retryWaits`).
     private let retryWaits: [Duration]
 
     /// `trusting`: a PEM file of more certificates to trust (a home server's own).
-    public init(trusting certificates: String? = nil, retryWaits: [Duration] = HTTPAudioSource.retryWaits) {
+    public init(trusting certificates: String? = nil, cache: OfflineCache? = nil,
+                retryWaits: [Duration] = HTTPAudioSource.retryWaits) {
         self.retryWaits = retryWaits
+        self.cache = cache
         var tls = TLSConfiguration.makeClientConfiguration()
         if let certificates { tls.additionalTrustRoots = [.file(certificates)] }
         let configuration = HTTPClient.Configuration(
@@ -32,15 +36,16 @@ public final class NetworkTracks: RemoteTrackOpener {
         try? client.syncShutdown()
     }
 
-    private static let made = Mutex<[String?: NetworkTracks]>([:])
+    private static let made = Mutex<[String: NetworkTracks]>([:])
 
-    /// The one for `certificates`, made on first use and kept for the process (each holds a
-    /// client with its connections).
-    public static func shared(trusting certificates: String?) -> NetworkTracks {
+    /// The one for `certificates` and `cache`, made on first use and kept for the process (each
+    /// holds a client with its connections).
+    public static func shared(trusting certificates: String?, cache: OfflineCache?) -> NetworkTracks {
         made.withLock { made in
-            if let known = made[certificates] { return known }
-            let tracks = NetworkTracks(trusting: certificates)
-            made[certificates] = tracks
+            let key = (certificates ?? "") + "\u{0}" + (cache?.folder ?? "")
+            if let known = made[key] { return known }
+            let tracks = NetworkTracks(trusting: certificates, cache: cache)
+            made[key] = tracks
             return tracks
         }
     }
@@ -50,6 +55,8 @@ public final class NetworkTracks: RemoteTrackOpener {
               parsed.host?.isEmpty == false else {
             throw DecodeError(path: url, message: "not a URL songbox can play (http:// or https://)")
         }
+        // Downloaded for offline listening: played from the file, network or not.
+        if let file = cache?.completeFile(of: url) { return try MP3Decoder(path: file, rate: rate) }
         return try StreamDecoder(url: url, rate: rate ?? AudioFormat.streamRate,
                                  source: HTTPAudioSource(url: url, client: client, retryWaits: retryWaits))
     }

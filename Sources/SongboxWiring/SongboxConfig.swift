@@ -45,6 +45,10 @@ public struct SongboxConfig: Sendable, Equatable {
     /// A PEM file of certificates to trust beside the system's, for remote tracks on a server
     /// with its own (a NAS at home).
     public var tlsCertificates: String?
+    /// Where remote tracks are downloaded for offline listening (default
+    /// `$XDG_CACHE_HOME/songbox/tracks`), and the most bytes kept there (pinned tracks aside).
+    public var cacheFolder: String?
+    public var cacheLimit: Int64 = 2 << 30
     /// Minutes between the daemon's rescans; 0: only when asked.
     public var rescanMinutes: Double = 0
     /// The daemon's control socket, when the file names one.
@@ -117,7 +121,20 @@ public struct SongboxConfig: Sendable, Equatable {
     static let keys = ["output", "play_fraction", "play_seconds", "skip_after", "fade", "sleep_fade", "replay_gain",
                        "replay_gain_preamp", "replay_gain_missing_preamp", "missing_days", "music", "plugins",
                        "rescan_minutes", "socket", "plugin_restart_pause", "plugin_failures", "bind", "max_connections",
-                       "password", "default_permissions"]
+                       "password", "default_permissions", "tls_certificates", "cache_folder", "cache_size"]
+
+    /// `500M`, `4G`, `1.5G`, `800K` or a number of bytes; at most 1 PiB.
+    static func byteCount(_ text: String) -> Int64? {
+        let units: [Character: Double] = ["K": 0x1p10, "M": 0x1p20, "G": 0x1p30, "T": 0x1p40]
+        var digits = text.uppercased()
+        if digits.hasSuffix("B") { digits.removeLast() }
+        let unit = digits.last.flatMap { units[$0] } ?? 1
+        if unit > 1 { digits.removeLast() }
+        guard let number = Double(digits), number.isFinite, number >= 0 else { return nil }
+        let bytes = number * unit
+        guard bytes <= 0x1p50 else { return nil }
+        return Int64(bytes)
+    }
 
     /// `~/x` as `$HOME/x`, as a shell would.
     static func expandingHome(_ path: String) -> String {
@@ -143,13 +160,14 @@ public struct SongboxConfig: Sendable, Equatable {
             return
         }
         switch key {
-        case "music", "plugins", "socket", "tls_certificates":
+        case "music", "plugins", "socket", "tls_certificates", "cache_folder":
             guard !value.isEmpty else { throw SongboxError(.invalidArgument, "\(key) needs a path", at: place) }
             let path = Self.expandingHome(value)
             switch key {
             case "music": musicFolders.append(path)
             case "plugins": pluginFolder = path
             case "socket": socket = path
+            case "cache_folder": cacheFolder = path
             default: tlsCertificates = path
             }
             return
@@ -172,6 +190,13 @@ public struct SongboxConfig: Sendable, Equatable {
                     access.defaultPermissions = try MPDPermissions(parsing: value)
                 }
             } catch { throw SongboxError(.invalidArgument, Message(verbatim: error.message), at: place) }
+            return
+        }
+        if key == "cache_size" {
+            guard let bytes = Self.byteCount(value) else {
+                throw SongboxError(.invalidArgument, "cache_size is a size such as 500M or 4G, got '\(value)'", at: place)
+            }
+            cacheLimit = bytes
             return
         }
         if key == "replay_gain" {

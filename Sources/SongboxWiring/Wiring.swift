@@ -23,10 +23,15 @@ public struct Wiring: Sendable {
         Wiring(config: try SongboxConfig.load(from: configPath))
     }
 
+    /// How remote tracks are reached and kept offline, as the config says.
+    public var remoteTracks: NetworkTracks {
+        NetworkTracks.shared(trusting: config.tlsCertificates, cache: OfflineCache(folder: config.cacheFolder ?? OfflineCache.defaultFolder()))
+    }
+
     /// The config's player settings, with the way to remote tracks.
     public var settings: PlayerSettings {
         var settings = config.settings
-        settings.remote = RemoteTracks(NetworkTracks.shared(trusting: config.tlsCertificates))
+        settings.remote = RemoteTracks(remoteTracks)
         return settings
     }
 
