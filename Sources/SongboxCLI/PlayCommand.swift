@@ -68,7 +68,7 @@ struct Play: ParsableCommand {
         let store = try library.openStore()
         let wiring = try Wiring.load().replayGain(outputOptions.replayGain)
         let spec = try OutputOptions.resolve(outputOptions.output, wiring: wiring)
-        let playable = query.isEmpty ? [] : try store.playable(matching: QueryArguments.join(query))
+        let playable = query.isEmpty ? [] : try store.tracks.playable(matching: QueryArguments.join(query))
         if !query.isEmpty, playable.isEmpty {
             throw SongboxError(.notFound, "no track matches \(QueryArguments.join(query))", hint: "try the query with `songbox ls`")
         }

@@ -55,7 +55,7 @@ public final class PlaybackRecorder: @unchecked Sendable {
         }
         guard !plays.isEmpty || !state.isEmpty else { return }
         do {
-            let outcomes = try store.recordPlayback(plays.map(\.0), state: state)
+            let outcomes = try store.history.recordPlayback(plays.map(\.0), state: state)
             for ((_, counted, item), failure) in zip(plays, outcomes) {
                 if let failure {
                     recorded.addFailure()
@@ -87,8 +87,8 @@ public final class PlaybackRecorder: @unchecked Sendable {
     /// whole snapshot under one name).
     public func savedSnapshot() -> PlayerSnapshot? {
         do {
-            guard let placeData = try store.savedState(Self.stateName) else { return nil }
-            guard let queueData = try store.savedState(Self.queueStateName) else {
+            guard let placeData = try store.state.saved(Self.stateName) else { return nil }
+            guard let queueData = try store.state.saved(Self.queueStateName) else {
                 var snapshot = try JSONDecoder().decode(PlayerSnapshot.self, from: placeData)
                 withLibraryDetails(&snapshot.queue)
                 return snapshot
@@ -122,12 +122,12 @@ extension PlaybackRecorder {
     func withLibraryDetails(_ queue: inout PlayQueue) {
         let ids = Array(Set(queue.items.map(\.track.trackID)))
         do {
-            queue.setLyricTimes(try store.playableLyricTimes(of: ids))
+            queue.setLyricTimes(try store.tracks.playableLyricTimes(of: ids))
         } catch {
             report(Message("the lyrics of the saved queue could not be read, its tracks play without lyric events (\(error))").localized)
         }
         do {
-            queue.setReplayGains(try store.replayGains(of: ids))
+            queue.setReplayGains(try store.tracks.replayGains(of: ids))
         } catch {
             report(Message("the ReplayGain of the saved queue could not be read, its tracks play without it (\(error))").localized)
         }
