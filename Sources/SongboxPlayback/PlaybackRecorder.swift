@@ -36,7 +36,7 @@ public final class PlaybackRecorder: @unchecked Sendable {
     /// Writes the history rows the events count for and, when given and changed, the state:
     /// one transaction.
     public func commit(_ events: [PlayerEvent], state snapshot: PlayerSnapshot? = nil) {
-        var plays: [(PlayRecord, PlayCount, QueueItem)] = []
+        var plays: [(PlayRecord, PlayVerdict, QueueItem)] = []
         for case .trackEnded(let item, let reason, let played, _, let counted?) in events {
             plays.append((PlayRecord(trackID: item.track.trackID, kind: counted == .play ? .play : .skip,
                                      reason: reason.rawValue, played: played), counted, item))
@@ -108,7 +108,7 @@ public final class PlaybackRecorder: @unchecked Sendable {
 extension PlaybackRecorder {
     /// What is said when a play or a skip could not be committed (in the reader's language: for
     /// the person who runs `songbox play` or reads the daemon's log).
-    static func notRecorded(_ counted: PlayCount, _ item: QueueItem, _ error: any Error) -> String {
+    static func notRecorded(_ counted: PlayVerdict, _ item: QueueItem, _ error: any Error) -> String {
         let message: Message = counted == .skip ? "could not record the skip of \(item.track.path): \(error)"
                                                 : "could not record the play of \(item.track.path): \(error)"
         return message.localized
@@ -168,7 +168,7 @@ public final class RecordedCounts: Sendable {
     public var skips: Int { counts.withLock { $0.skips } }
     public var failures: Int { counts.withLock { $0.failures } }
 
-    func add(_ counted: PlayCount) {
+    func add(_ counted: PlayVerdict) {
         counts.withLock { if counted == .play { $0.plays += 1 } else { $0.skips += 1 } }
     }
 

@@ -111,7 +111,7 @@ extension LuaRuntime {
         bridge.evaluating = playlist.name
         defer { bridge.evaluating = outer }
         let results: [LuaValue]
-        do { results = try callHost("smart_evaluate", [.string(playlist.function)], on: bridge.callingThread) } catch {
+        do { results = try callKeptFunction("smart_evaluate", [.string(playlist.function)], on: bridge.callingThread) } catch {
             throw SongboxError(.scriptFailed, "smart playlist '\(playlist.name)': \(error.message)", at: playlist.script)
         }
         switch results.first {

@@ -70,7 +70,11 @@ import Testing
             engine.setModes(PlaybackModes(repeat: true))
             engine.play()
         }
-        while first.player.status.clock < 20 { Thread.sleep(forTimeInterval: 0.001) }
+        let deadline = Date().addingTimeInterval(30)
+        while first.player.status.clock < 20 {
+            try #require(Date() < deadline, "20 s of the track never played")
+            Thread.sleep(forTimeInterval: 0.001)
+        }
         first.shutdown()   // a clean stop: the position is saved with the state
         #expect(try store.history.recent(limit: 5).map(\.reason) == ["stopped"], "20 s of 30 is a play")
 
