@@ -209,6 +209,30 @@ import Testing
     }
 }
 
+/// The library's stores and its fast paths run their statements through one runner, and fail alike.
+@Suite struct StatementRunnerTests {
+    @Test func everyStoreRunsThroughTheLibrarysOneRunner() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try LibraryStore(path: folder + "/library.db")
+        #expect(store.tracks.runner === store.runner && store.playlists.runner === store.runner)
+        #expect(store.history.runner === store.runner && store.state.runner === store.runner)
+    }
+
+    @Test func aFailureReadsTheSameThroughGRDBAndTheRawReader() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try LibraryStore(path: folder + "/library.db")
+        let sql = "SELECT no_such_column FROM library"
+        let viaGRDB = #expect(throws: SongboxError.self) { try store.runner.read { db in _ = try Row.fetchAll(db, sql: sql) } }
+        let viaRaw = #expect(throws: SongboxError.self) {
+            try store.runner.readRaw { reader in try reader.forEachRow(of: RowStatement(sql: sql, arguments: [])) { _ in } }
+        }
+        #expect(viaGRDB?.code == viaRaw?.code && viaGRDB?.description == viaRaw?.description)
+        #expect(viaGRDB?.description.contains("no_such_column") == false, "no SQL reaches the reader")
+    }
+}
+
 @Suite struct QuickSummaryTests {
     @Test func withoutADatabaseOrWithAnOldSchemaTheStoreAnswers() throws {
         let folder = try Fixtures.temporaryDirectory()
