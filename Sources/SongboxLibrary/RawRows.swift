@@ -2,9 +2,9 @@ import Foundation
 import GRDB
 import GRDBSQLite
 
-/// The current row of a raw read (`StatementRunner.readRaw`, `readOnce`): typed access to its columns by index,
-/// straight from SQLite, with nothing decoded that is not asked for. Valid only inside the visit
-/// that received it.
+/// The current row of a raw read (`StatementRunner.readRaw`, `readOnce`): typed access to its
+/// columns by index, straight from SQLite, with nothing decoded that is not asked for. Valid only
+/// inside the visit that received it.
 public struct RawRow {
     let statement: OpaquePointer
 
