@@ -51,7 +51,7 @@ let package = Package(
                 // Stores its features and sums album loudness from their histograms.
                 "SongboxAnalysis",
                 .product(name: "GRDB", package: "GRDB.swift"),
-                // SQLite's C API, for the one read that bypasses GRDB (LibraryStore.quickSummaries).
+                // SQLite's C API, for the statement runner's fast paths (the raw row reader, the one-shot read).
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]

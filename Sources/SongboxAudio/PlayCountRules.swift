@@ -14,7 +14,7 @@ public struct PlayCountRules: Sendable, Hashable, Codable {
         self.skipAfterSeconds = skipAfterSeconds
     }
 
-    public func count(reason: EndReason, played: Double, duration: Double) -> PlayCount? {
+    public func count(reason: EndReason, played: Double, duration: Double) -> PlayVerdict? {
         if reason != .error, played > 0, played >= min(duration * playFraction, playSeconds) { return .play }
         let movedOn = reason == .skipped || reason == .replaced
         return movedOn && played >= skipAfterSeconds ? .skip : nil

@@ -276,7 +276,7 @@ public final class PlayerEngine {
         if let pending = transition {
             if case .fadeIn = pending.action {} else {
                 transition = nil
-                perform(pending.action)
+                carryOut(pending.action)
             }
         }
         // A live stream has nowhere to move to.
@@ -547,7 +547,7 @@ public final class PlayerEngine {
         }
         if let transition, transition.start + transition.length <= clock + 1e-9 {
             self.transition = nil
-            perform(transition.action)
+            carryOut(transition.action)
         }
         if let deadline = sleepDeadline, clock >= deadline - 1e-9 {
             sleepTimer = nil
@@ -579,7 +579,7 @@ public final class PlayerEngine {
         defer {
             if case .pause? = pending, state == .playing {
                 transition = nil
-                perform(.pause)
+                carryOut(.pause)
             }
         }
         switch sleepTimer {
@@ -738,11 +738,11 @@ public final class PlayerEngine {
         if state == .playing, settings.transitionFade > 0, decoder != nil {
             transition = Transition(action: action, start: clock, length: settings.transitionFade)
         } else {
-            perform(action)
+            carryOut(action)
         }
     }
 
-    private func perform(_ action: Transition.Action) {
+    private func carryOut(_ action: Transition.Action) {
         switch action {
         case .fadeIn:
             break

@@ -27,7 +27,7 @@ public enum EndReason: String, Sendable, Hashable, Codable {
 }
 
 /// What a finished track counts as in the history (see `PlayCountRules`).
-public enum PlayCount: String, Sendable, Hashable, Codable {
+public enum PlayVerdict: String, Sendable, Hashable, Codable {
     case play, skip
 }
 
@@ -68,7 +68,7 @@ public enum SleepTimer: Sendable, Hashable, Codable {
 public enum PlayerEvent: Sendable, Hashable {
     case trackStarted(item: QueueItem, position: Int, reason: StartReason)
     /// `played` is the seconds actually delivered to the output; `counted` what the history records.
-    case trackEnded(item: QueueItem, reason: EndReason, played: Double, duration: Double, counted: PlayCount?)
+    case trackEnded(item: QueueItem, reason: EndReason, played: Double, duration: Double, counted: PlayVerdict?)
     case paused(item: QueueItem, at: Double)
     case resumed(item: QueueItem, at: Double)
     case seeked(item: QueueItem, from: Double, to: Double)

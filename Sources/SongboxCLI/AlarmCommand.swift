@@ -73,8 +73,8 @@ struct AlarmCommand: ParsableCommand {
             if let playlist {
                 // Kept as asked (the playlist may come later), but said: until then it is the tone.
                 let store = try LibraryOptions.openStore(library.db)
-                if try !store.playlistExists(named: playlist) {
-                    let names = (try? store.playlistNames()) ?? []
+                if try !store.playlists.playlistExists(named: playlist) {
+                    let names = (try? store.playlists.playlistNames()) ?? []
                     let close = Suggestions.phrase(for: playlist, among: names)
                     reportToStandardError(tr("note: there is no playlist '\(playlist)' yet\(close); until there is, the alarm sounds the alarm tone"))
                 }

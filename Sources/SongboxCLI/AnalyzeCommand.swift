@@ -41,9 +41,9 @@ struct Analyze: ParsableCommand {
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 15)
         let store = try library.openStore()
         // Each track is committed (an interrupted run resumes), but not synced: features can be measured again.
-        try store.skipSyncPerCommit()
+        try store.runner.skipSyncPerCommit()
         let text = QueryArguments.join(query)
-        let (pending, done) = try store.tracksToAnalyze(matching: text)
+        let (pending, done) = try store.tracks.tracksToAnalyze(matching: text)
         guard !pending.isEmpty else {
             if done == 0 { throw List.nothingFound(query, in: store) }
             print(tr(tr(count: done, "The \(done) matching track is analyzed.", "All \(done) matching tracks are analyzed.")))
@@ -128,7 +128,7 @@ final class AnalysisRun: Sendable {
             let track = tracks[index]
             do {
                 let features = try TrackAnalysis.analyze(track.path, channels: track.channels)
-                let stored = try store.saveFeatures(features, of: track)
+                let stored = try store.tracks.saveFeatures(features, of: track)
                 state.withLock { outcome in
                     if stored {
                         outcome.analyzed += 1

@@ -31,7 +31,7 @@ struct AutoplayCommand: ParsableCommand {
         switch action {
         case .on, .off:
             let on = action == .on
-            try store.saveState(Data(String(on).utf8), as: AutoplayAPI.stateKey + "enabled")
+            try store.state.save(Data(String(on).utf8), as: AutoplayAPI.stateKey + "enabled")
             print(tr(on ? "Autoplay is on." : "Autoplay is off."))
             if let client = try? ControlClient.reach(host: nil, port: nil),
                (try? client.send("sendmessage", ["autoplay", action.rawValue])) != nil {
@@ -44,7 +44,7 @@ struct AutoplayCommand: ParsableCommand {
 
     /// One line: the switch, where it comes from, and what the plugin last said it does.
     static func describe(_ store: LibraryStore) throws -> String {
-        let kept = try store.savedState(AutoplayAPI.stateKey + "enabled").map { String(decoding: $0, as: UTF8.self) }
+        let kept = try store.state.saved(AutoplayAPI.stateKey + "enabled").map { String(decoding: $0, as: UTF8.self) }
         let configured = (try? Wiring.load())?.config.pluginOptions["autoplay"]?["enabled"]
         let on: Bool
         var line: String
@@ -62,7 +62,7 @@ struct AutoplayCommand: ParsableCommand {
             }
             line = tr(said)
         }
-        guard on, let data = try store.savedState(AutoplayAPI.stateKey + "status"),
+        guard on, let data = try store.state.saved(AutoplayAPI.stateKey + "status"),
               let status = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return line }
         if let ahead = status["ahead"] as? Int { line += tr(tr(count: ahead, " It keeps \(ahead) track ahead", " It keeps \(ahead) tracks ahead")) }
         if let provider = status["provider"] as? String { line += tr(", the last from \(provider)") }

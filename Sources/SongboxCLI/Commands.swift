@@ -97,13 +97,13 @@ struct List: ParsableCommand {
             // held 347 MB). An empty array says "none" to a program; the exit status stays 0.
             let printer = JSONArrayPrinter()
             let art = ArtPresence()
-            try store.forEachTrack(matching: QueryArguments.join(query)) { track in
+            try store.tracks.forEach(matching: QueryArguments.join(query)) { track in
                 printer.element(.object(TrackJSON.listing(track) + [("art", JSONValue(art.source(track)))]))
             }
             printer.finish()
             return
         }
-        guard let table = Self.table(try store.summaries(matching: QueryArguments.join(query))) else { throw Self.nothingFound(query, in: store) }
+        guard let table = Self.table(try store.tracks.summaries(matching: QueryArguments.join(query))) else { throw Self.nothingFound(query, in: store) }
         print(table)
     }
 
@@ -139,10 +139,10 @@ struct Show: ParsableCommand {
     func run() throws {
         let store = try library.openStore()
         let found = try track.find(in: store)
-        let lyrics = try store.lyrics(id: found.id)
+        let lyrics = try store.tracks.lyrics(id: found.id)
         // A picture that cannot be read is no reason to fail `show`: it says none.
         let art = (try? ArtLocator.find(found.path))?.facts
-        let analysis = try store.storedFeatures(of: found.id).map(Self.analysis)
+        let analysis = try store.tracks.storedFeatures(of: found.id).map(Self.analysis)
         var fields = TrackJSON.allFields(found)
         if json {
             fields.append(("lyrics_source", JSONValue(lyrics?.source.rawValue)))
@@ -206,9 +206,9 @@ struct Edit: ParsableCommand {
         let parsed = try edits.filter { !$0.lowercased().hasPrefix(highlightPrefix) }
             .map { text throws(SongboxError) in try TrackEdit(parsing: text) }
         let store = try library.openStore()
-        if !parsed.isEmpty { try store.apply(parsed, to: id) }
-        if let highlight = highlights.last { try store.setHighlight(highlight, of: id) }
-        if let track = try store.track(id: id) {
+        if !parsed.isEmpty { try store.tracks.apply(parsed, to: id) }
+        if let highlight = highlights.last { try store.tracks.setHighlight(highlight, of: id) }
+        if let track = try store.tracks.track(id: id) {
             print("\(track.id)  \(track.artist ?? "")  \(track.title ?? fileName(track.path))")
         }
     }
@@ -237,12 +237,12 @@ struct Remove: ParsableCommand {
 
     func run() throws {
         let store = try library.openStore()
-        let tracks = try store.tracks(matching: QueryArguments.join(query))
+        let tracks = try store.tracks.matching(QueryArguments.join(query))
         guard !tracks.isEmpty else { throw List.nothingFound(query, in: store) }
         // On a terminal a person typed it: show what will go and ask. A script passes --yes, or
         // runs without a terminal.
         if !yes, isatty(STDIN_FILENO) != 0 {
-            if let table = List.table(try store.summaries(matching: QueryArguments.join(query))) { print(table) }
+            if let table = List.table(try store.tracks.summaries(matching: QueryArguments.join(query))) { print(table) }
             print(tr(tr(count: tracks.count, "Remove this track from the library (files stay)? [y/N] ",
                         "Remove these \(tracks.count) tracks from the library (files stay)? [y/N] ")), terminator: "")
             fflush(nil)  // the question shows before the answer is read
@@ -251,7 +251,7 @@ struct Remove: ParsableCommand {
                 throw ExitCode(1)
             }
         }
-        let removed = try store.remove(ids: tracks.map(\.id))
+        let removed = try store.tracks.remove(ids: tracks.map(\.id))
         for track in tracks {
             print(tr("removed: \(track.id)  \([track.artist, track.title ?? fileName(track.path)].compactMap { $0 }.joined(separator: " - "))"))
         }
@@ -270,7 +270,7 @@ struct Stats: ParsableCommand {
 
     func run() throws {
         let store = try library.openStore()
-        let stats = try store.statistics()
+        let stats = try store.history.statistics()
         if json {
             printJSON(.object([
                 ("tracks", JSONValue(stats.tracks)), ("artists", JSONValue(stats.artists)),

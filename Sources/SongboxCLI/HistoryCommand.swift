@@ -33,7 +33,7 @@ struct HistoryCommand: ParsableCommand {
         let store = try library.openStore()
         if top {
             let window = since.map { Date().addingTimeInterval(-Double($0) * 86_400) }
-            let tracks = try store.topTracks(since: window, limit: limit)
+            let tracks = try store.history.topTracks(since: window, limit: limit)
             if json {
                 printJSON(.array(tracks.map { top in
                     .object([("plays_in_window", JSONValue(top.plays)), ("last_played_in_window", JSONValue(date: top.lastPlayed))]
@@ -50,7 +50,7 @@ struct HistoryCommand: ParsableCommand {
                                      rightAligned: [0, 1]))
             return
         }
-        let entries = try store.recentHistory(limit: limit)
+        let entries = try store.history.recent(limit: limit)
         if json {
             printJSON(.array(entries.map { entry in
                 .object([

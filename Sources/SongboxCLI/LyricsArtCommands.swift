@@ -9,8 +9,8 @@ struct TrackArgument: ParsableArguments {
     var track: String
 
     func find(in store: LibraryStore) throws -> Track {
-        let found = try Int64(track).flatMap { id throws(SongboxError) in try store.track(id: id) }
-            ?? store.track(path: LibraryScanner.normalise([track]).first ?? track)
+        let found = try Int64(track).flatMap { id throws(SongboxError) in try store.tracks.track(id: id) }
+            ?? store.tracks.track(path: LibraryScanner.normalise([track]).first ?? track)
         guard let found else {
             throw SongboxError(.notFound, "no track '\(track)' in the library", hint: "find ids with `songbox ls`")
         }
@@ -39,7 +39,7 @@ struct LyricsCommand: ParsableCommand {
     func run() throws {
         let store = try library.openStore()
         let found = try track.find(in: store)
-        guard let lyrics = try store.lyrics(id: found.id) else {
+        guard let lyrics = try store.tracks.lyrics(id: found.id) else {
             throw SongboxError(.notFound, "track \(found.id) has no lyrics", at: found.path,
                                hint: "songbox reads ID3 USLT/SYLT frames and an .lrc file beside the track; scan again after adding one")
         }

@@ -126,8 +126,8 @@ extension Play {
     }
 
     private func queued(_ store: LibraryStore) throws -> [PlayableTrack] {
-        if let urls { return try urls.map { url throws(SongboxError) in try store.playable(url: url) } }
-        return query.isEmpty ? [] : try store.playable(matching: QueryArguments.join(query))
+        if let urls { return try urls.map { url throws(SongboxError) in try store.tracks.playable(url: url) } }
+        return query.isEmpty ? [] : try store.tracks.playable(matching: QueryArguments.join(query))
     }
 
     /// Queues the query on the running daemon and starts it (without a query: resumes its

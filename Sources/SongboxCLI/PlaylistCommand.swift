@@ -24,7 +24,7 @@ extension PlaylistCommand {
         var json = false
 
         func run() throws {
-            let playlists = try library.openStore().playlists()
+            let playlists = try library.openStore().playlists.all()
             if json {
                 printJSON(.array(playlists.map { playlist in
                     .object([
@@ -59,7 +59,7 @@ extension PlaylistCommand {
         var name: String
 
         func run() throws {
-            let playlist = try library.openStore().playlist(named: name)
+            let playlist = try library.openStore().playlists.playlist(named: name)
             if json {
                 printJSON(.object([
                     ("name", .string(playlist.name)), ("kind", .string(playlist.kind.rawValue)),
@@ -99,8 +99,8 @@ extension PlaylistCommand {
 
         func run() throws {
             let store = try library.openStore()
-            let tracks = try store.tracks(matching: QueryArguments.join(query))
-            try store.savePlaylist(named: name, trackIDs: tracks.map(\.id), replace: replace)
+            let tracks = try store.tracks.matching(QueryArguments.join(query))
+            try store.playlists.savePlaylist(named: name, trackIDs: tracks.map(\.id), replace: replace)
             print(tr(tr(count: tracks.count, "Saved playlist '\(name)': \(tracks.count) track.", "Saved playlist '\(name)': \(tracks.count) tracks.")))
         }
     }
@@ -128,8 +128,8 @@ extension PlaylistCommand {
         func run() throws {
             let store = try library.openStore()
             let text = QueryArguments.join(query)
-            try store.saveSmartPlaylist(named: name, query: text, replace: replace)
-            let count = try store.playlist(named: name).tracks.count
+            try store.playlists.saveSmartPlaylist(named: name, query: text, replace: replace)
+            let count = try store.playlists.playlist(named: name).tracks.count
             print(tr(tr(count: count, "Smart playlist '\(name)' (\(text)): \(count) track now.", "Smart playlist '\(name)' (\(text)): \(count) tracks now.")))
         }
     }
@@ -146,7 +146,7 @@ extension PlaylistCommand {
         var new: String
 
         func run() throws {
-            let stale = try library.openStore().renamePlaylist(old, to: new)
+            let stale = try library.openStore().playlists.renamePlaylist(old, to: new)
             print(tr("Renamed playlist '\(old)' to '\(new)'."))
             for name in stale {
                 print(tr("note: smart playlist '\(name)' still names playlist:\"\(old)\"; change its query"))
@@ -170,7 +170,7 @@ extension PlaylistCommand {
         func run() throws {
             let store = try library.openStore()
             for name in names {
-                try store.deletePlaylist(named: name)
+                try store.playlists.deletePlaylist(named: name)
                 print(tr("Deleted playlist '\(name)'."))
             }
         }
@@ -202,7 +202,7 @@ extension PlaylistCommand {
         }
 
         func run() throws {
-            let count = try library.openStore().exportPlaylist(named: name, to: file, format: format?.fileFormat)
+            let count = try library.openStore().playlists.exportPlaylist(named: name, to: file, format: format?.fileFormat)
             print(tr(tr(count: count, "Wrote \(count) track of '\(name)' to \(file).", "Wrote \(count) tracks of '\(name)' to \(file).")))
         }
     }
@@ -235,7 +235,7 @@ extension PlaylistCommand {
         var file: String
 
         func run() throws {
-            let report = try library.openStore().importPlaylist(from: file, name: name, format: format?.fileFormat,
+            let report = try library.openStore().playlists.importPlaylist(from: file, name: name, format: format?.fileFormat,
                                                                 replace: replace)
             if json {
                 printJSON(.object([

@@ -49,7 +49,7 @@ struct AddURL: ParsableCommand {
         } catch let error as DownloadError {
             throw SongboxError(.unreadableFile, "cannot keep \(url): \(error.message)")
         }
-        guard let track = try store.track(id: kept.id) else { return }
+        guard let track = try store.tracks.track(id: kept.id) else { return }
         let name = [track.artist, track.title].compactMap { $0 }.joined(separator: " - ")
         if kept.stream {
             print(tr("Kept the stream \(url) as track \(kept.id) (\(name))."))
@@ -85,9 +85,9 @@ extension CacheCommand {
         var query: [String] = []
 
         func tracks(_ store: LibraryStore) throws -> [Track] {
-            if let playlist { return try store.playlist(named: playlist).tracks }
+            if let playlist { return try store.playlists.playlist(named: playlist).tracks }
             guard !query.isEmpty else { throw ValidationError(tr("give a query or --playlist NAME")) }
-            let tracks = try store.tracks(matching: QueryArguments.join(query))
+            let tracks = try store.tracks.matching(QueryArguments.join(query))
             guard !tracks.isEmpty else { throw SongboxCLI.List.nothingFound(query, in: store) }
             return tracks
         }

@@ -90,7 +90,7 @@ struct Run: ParsableCommand {
     }
 
     /// What `songbox run` does once its arguments are read (by swift-argument-parser, or by
-    /// `QuickRun` for the plain form).
+    /// `PlainRunCommand` for the plain form).
     static func run(file: String, arguments: [String], database: String?, limits: LuaRuntime.Limits, dryRun: Bool,
                     output: String?, fast: Bool, bound: Double? = nil, wallStart: Double? = nil,
                     replayGain: ReplayGainMode? = nil) throws {

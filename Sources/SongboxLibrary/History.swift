@@ -80,7 +80,10 @@ public struct PlayRecord: Sendable, Hashable {
 
 /// The play history: the single place plays and skips are written, and what reads them.
 /// A trigger keeps each track's `plays`, `skips` and `last_played` in step, in the same transaction.
-extension LibraryStore {
+/// Plays and skips (`history`), and the counts they make. `LibraryStore.history`.
+public struct HistoryStore: Sendable {
+    let runner: StatementRunner
+
     /// Records that a track was played or skipped. The row keeps a snapshot of the track's path,
     /// artist and title (as the library shows them).
     @discardableResult
@@ -88,7 +91,7 @@ extension LibraryStore {
                            at time: Date = Date()) throws(SongboxError) -> HistoryEntry {
         let play = PlayRecord(trackID: trackID, kind: kind, reason: reason, played: played, at: time)
         try play.validate()
-        return try write { db in
+        return try runner.write { db in
             guard try Self.insert(play, db) else { throw play.trackGone }
             let row = try Row.fetchOne(db, sql: "SELECT * FROM history WHERE id = ?", arguments: [db.lastInsertedRowID])!
             var entry = HistoryEntry(row: row)
@@ -103,7 +106,7 @@ extension LibraryStore {
     /// is gone, a bad number) is left out and its error returned in its place; the rest are kept.
     @discardableResult
     public func recordPlayback(_ plays: [PlayRecord], state: [(name: String, value: Data)] = []) throws(SongboxError) -> [SongboxError?] {
-        try write { db in
+        try runner.write { db in
             var outcomes: [SongboxError?] = []
             for play in plays {
                 do throws(SongboxError) { try play.validate() } catch {
@@ -112,7 +115,7 @@ extension LibraryStore {
                 }
                 outcomes.append(try Self.insert(play, db) ? nil : play.trackGone)
             }
-            for (name, value) in state { try Self.keepState(value, as: name, db) }
+            for (name, value) in state { try SavedStateStore.keepState(value, as: name, db) }
             return outcomes
         }
     }
@@ -130,13 +133,13 @@ extension LibraryStore {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [play.trackID, snapshot["path"] as DatabaseValue, snapshot["artist"] as DatabaseValue,
                              snapshot["title"] as DatabaseValue, play.kind.rawValue,
-                             play.reason, play.played, seconds(play.at)])
+                             play.reason, play.played, LibrarySQL.seconds(play.at)])
         return true
     }
 
     /// The last `limit` plays and skips, newest first.
-    public func recentHistory(limit: Int = 50) throws(SongboxError) -> [HistoryEntry] {
-        try read { db in
+    public func recent(limit: Int = 50) throws(SongboxError) -> [HistoryEntry] {
+        try runner.read { db in
             try Self.withTracks(HistoryEntry.fetch(db, sql: "SELECT * FROM history ORDER BY at DESC, id DESC LIMIT ?",
                                                    arguments: [max(0, limit)]), in: db)
         }
@@ -144,7 +147,7 @@ extension LibraryStore {
 
     /// The plays of one track, newest first; with `includingSkips`, its skips too.
     public func plays(of trackID: Int64, includingSkips: Bool = false) throws(SongboxError) -> [HistoryEntry] {
-        try read { db in
+        try runner.read { db in
             try Self.withTracks(HistoryEntry.fetch(db, sql: """
                 SELECT * FROM history WHERE track_id = ? \(includingSkips ? "" : "AND kind = 'play'")
                 ORDER BY at DESC, id DESC
@@ -155,13 +158,13 @@ extension LibraryStore {
     /// The most played tracks since `since` (all time when nil): most plays first, ties broken by
     /// the latest play in the window (most recent first), then by id. Removed tracks are left out.
     public func topTracks(since: Date? = nil, limit: Int = 10) throws(SongboxError) -> [TopTrack] {
-        try read { db in
+        try runner.read { db in
             let rows = try Row.fetchAll(db, sql: """
                 SELECT track_id, count(*) AS plays, max(at) AS last FROM history
                 WHERE kind = 'play' AND track_id IS NOT NULL AND at >= ?
                 GROUP BY track_id ORDER BY plays DESC, last DESC, track_id LIMIT ?
-                """, arguments: [since.map(Self.seconds) ?? Int64.min, max(0, limit)])
-            let tracks = try Self.tracks(ids: rows.map { $0["track_id"] }, in: db)
+                """, arguments: [since.map(LibrarySQL.seconds) ?? Int64.min, max(0, limit)])
+            let tracks = try TrackStore.byID(rows.map { $0["track_id"] }, in: db)
             return rows.compactMap { row -> TopTrack? in
                 guard let track = tracks[row["track_id"]] else { return nil }
                 return TopTrack(track: track, plays: row["plays"], lastPlayed: row["last"])
@@ -170,24 +173,40 @@ extension LibraryStore {
     }
 
     private static func withTracks(_ entries: [HistoryEntry], in db: Database) throws -> [HistoryEntry] {
-        let tracks = try tracks(ids: entries.compactMap(\.trackID), in: db)
+        let tracks = try TrackStore.byID(entries.compactMap(\.trackID), in: db)
         return entries.map { entry in
             var entry = entry
             entry.track = entry.trackID.flatMap { tracks[$0] }
             return entry
         }
     }
+}
 
-    /// The tracks of `ids` that are in the library, by id, in one statement.
-    static func tracks(ids: [Int64], in db: Database) throws -> [Int64: Track] {
-        let tracks = try Track.fetchAll(db, sql: "SELECT * FROM library WHERE id IN (SELECT value FROM json_each(?))",
-                                        arguments: [jsonList(ids)])
-        return Dictionary(tracks.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-    }
-
-    /// The tracks of `ids` that are in the library, by id (one read, however many ids).
-    public func tracks(ids: [Int64]) throws(SongboxError) -> [Int64: Track] {
-        try read { db in try Self.tracks(ids: ids, in: db) }
+extension HistoryStore {
+    /// What the library holds and what was played: `songbox stats`.
+    public func statistics() throws(SongboxError) -> LibraryStatistics {
+        var stats = try runner.read { db in
+            let row = try Row.fetchOne(db, sql: """
+                SELECT count(*), count(DISTINCT artist_key), count(DISTINCT coalesce(albumartist_key, artist_key) || '\u{1}' || album_key),
+                       count(DISTINCT genre_key), coalesce(sum(duration), 0), coalesce(sum(size), 0)
+                FROM library
+                """)!
+            return LibraryStatistics(
+                tracks: row[0], artists: row[1], albums: row[2], genres: row[3], duration: row[4], size: row[5],
+                plays: try Int.fetchOne(db, sql: "SELECT count(*) FROM history WHERE kind = 'play'") ?? 0,
+                skips: try Int.fetchOne(db, sql: "SELECT count(*) FROM history WHERE kind = 'skip'") ?? 0,
+                playlists: try Int.fetchOne(db, sql: "SELECT count(*) FROM playlists") ?? 0,
+                unreadable: try Int.fetchOne(db, sql: "SELECT count(*) FROM unreadable") ?? 0,
+                missing: try Int.fetchOne(db, sql: "SELECT count(*) FROM tracks WHERE missing_since IS NOT NULL") ?? 0,
+                excluded: try Int.fetchOne(db, sql: "SELECT count(*) FROM excluded") ?? 0,
+                folders: try String.fetchAll(db, sql: "SELECT path FROM folders ORDER BY path"),
+                databaseSize: 0)
+        }
+        stats.databaseSize = [runner.path, runner.path + "-wal"].reduce(0) { total, file in
+            var info = stat()
+            return total + (stat(file, &info) == 0 ? Int64(info.st_size) : 0)
+        }
+        return stats
     }
 }
 

@@ -32,10 +32,10 @@ public struct LyricLine: Sendable, Equatable, Codable {
     }
 }
 
-extension LibraryStore {
+extension TrackStore {
     /// The lyrics of track `id` as the last scan read them; nil when it has none (or no such track).
     public func lyrics(id: Int64) throws(SongboxError) -> Lyrics? {
-        try read { db in
+        try runner.read { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT lyrics, lyrics_source, lyrics_lines FROM tracks WHERE id = ?",
                                              arguments: [id]),
                   let text: String = row[0] else { return nil }
@@ -48,14 +48,14 @@ extension LibraryStore {
     /// (milliseconds, in line order): what the player needs to announce them, without their words.
     public func lyricTimes(of ids: [Int64]) throws(SongboxError) -> [Int64: [Int]] {
         guard !ids.isEmpty else { return [:] }
-        return try read { db in
+        return try runner.read { db in
             var found: [Int64: [Int]] = [:]
             // One row a line, read from the stored JSON by SQLite rather than decoded here.
             let rows = try Row.fetchCursor(db, sql: """
                 SELECT t.id, json_extract(line.value, '$.ms') FROM tracks t, json_each(t.lyrics_lines) line
                 WHERE t.id IN (SELECT value FROM json_each(?)) AND t.lyrics_lines IS NOT NULL
                 ORDER BY t.id, line.key
-                """, arguments: [Self.jsonList(ids)])
+                """, arguments: [LibrarySQL.jsonList(ids)])
             while let row = try rows.next() {
                 // A line without a whole number for its time (a damaged row) stays in the list
                 // as -1, keeping the indexes of the lines: the player stops before it.

@@ -62,7 +62,7 @@ struct PortablePlaylist: Codable, Sendable {
     var tracks: [PortableTrack]
 }
 
-extension LibraryStore {
+extension PlaylistStore {
     // MARK: Export
 
     /// The playlist as the text of a file of `format`.
@@ -88,7 +88,7 @@ extension LibraryStore {
     @discardableResult
     public func exportPlaylist(named name: String, to path: String, format: PlaylistFileFormat? = nil,
                                access: FileAccess = .user, now: Date = Date()) throws(SongboxError) -> Int {
-        let path = try access.protecting(managedFiles).check(path, writing: true)
+        let path = try access.protecting(library.managedFiles).check(path, writing: true)
         let format = format ?? PlaylistFileFormat(path: path) ?? .m3u8
         let folder = FilePaths.resolved((FilePaths.absolute(path) as NSString).deletingLastPathComponent)
         let playlist = try playlist(named: name, now: now)
@@ -189,7 +189,7 @@ extension LibraryStore {
         }
         let chosen = name ?? fileName ?? defaultName
         try PlaylistRecord.validate(name: chosen)
-        return try write { db in
+        return try runner.write { db in
             if !replace, let existing = try PlaylistRecord.fetch(chosen, in: db) { throw Self.exists(existing) }
             var report = PlaylistImportReport(name: chosen, total: entries.count, trackIDs: [], unmatched: [])
             for entry in entries {

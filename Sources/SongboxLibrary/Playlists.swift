@@ -50,13 +50,18 @@ public struct Playlist: Sendable, Equatable {
 /// script function, see `ScriptPlaylist`), so it follows the library and the play history as they
 /// change. Its query may name other playlists
 /// (`playlist:NAME`); a smart playlist may not refer to itself, directly or through others.
-extension LibraryStore {
+/// `LibraryStore.playlists`.
+public struct PlaylistStore: Sendable {
+    /// The library whose script evaluator runs playlists defined by a function.
+    let library: LibraryStore
+    var runner: StatementRunner { library.runner }
+
     // MARK: Reading
 
     /// Every playlist, by name (case- and point-insensitive order), with its size now.
-    public func playlists(now: Date = Date()) throws(SongboxError) -> [PlaylistSummary] {
+    public func all(now: Date = Date()) throws(SongboxError) -> [PlaylistSummary] {
         // Script functions run outside the transaction (they read the library themselves).
-        let records = try read { db in try PlaylistRecord.fetchAll(db) }
+        let records = try runner.read { db in try PlaylistRecord.fetchAll(db) }
         var results: [String: Result<[Int64], SongboxError>] = [:]
         for record in records {
             if let script = record.scriptPlaylist {
@@ -64,7 +69,7 @@ extension LibraryStore {
             }
         }
         let evaluated = results
-        return try read { db in
+        return try runner.read { db in
             try records.map { record in
                 var summary = PlaylistSummary(name: record.name, kind: record.kind, query: record.query,
                                               script: record.script, trackCount: 0, duration: 0,
@@ -76,7 +81,7 @@ extension LibraryStore {
                         row = try Row.fetchOne(db, sql: """
                             SELECT count(*), coalesce(sum(library.duration), 0) FROM json_each(?)
                             JOIN library ON library.id = json_each.value
-                            """, arguments: [Self.jsonList(ids)])
+                            """, arguments: [LibrarySQL.jsonList(ids)])
                     case .failure(let error):
                         summary.problem = error.message
                         row = nil
@@ -84,7 +89,7 @@ extension LibraryStore {
                 } else if let text = record.query {
                     do {
                         let query = try Self.parseSmartQuery(text, of: record.name, now: now)
-                        let (sql, arguments) = try Self.statement(for: query, selecting: "count(*), coalesce(sum(duration), 0)",
+                        let (sql, arguments) = try LibrarySQL.statement(for: query, selecting: "count(*), coalesce(sum(duration), 0)",
                                                                   in: db, evaluated: evaluated.compactMapValues { try? $0.get() },
                                                                   expanding: [record.name])
                         row = try Row.fetchOne(db, sql: sql, arguments: arguments)
@@ -110,20 +115,20 @@ extension LibraryStore {
 
     /// The playlist called `name` with its tracks in order. A smart playlist is evaluated now.
     public func playlist(named name: String, now: Date = Date()) throws(SongboxError) -> Playlist {
-        let record = try read { db in try PlaylistRecord.require(name, in: db) }
+        let record = try runner.read { db in try PlaylistRecord.require(name, in: db) }
         let query = try record.query.map { text throws(SongboxError) in try Self.parseSmartQuery(text, of: name, now: now) }
         // Script functions run outside the transaction (they read the library themselves).
         let scripted = try record.scriptPlaylist.map { script throws(SongboxError) in try evaluate(script) }
         let evaluated = try query.map { query throws(SongboxError) in try evaluateScriptPlaylists(reachedBy: query) } ?? [:]
-        return try read { db in
+        return try runner.read { db in
             let tracks: [Track]
             if let scripted {
                 // In the function's order; a track it gives twice is there twice.
                 tracks = try Track.fetchAll(db, sql: """
                     SELECT library.* FROM json_each(?) JOIN library ON library.id = json_each.value ORDER BY json_each.key
-                    """, arguments: [Self.jsonList(scripted)])
+                    """, arguments: [LibrarySQL.jsonList(scripted)])
             } else if let query {
-                let (sql, arguments) = try Self.statement(for: query, in: db, evaluated: evaluated, expanding: [record.name])
+                let (sql, arguments) = try LibrarySQL.statement(for: query, in: db, evaluated: evaluated, expanding: [record.name])
                 tracks = try Track.fetchAll(db, sql: sql, arguments: arguments)
             } else {
                 tracks = try Track.fetchAll(db, sql: """
@@ -138,13 +143,13 @@ extension LibraryStore {
 
     /// Whether a playlist called `name` exists.
     public func playlistExists(named name: String) throws(SongboxError) -> Bool {
-        try read { db in try PlaylistRecord.fetch(name, in: db) != nil }
+        try runner.read { db in try PlaylistRecord.fetch(name, in: db) != nil }
     }
 
     /// The names of the playlists, in order, without reading any: a smart playlist's function
     /// does not run.
     public func playlistNames() throws(SongboxError) -> [String] {
-        try read { db in try PlaylistRecord.fetchAll(db).map(\.name).sorted() }
+        try runner.read { db in try PlaylistRecord.fetchAll(db).map(\.name).sorted() }
     }
 
     // MARK: Saved playlists
@@ -154,7 +159,7 @@ extension LibraryStore {
     public func savePlaylist(named name: String, trackIDs: [Int64], replace: Bool = false,
                              now: Date = Date()) throws(SongboxError) {
         try PlaylistRecord.validate(name: name)
-        try write { db in
+        try runner.write { db in
             try Self.requireTracks(trackIDs, in: db)
             let id: Int64
             if let existing = try PlaylistRecord.fetch(name, in: db) {
@@ -173,7 +178,7 @@ extension LibraryStore {
     /// end when `position` is nil. `position` may be the count (the end).
     public func addToPlaylist(named name: String, trackIDs: [Int64], at position: Int? = nil,
                               now: Date = Date()) throws(SongboxError) {
-        try write { db in
+        try runner.write { db in
             let record = try PlaylistRecord.requireSaved(name, changing: "add tracks to", in: db)
             try Self.requireTracks(trackIDs, in: db)
             var items = try PlaylistItems(of: record.id, in: db)
@@ -190,7 +195,7 @@ extension LibraryStore {
     /// Removes the items at `positions` (0-based, as they are before the removal) from the saved
     /// playlist `name`. Nothing is removed when any position is outside the playlist.
     public func removeFromPlaylist(named name: String, positions: [Int], now: Date = Date()) throws(SongboxError) {
-        try write { db in
+        try runner.write { db in
             let record = try PlaylistRecord.requireSaved(name, changing: "remove tracks from", in: db)
             var items = try PlaylistItems(of: record.id, in: db)
             if let bad = positions.first(where: { !items.shown.indices.contains($0) }) {
@@ -203,7 +208,7 @@ extension LibraryStore {
 
     /// Moves the item at `from` so that it ends up at `to` (both 0-based) in the saved playlist `name`.
     public func movePlaylistItem(named name: String, from: Int, to: Int, now: Date = Date()) throws(SongboxError) {
-        try write { db in
+        try runner.write { db in
             let record = try PlaylistRecord.requireSaved(name, changing: "move tracks in", in: db)
             var items = try PlaylistItems(of: record.id, in: db)
             for position in [from, to] where !items.shown.indices.contains(position) {
@@ -224,12 +229,12 @@ extension LibraryStore {
                                   now: Date = Date()) throws(SongboxError) {
         try PlaylistRecord.validate(name: name)
         _ = try LibraryQuery.parse(text, now: now)
-        try write { db in
+        try runner.write { db in
             if let existing = try PlaylistRecord.fetch(name, in: db) {
                 guard existing.kind == .smart || replace else { throw Self.exists(existing) }
                 try db.execute(sql: "DELETE FROM playlist_items WHERE playlist_id = ?", arguments: [existing.id])
                 try db.execute(sql: "UPDATE playlists SET query = ?, script = NULL, script_function = NULL, modified = ? WHERE id = ?",
-                               arguments: [text, Self.seconds(now), existing.id])
+                               arguments: [text, LibrarySQL.seconds(now), existing.id])
             } else {
                 _ = try PlaylistRecord.insert(name, query: text, now: now, in: db)
             }
@@ -244,12 +249,12 @@ extension LibraryStore {
     @discardableResult
     public func renamePlaylist(_ old: String, to new: String, now: Date = Date()) throws(SongboxError) -> [String] {
         try PlaylistRecord.validate(name: new)
-        return try write { db in
+        return try runner.write { db in
             let record = try PlaylistRecord.require(old, in: db)
             guard old != new else { return [] }
             if let existing = try PlaylistRecord.fetch(new, in: db) { throw Self.exists(existing) }
             try db.execute(sql: "UPDATE playlists SET name = ?, modified = ? WHERE id = ?",
-                           arguments: [new, Self.seconds(now), record.id])
+                           arguments: [new, LibrarySQL.seconds(now), record.id])
             if record.kind == .smart { try Self.refuseCycle(from: new, now: now, in: db) }
             return try Self.smartPlaylists(naming: old, now: now, in: db)
         }
@@ -257,58 +262,13 @@ extension LibraryStore {
 
     /// Deletes a playlist (its tracks stay in the library).
     public func deletePlaylist(named name: String) throws(SongboxError) {
-        try write { db in
+        try runner.write { db in
             let record = try PlaylistRecord.require(name, in: db)
             try db.execute(sql: "DELETE FROM playlists WHERE id = ?", arguments: [record.id])
         }
     }
 
-    // MARK: Queries that name playlists
-
-    /// The SELECT for `query`, with every smart playlist its `playlist:NAME` terms reach (directly
-    /// or through other smart playlists) read from the database and expanded in place. Run it in
-    /// the same transaction as `db`. Playlists defined by a script function are `evaluated` first
-    /// (`evaluateScriptPlaylists(reachedBy:)`, outside the transaction).
-    public static func statement(for query: LibraryQuery, selecting columns: String = "*", in db: Database,
-                                 evaluated: [String: [Int64]]) throws -> (sql: String, arguments: StatementArguments) {
-        try statement(for: query, selecting: columns, in: db, evaluated: evaluated, expanding: [])
-    }
-
-    static func statement(for query: LibraryQuery, selecting columns: String = "*", in db: Database,
-                          evaluated: [String: [Int64]], expanding: [String]) throws -> (sql: String, arguments: StatementArguments) {
-        var smart: [String: LibraryQuery] = [:]
-        var pending = query.playlistNames
-        var seen = Set(pending)
-        // A name typed in the query itself must be a playlist (a typo is said, with the close
-        // names); one inside a stored smart query may have been renamed or deleted since: it
-        // matches nothing (the rename reported it).
-        let typed = expanding.isEmpty ? Set(pending) : []
-        while let name = pending.popLast() {
-            guard let record = try PlaylistRecord.fetch(name, in: db) else {
-                guard typed.contains(name) else { continue }
-                let names = try String.fetchAll(db, sql: "SELECT name FROM playlists ORDER BY name")
-                throw SongboxError(.notFound, "no playlist named '\(name)'\(Suggestions.phrase(for: name, among: names))",
-                                   hint: names.isEmpty ? "there are no playlists yet: `songbox playlist save NAME QUERY` makes one"
-                                       : "`songbox playlist ls` lists them")
-            }
-            if record.scriptPlaylist != nil, evaluated[name] == nil {
-                throw SongboxError(.scriptFailed, "smart playlist '\(name)' (a script function) could not be evaluated")
-            }
-            guard let text = record.query else { continue }
-            let parsed: LibraryQuery
-            do throws(SongboxError) { parsed = try query.parseNested(text) } catch {
-                throw SongboxError(.invalidQuery, "smart playlist '\(name)' has a query songbox cannot read: \(error.message)",
-                                   hint: "define it again with `songbox playlist smart \"\(name)\" QUERY`")
-            }
-            smart[name] = parsed
-            for next in parsed.playlistNames where seen.insert(next).inserted { pending.append(next) }
-        }
-        return query.statement(selecting: columns, smartPlaylists: smart, evaluatedPlaylists: evaluated, expanding: expanding)
-    }
-
     // MARK: Helpers
-
-    static func seconds(_ date: Date) -> Int64 { Int64(date.timeIntervalSince1970.rounded(.down)) }
 
     static func parseSmartQuery(_ text: String, of name: String, now: Date) throws(SongboxError) -> LibraryQuery {
         do throws(SongboxError) { return try LibraryQuery.parse(text, now: now) } catch {
@@ -356,7 +316,7 @@ extension LibraryStore {
             try insert.execute(arguments: [playlist, position, id])
         }
         if let now {
-            try db.execute(sql: "UPDATE playlists SET modified = ? WHERE id = ?", arguments: [seconds(now), playlist])
+            try db.execute(sql: "UPDATE playlists SET modified = ? WHERE id = ?", arguments: [LibrarySQL.seconds(now), playlist])
         }
     }
 
@@ -490,7 +450,7 @@ struct PlaylistRecord: Sendable {
 
     static func insert(_ name: String, query: String? = nil, script: ScriptPlaylist? = nil, now: Date,
                        in db: Database) throws -> Int64 {
-        let time = LibraryStore.seconds(now)
+        let time = LibrarySQL.seconds(now)
         try db.execute(sql: """
             INSERT INTO playlists (name, query, script, script_function, created, modified) VALUES (?, ?, ?, ?, ?, ?)
             """, arguments: [name, query, script?.script, script?.function, time, time])

@@ -18,7 +18,10 @@ public struct OfflineEntry: Sendable, Equatable {
     public var lastUsed: Int64
 }
 
-extension LibraryStore {
+/// Remote tracks (a URL for a path) and their offline copies: `LibraryStore.offline`.
+public struct RemoteTrackStore: Sendable {
+    let runner: StatementRunner
+
     /// Keeps `url` as a library track, counted like a local one: its tags and length read from
     /// `copy` (the whole file, downloaded; nil for a live stream, which has neither), with
     /// `title`, `artist` and `album` given by the user over them. A URL kept before is updated.
@@ -34,7 +37,7 @@ extension LibraryStore {
         probed.lrcMtime = nil
         let file = FoundFile(path: url, size: size, mtime: 0)
         let added = Int64(now.timeIntervalSince1970)
-        return try write { [probed] db in
+        return try runner.write { [probed] db in
             let values = TrackWriter.columnValues(file, probed)
             if let id = try Int64.fetchOne(db, sql: "SELECT id FROM tracks WHERE path = ?", arguments: [url]) {
                 let assignments = values.map { "\($0.0) = ?" }.joined(separator: ", ")
@@ -51,7 +54,7 @@ extension LibraryStore {
 
     /// Every remote track the offline cache knows (pinned, or with a file), oldest use first.
     public func offlineEntries() throws(SongboxError) -> [OfflineEntry] {
-        try read { db in
+        try runner.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT o.track_id, l.path, l.title, l.artist, o.pinned, o.complete, o.file, o.size,
                   coalesce(l.last_played, o.cached_at, 0) AS used
@@ -67,7 +70,7 @@ extension LibraryStore {
     /// Marks tracks `keep_offline` (or not): a pinned track is downloaded by `cache add` and
     /// never evicted.
     public func setKeepOffline(_ ids: [Int64], _ pinned: Bool) throws(SongboxError) {
-        try write { db in
+        try runner.write { db in
             for id in ids {
                 try db.execute(sql: """
                     INSERT INTO offline (track_id, pinned) VALUES (?, ?)
@@ -79,7 +82,7 @@ extension LibraryStore {
 
     /// Records a complete download of track `id` as `file` (in the cache folder).
     public func markCached(_ id: Int64, file: String, size: Int64, now: Date = Date()) throws(SongboxError) {
-        try write { db in
+        try runner.write { db in
             try db.execute(sql: """
                 INSERT INTO offline (track_id, complete, file, size, cached_at) VALUES (?, 1, ?, ?, ?)
                 ON CONFLICT(track_id) DO UPDATE SET complete = 1, file = excluded.file, size = excluded.size,
@@ -91,7 +94,7 @@ extension LibraryStore {
     /// Forgets track `id`'s cache file (evicted, removed, or found gone); `unpin` also drops
     /// its `keep_offline` flag.
     public func forgetCached(_ id: Int64, unpin: Bool = false) throws(SongboxError) {
-        try write { db in
+        try runner.write { db in
             if unpin {
                 try db.execute(sql: "DELETE FROM offline WHERE track_id = ?", arguments: [id])
             } else {

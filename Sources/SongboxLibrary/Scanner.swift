@@ -94,7 +94,7 @@ public struct LibraryScanner: Sendable {
         report.skipped = walker.skipped
         progress(.walked(files: walker.files.count))
 
-        let known = try store.read { db in try KnownFiles(db, roots: scannedRoots) }
+        let known = try store.runner.read { db in try KnownFiles(db, roots: scannedRoots) }
         var toRead: [FoundFile] = []
         var seen = Set<String>()
         var backUnchanged: [Int64] = []
@@ -144,7 +144,7 @@ public struct LibraryScanner: Sendable {
         }
         let restoredInPlace = backUnchanged
         let devices = walker.rootDevices.filter { root, _ in !held.contains { $0.path == root } }
-        let restored = try store.write { db in
+        let restored = try store.runner.write { db in
             for id in newlyMissing {
                 try db.execute(sql: "UPDATE tracks SET missing_since = ? WHERE id = ?", arguments: [added, id])
             }
@@ -155,7 +155,7 @@ public struct LibraryScanner: Sendable {
                 try db.execute(sql: SearchIndex.refreshSQL(flipped.map(String.init).joined(separator: ","), many: true))
             }
             for id in deleted { try db.execute(sql: "DELETE FROM tracks WHERE id = ?", arguments: [id]) }
-            if !deleted.isEmpty { try LibraryStore.closePlaylistGaps(in: db) }
+            if !deleted.isEmpty { try PlaylistStore.closePlaylistGaps(in: db) }
             for path in vanishedUnreadable { try db.execute(sql: "DELETE FROM unreadable WHERE path = ?", arguments: [path]) }
             for root in scannedRoots {
                 try db.execute(sql: """
@@ -165,7 +165,7 @@ public struct LibraryScanner: Sendable {
             }
             return try Int.fetchOne(db, sql: """
                 SELECT count(*) FROM tracks WHERE missing_since IS NULL AND id IN (SELECT value FROM json_each(?))
-                """, arguments: [LibraryStore.jsonList(wasMissing)]) ?? 0
+                """, arguments: [LibrarySQL.jsonList(wasMissing)]) ?? 0
         }
         report.missing = newlyMissing.count
         report.removed = deleted.count
@@ -183,7 +183,7 @@ public struct LibraryScanner: Sendable {
     }
 
     /// The folders a scan without arguments goes over.
-    public func rememberedFolders() throws(SongboxError) -> [String] { try store.musicFolders() }
+    public func rememberedFolders() throws(SongboxError) -> [String] { try store.tracks.musicFolders() }
 
     /// Absolute, symlink-free, without roots nested inside other roots.
     public static func normalise(_ roots: [String]) -> [String] {
@@ -219,7 +219,7 @@ public struct LibraryScanner: Sendable {
             // In path order, so a small library gets the same ids on every machine.
             let batch = batch.sorted { $0.0.path < $1.0.path }
             do {
-                let counts = try store.write { db in
+                let counts = try store.runner.write { db in
                     try TrackWriter.store(batch, knownPaths: knownPaths, moves: moves, added: added, in: db)
                 }
                 shared.withLock { state in

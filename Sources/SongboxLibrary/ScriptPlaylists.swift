@@ -26,13 +26,13 @@ public protocol ScriptPlaylistEvaluator: Sendable {
     func trackIDs(of playlist: ScriptPlaylist, in store: LibraryStore) throws(SongboxError) -> [Int64]?
 }
 
-extension LibraryStore {
+extension PlaylistStore {
     /// Evaluates every script playlist `query` reaches (by `playlist:NAME`, directly or through
     /// smart queries): their track ids by name, for `statement(for:selecting:in:evaluated:)`.
     /// Runs outside any transaction, as the functions read the library themselves.
     public func evaluateScriptPlaylists(reachedBy query: LibraryQuery) throws(SongboxError) -> [String: [Int64]] {
         guard !query.playlistNames.isEmpty else { return [:] }
-        let reached = try read { db in try Self.scriptPlaylists(reachedBy: query, in: db) }
+        let reached = try runner.read { db in try Self.scriptPlaylists(reachedBy: query, in: db) }
         var evaluated: [String: [Int64]] = [:]
         for playlist in reached { evaluated[playlist.name] = try evaluate(playlist) }
         return evaluated
@@ -42,12 +42,12 @@ extension LibraryStore {
     /// order. Fails with what went wrong and where (a Lua error names the file and line), or when
     /// an id is not a track of the library.
     public func evaluate(_ playlist: ScriptPlaylist) throws(SongboxError) -> [Int64] {
-        guard let evaluator = scriptEvaluator, let ids = try evaluator.trackIDs(of: playlist, in: self) else {
+        guard let evaluator = library.scriptEvaluator, let ids = try evaluator.trackIDs(of: playlist, in: library) else {
             throw SongboxError(.scriptFailed, "smart playlist '\(playlist.name)' is defined by a Lua function, and nothing here can run it", at: playlist.script)
         }
-        let missing = try read { db in
+        let missing = try runner.read { db in
             try Set(ids).subtracting(Int64.fetchSet(db, sql: "SELECT id FROM library WHERE id IN (SELECT value FROM json_each(?))",
-                                                    arguments: [Self.jsonList(ids)]))
+                                                    arguments: [LibrarySQL.jsonList(ids)]))
         }
         if let bad = missing.min() {
             throw SongboxError(.scriptFailed, "the function of smart playlist '\(playlist.name)' gave track id \(bad), which is not in the library", at: playlist.script)
@@ -61,12 +61,12 @@ extension LibraryStore {
     public func saveScriptPlaylist(named name: String, script: String, function: String, replace: Bool = false,
                                    now: Date = Date()) throws(SongboxError) {
         try PlaylistRecord.validate(name: name)
-        try write { db in
+        try runner.write { db in
             if let existing = try PlaylistRecord.fetch(name, in: db) {
                 guard existing.kind == .smart || replace else { throw Self.exists(existing) }
                 try db.execute(sql: "DELETE FROM playlist_items WHERE playlist_id = ?", arguments: [existing.id])
                 try db.execute(sql: "UPDATE playlists SET query = NULL, script = ?, script_function = ?, modified = ? WHERE id = ?",
-                               arguments: [script, function, Self.seconds(now), existing.id])
+                               arguments: [script, function, LibrarySQL.seconds(now), existing.id])
             } else {
                 _ = try PlaylistRecord.insert(name, script: ScriptPlaylist(name: name, script: script, function: function),
                                               now: now, in: db)
@@ -86,10 +86,5 @@ extension LibraryStore {
             for next in nested.playlistNames where seen.insert(next).inserted { pending.append(next) }
         }
         return found
-    }
-
-    /// `ids` as a JSON array, one SQL argument that `json_each` reads.
-    static func jsonList(_ ids: [Int64]) -> String {
-        "[" + ids.map(String.init).joined(separator: ",") + "]"
     }
 }

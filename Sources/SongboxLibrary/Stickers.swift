@@ -7,7 +7,7 @@ import GRDB
 /// `rating` (0 to 10, MPD clients' scale: songbox keeps 1 to 5 stars, so a value is halved,
 /// rounding up) and `like` (2: liked, 0 or 1: not) are the user's overrides, the same ones
 /// `songbox edit` sets. Other names are kept as given.
-extension LibraryStore {
+extension TrackStore {
     /// The stickers that are songbox's statistics: read-only.
     public static let statisticStickers = ["playCount", "skipCount", "lastPlayed"]
     /// The stickers that are songbox's overrides.
@@ -17,7 +17,7 @@ extension LibraryStore {
     public func stickers(of trackID: Int64) throws(SongboxError) -> [(name: String, value: String)] {
         guard let track = try track(id: trackID) else { throw Self.noTrack(trackID) }
         var found = Self.ownStickers(track)
-        found += try read { db in
+        found += try runner.read { db in
             try Row.fetchAll(db, sql: "SELECT name, value FROM stickers WHERE track_id = ? ORDER BY name", arguments: [trackID])
                 .map { (name: $0["name"] as String, value: $0["value"] as String) }
         }
@@ -44,7 +44,7 @@ extension LibraryStore {
             }
             try apply([TrackEdit(field: .liked, value: number == 2 ? 1 : nil)], to: trackID)
         default:
-            try write { db in
+            try runner.write { db in
                 try db.execute(sql: """
                     INSERT INTO stickers (track_id, name, value) VALUES (?, ?, ?)
                     ON CONFLICT (track_id, name) DO UPDATE SET value = excluded.value
@@ -67,7 +67,7 @@ extension LibraryStore {
             deleted = deleted || had
         }
         if name.map(Self.overrideStickers.contains) != true {
-            let changes = try write { db in
+            let changes = try runner.write { db in
                 try db.execute(sql: "DELETE FROM stickers WHERE track_id = ? AND (? IS NULL OR name = ?)", arguments: [trackID, name, name])
                 return db.changesCount
             }
@@ -78,10 +78,10 @@ extension LibraryStore {
 
     /// The tracks under `folder` (a path; "/" or empty: all) that have the sticker `name`, with
     /// its value, in path order; `matching` keeps only values it accepts.
-    public func tracks(withSticker name: String, under folder: String,
+    public func withSticker(_ name: String, under folder: String,
                        matching: @escaping @Sendable (String) -> Bool = { _ in true }) throws(SongboxError) -> [(path: String, value: String)] {
         let prefix = folder.isEmpty || folder == "/" ? "" : (folder.hasSuffix("/") ? folder : folder + "/")
-        return try read { db in
+        return try runner.read { db in
             var found: [(path: String, value: String)] = []
             let own = Self.statisticStickers.contains(name) || Self.overrideStickers.contains(name)
             let sql = own

@@ -192,7 +192,7 @@ public final class EventPipeline: @unchecked Sendable {
         default: return nil
         }
         if let known = tracks.first(where: { $0.item == item.id }) { return known.track }
-        let track = try? store.track(id: item.track.trackID)
+        let track = try? store.tracks.track(id: item.track.trackID)
         tracks = Array((tracks + [(item.id, track)]).suffix(2))
         return track
     }
@@ -205,7 +205,7 @@ public final class EventPipeline: @unchecked Sendable {
         guard case .lyric(let item, let index, let milliseconds) = event else { return nil }
         let trackID = item.track.trackID
         if lyricLines?.trackID != trackID {
-            lyricLines = (trackID, (try? store.lyrics(id: trackID))?.lines ?? [])
+            lyricLines = (trackID, (try? store.tracks.lyrics(id: trackID))?.lines ?? [])
         }
         let lines = lyricLines?.lines ?? []
         guard lines.indices.contains(index), lines[index].milliseconds == milliseconds else { return "" }

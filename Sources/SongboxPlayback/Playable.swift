@@ -2,11 +2,11 @@ import Foundation
 import SongboxAudio
 import SongboxLibrary
 
-extension LibraryStore {
+extension TrackStore {
     /// The tracks matching the query text as the player takes them, with their highlights,
-    /// read compactly (`trackFiles`).
+    /// read compactly (`files(matching:)`).
     public func playable(matching text: String, now: Date = Date()) throws(SongboxError) -> [PlayableTrack] {
-        let files = try trackFiles(matching: text, now: now)
+        let files = try files(matching: text, now: now)
         let highlights = try highlights(of: files.map(\.id))
         let lyrics = try playableLyricTimes(of: files.map(\.id))
         let gains = try replayGains(of: files.map(\.id))

@@ -36,7 +36,7 @@ public final class PlaybackRecorder: @unchecked Sendable {
     /// Writes the history rows the events count for and, when given and changed, the state:
     /// one transaction.
     public func commit(_ events: [PlayerEvent], state snapshot: PlayerSnapshot? = nil) {
-        var plays: [(PlayRecord, PlayCount, QueueItem)] = []
+        var plays: [(PlayRecord, PlayVerdict, QueueItem)] = []
         for case .trackEnded(let item, let reason, let played, _, let counted?) in events {
             plays.append((PlayRecord(trackID: item.track.trackID, kind: counted == .play ? .play : .skip,
                                      reason: reason.rawValue, played: played), counted, item))
@@ -55,7 +55,7 @@ public final class PlaybackRecorder: @unchecked Sendable {
         }
         guard !plays.isEmpty || !state.isEmpty else { return }
         do {
-            let outcomes = try store.recordPlayback(plays.map(\.0), state: state)
+            let outcomes = try store.history.recordPlayback(plays.map(\.0), state: state)
             for ((_, counted, item), failure) in zip(plays, outcomes) {
                 if let failure {
                     recorded.addFailure()
@@ -87,8 +87,8 @@ public final class PlaybackRecorder: @unchecked Sendable {
     /// whole snapshot under one name).
     public func savedSnapshot() -> PlayerSnapshot? {
         do {
-            guard let placeData = try store.savedState(Self.stateName) else { return nil }
-            guard let queueData = try store.savedState(Self.queueStateName) else {
+            guard let placeData = try store.state.saved(Self.stateName) else { return nil }
+            guard let queueData = try store.state.saved(Self.queueStateName) else {
                 var snapshot = try JSONDecoder().decode(PlayerSnapshot.self, from: placeData)
                 withLibraryDetails(&snapshot.queue)
                 return snapshot
@@ -108,7 +108,7 @@ public final class PlaybackRecorder: @unchecked Sendable {
 extension PlaybackRecorder {
     /// What is said when a play or a skip could not be committed (in the reader's language: for
     /// the person who runs `songbox play` or reads the daemon's log).
-    static func notRecorded(_ counted: PlayCount, _ item: QueueItem, _ error: any Error) -> String {
+    static func notRecorded(_ counted: PlayVerdict, _ item: QueueItem, _ error: any Error) -> String {
         let message: Message = counted == .skip ? "could not record the skip of \(item.track.path): \(error)"
                                                 : "could not record the play of \(item.track.path): \(error)"
         return message.localized
@@ -122,12 +122,12 @@ extension PlaybackRecorder {
     func withLibraryDetails(_ queue: inout PlayQueue) {
         let ids = Array(Set(queue.items.map(\.track.trackID)))
         do {
-            queue.setLyricTimes(try store.playableLyricTimes(of: ids))
+            queue.setLyricTimes(try store.tracks.playableLyricTimes(of: ids))
         } catch {
             report(Message("the lyrics of the saved queue could not be read, its tracks play without lyric events (\(error))").localized)
         }
         do {
-            queue.setReplayGains(try store.replayGains(of: ids))
+            queue.setReplayGains(try store.tracks.replayGains(of: ids))
         } catch {
             report(Message("the ReplayGain of the saved queue could not be read, its tracks play without it (\(error))").localized)
         }
@@ -168,7 +168,7 @@ public final class RecordedCounts: Sendable {
     public var skips: Int { counts.withLock { $0.skips } }
     public var failures: Int { counts.withLock { $0.failures } }
 
-    func add(_ counted: PlayCount) {
+    func add(_ counted: PlayVerdict) {
         counts.withLock { if counted == .play { $0.plays += 1 } else { $0.skips += 1 } }
     }
 

@@ -89,7 +89,7 @@ public struct AlarmBook: Sendable {
 
     /// Every alarm, by name.
     public func all() throws(SongboxError) -> [Alarm] {
-        guard let data = try store.savedState(Self.stateName) else { return [] }
+        guard let data = try store.state.saved(Self.stateName) else { return [] }
         do { return try JSONDecoder().decode([Alarm].self, from: data).sorted { $0.name < $1.name } } catch {
             throw SongboxError(.invalidArgument, "the alarms kept in the library cannot be read (\(error)); `songbox alarm rm` each, or add them again",
                                at: store.path)
@@ -120,6 +120,6 @@ public struct AlarmBook: Sendable {
         do { data = try encoder.encode(alarms.sorted { $0.name < $1.name }) } catch {
             throw SongboxError(.invalidArgument, "the alarms cannot be written: \(error)")
         }
-        try store.saveState(data, as: Self.stateName)
+        try store.state.save(data, as: Self.stateName)
     }
 }

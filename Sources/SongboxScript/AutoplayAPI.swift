@@ -26,7 +26,7 @@ public enum AutoplayAPI {
         }
         try runtime.register("autoplay.status") { _ in
             do {
-                guard let data = try store.savedState(stateKey + "status") else { return [.nil] }
+                guard let data = try store.state.saved(stateKey + "status") else { return [.nil] }
                 return [try LuaJSON.decode(String(decoding: data, as: UTF8.self))]
             } catch let error as SongboxError {
                 return [.nil, .string("songbox.autoplay.status: \(error.message)")]
@@ -37,7 +37,7 @@ public enum AutoplayAPI {
         // The rules users gave (`provide`), by playlist name, without running them.
         try runtime.register("autoplay.providers") { _ in
             do {
-                return [.array(try store.playlistNames().filter { $0.hasPrefix(providerPrefix) }.map { .string($0) })]
+                return [.array(try store.playlists.playlistNames().filter { $0.hasPrefix(providerPrefix) }.map { .string($0) })]
             } catch let error as SongboxError {
                 return [.nil, .string("songbox.autoplay.providers: \(error.message)")]
             }

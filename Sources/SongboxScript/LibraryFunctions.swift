@@ -40,7 +40,7 @@ extension LibraryAPI {
 
         func get(_ args: LuaArguments) throws -> [LuaValue] {
             let id = try args.integer(1)
-            return [try store.track(id: Int64(id)).map(LibraryAPI.table) ?? .nil]
+            return [try store.tracks.track(id: Int64(id)).map(LibraryAPI.table) ?? .nil]
         }
 
         func set(_ args: LuaArguments) throws -> [LuaValue] {
@@ -75,12 +75,12 @@ extension LibraryAPI {
                     throw LuaFunctionError.argument(2, error.message)
                 }
             }
-            try store.apply(edits, to: id)
+            try store.tracks.apply(edits, to: id)
             return [.boolean(true)]
         }
 
         func stats(_ args: LuaArguments) throws -> [LuaValue] {
-            guard case .table(var fields) = LibraryAPI.statistics(try store.statistics()) else { return [] }
+            guard case .table(var fields) = LibraryAPI.statistics(try store.history.statistics()) else { return [] }
             fields["database"] = .string(store.path)
             return [.table(fields)]
         }
@@ -90,14 +90,14 @@ extension LibraryAPI {
         func recent(_ args: LuaArguments) throws -> [LuaValue] {
             let options = try options(args, 1, allowed: ["limit"])
             let limit = try integer(options["limit"], "limit", argument: 1) ?? 50
-            return [.array(try store.recentHistory(limit: limit).map(LibraryAPI.entry))]
+            return [.array(try store.history.recent(limit: limit).map(LibraryAPI.entry))]
         }
 
         func top(_ args: LuaArguments) throws -> [LuaValue] {
             let options = try options(args, 1, allowed: ["since", "limit"])
             let limit = try integer(options["limit"], "limit", argument: 1) ?? 10
             let since = try options["since"].map { value throws(LuaFunctionError) in try LibraryAPI.since(value, argument: 1) }
-            return [.array(try store.topTracks(since: since, limit: limit).map { top in
+            return [.array(try store.history.topTracks(since: since, limit: limit).map { top in
                 .table(["track": LibraryAPI.table(top.track), "track_id": .integer(Int(top.track.id)),
                         "plays": .integer(top.plays), "last_played": .string(FieldValue.isoDate(top.lastPlayed))])
             })]
@@ -105,27 +105,27 @@ extension LibraryAPI {
 
         func plays(_ args: LuaArguments) throws -> [LuaValue] {
             let id = try trackID(args, 1)
-            guard try store.track(id: id) != nil else {
+            guard try store.tracks.track(id: id) != nil else {
                 return [.nil, .string("songbox.history.plays: no track with id \(id)")]
             }
-            return [.array(try store.plays(of: id).map(LibraryAPI.entry))]
+            return [.array(try store.history.plays(of: id).map(LibraryAPI.entry))]
         }
 
         // MARK: songbox.playlist
 
         func list(_ args: LuaArguments) throws -> [LuaValue] {
-            [.array(try store.playlists().map(LibraryAPI.summary))]
+            [.array(try store.playlists.all().map(LibraryAPI.summary))]
         }
 
         func playlistGet(_ args: LuaArguments) throws -> [LuaValue] {
-            [LibraryAPI.playlist(try store.playlist(named: try args.string(1)))]
+            [LibraryAPI.playlist(try store.playlists.playlist(named: try args.string(1)))]
         }
 
         func save(_ args: LuaArguments) throws -> [LuaValue] {
             let name = try args.string(1), ids = try trackIDs(args, 2)
             let options = try options(args, 3, allowed: ["replace"])
             let replace = try boolean(options["replace"], "replace", argument: 3) ?? false
-            try store.savePlaylist(named: name, trackIDs: ids, replace: replace)
+            try store.playlists.savePlaylist(named: name, trackIDs: ids, replace: replace)
             return [.boolean(true)]
         }
 
@@ -134,7 +134,7 @@ extension LibraryAPI {
             let options = try options(args, 3, allowed: ["at"])
             let at = try integer(options["at"], "at", argument: 3)
             if let at, let refusal = try outside([at], of: name, end: true, "add") { return refusal }
-            try store.addToPlaylist(named: name, trackIDs: ids, at: at.map { $0 - 1 })
+            try store.playlists.addToPlaylist(named: name, trackIDs: ids, at: at.map { $0 - 1 })
             return [.boolean(true)]
         }
 
@@ -155,25 +155,25 @@ extension LibraryAPI {
                 }
             }
             if let refusal = try outside(positions, of: name, end: false, "remove") { return refusal }
-            try store.removeFromPlaylist(named: name, positions: positions.map { $0 - 1 })
+            try store.playlists.removeFromPlaylist(named: name, positions: positions.map { $0 - 1 })
             return [.boolean(true)]
         }
 
         func move(_ args: LuaArguments) throws -> [LuaValue] {
             let name = try args.string(1), from = try args.integer(2), to = try args.integer(3)
             if let refusal = try outside([from, to], of: name, end: false, "move") { return refusal }
-            try store.movePlaylistItem(named: name, from: from - 1, to: to - 1)
+            try store.playlists.movePlaylistItem(named: name, from: from - 1, to: to - 1)
             return [.boolean(true)]
         }
 
         func rename(_ args: LuaArguments) throws -> [LuaValue] {
             let old = try args.string(1), new = try args.string(2)
-            let stale = try store.renamePlaylist(old, to: new)
+            let stale = try store.playlists.renamePlaylist(old, to: new)
             return [.boolean(true), .array(stale.map { .string($0) })]
         }
 
         func delete(_ args: LuaArguments) throws -> [LuaValue] {
-            try store.deletePlaylist(named: try args.string(1))
+            try store.playlists.deletePlaylist(named: try args.string(1))
             return [.boolean(true)]
         }
 
@@ -181,7 +181,7 @@ extension LibraryAPI {
             let name = try args.string(1), path = try args.string(2)
             let options = try options(args, 3, allowed: ["format"])
             let format = try self.format(options["format"], argument: 3)
-            return [.integer(try store.exportPlaylist(named: name, to: path, format: format, access: fileAccess.value))]
+            return [.integer(try store.playlists.exportPlaylist(named: name, to: path, format: format, access: fileAccess.value))]
         }
 
         func importFile(_ args: LuaArguments) throws -> [LuaValue] {
@@ -195,7 +195,7 @@ extension LibraryAPI {
             }
             let replace = try boolean(options["replace"], "replace", argument: 2) ?? false
             let format = try self.format(options["format"], argument: 2)
-            return [LibraryAPI.report(try store.importPlaylist(from: path, name: name, format: format, replace: replace,
+            return [LibraryAPI.report(try store.playlists.importPlaylist(from: path, name: name, format: format, replace: replace,
                                                                access: fileAccess.value))]
         }
 
@@ -203,8 +203,8 @@ extension LibraryAPI {
         /// past the last item is allowed), so messages speak Lua's positions; nil when all fit.
         /// (A missing or smart playlist is left to the library, which says so.)
         func outside(_ positions: [Int], of name: String, end: Bool, _ function: String) throws -> [LuaValue]? {
-            guard try store.playlistExists(named: name) else { return nil }
-            let playlist = try store.playlist(named: name)
+            guard try store.playlists.playlistExists(named: name) else { return nil }
+            let playlist = try store.playlists.playlist(named: name)
             guard playlist.kind == .saved else { return nil }
             let count = playlist.tracks.count, last = end ? count + 1 : count
             guard let bad = positions.first(where: { $0 < 1 || $0 > last }) else { return nil }

@@ -237,7 +237,7 @@ public final class LuaRuntime {
     /// A fresh instruction budget applies, as for every entry call. `thread`: the Lua thread to
     /// call on when a host function calls back in (the one it was called from); default the main one.
     @discardableResult
-    func callHost(_ name: String, _ arguments: [LuaValue] = [], on thread: OpaquePointer? = nil) throws(LuaScriptError) -> [LuaValue] {
+    func callKeptFunction(_ name: String, _ arguments: [LuaValue] = [], on thread: OpaquePointer? = nil) throws(LuaScriptError) -> [LuaValue] {
         let L = thread ?? songbox_lua(state)!
         let base = songbox_gettop(L)
         defer { songbox_settop(L, base) }
@@ -389,7 +389,7 @@ final class Bridge {
     /// Runs function `index` for the trampoline. Returns the number of results (encoded in the
     /// state's buffer) or a SONGBOX_RESULT_* error status. Never touches the Lua stack except to
     /// read the arguments, and never raises.
-    func dispatch(_ L: OpaquePointer, _ index: Int) -> Int32 {
+    func runHostFunction(_ L: OpaquePointer, _ index: Int) -> Int32 {
         let top = songbox_gettop(L)
         defer { assert(songbox_gettop(L) == top, "a bridge function left the Lua stack unbalanced") }
         let state = songbox_owner(L)!
@@ -434,7 +434,7 @@ final class Bridge {
 }
 
 private let dispatchCallback: songbox_dispatch_fn = { context, L, function in
-    Unmanaged<Bridge>.fromOpaque(context!).takeUnretainedValue().dispatch(L!, Int(function))
+    Unmanaged<Bridge>.fromOpaque(context!).takeUnretainedValue().runHostFunction(L!, Int(function))
 }
 
 private let outputCallback: songbox_output_fn = { context, bytes, length in

@@ -6,7 +6,7 @@ extension LibraryAPI.Functions {
     /// `songbox.lyrics.get(track)`: `{text=, lines={{t=, text=}, ...}, source=}`, or nil.
     func lyrics(_ args: LuaArguments) throws -> [LuaValue] {
         let id = try trackID(args, 1)
-        guard let lyrics = try store.lyrics(id: id) else { return [.nil] }
+        guard let lyrics = try store.tracks.lyrics(id: id) else { return [.nil] }
         return [LibraryAPI.table(lyrics)]
     }
 
@@ -34,7 +34,7 @@ extension LibraryAPI.Functions {
 
     private func artFacts(_ args: LuaArguments) throws -> ArtFacts? {
         let id = try trackID(args, 1)
-        guard let track = try store.track(id: id) else { throw SongboxError(.notFound, "no track \(id)") }
+        guard let track = try store.tracks.track(id: id) else { throw SongboxError(.notFound, "no track \(id)") }
         return try ArtLocator.find(track.path).facts
     }
 }

@@ -36,7 +36,7 @@ enum MoodAPI {
             }
             let names = [request.mood, request.from, request.to].compactMap { $0 }.flatMap { $0.parts.map(\.name) }
             var skips: [String: [Int64: Int]] = [:]
-            for name in Set(names) { skips[name] = try store.moodSkips(name) }
+            for name in Set(names) { skips[name] = try store.tracks.moodSkips(name) }
             let picks = MoodEngine.playlist(candidates, request, skips: skips)
             return [try tables(picks, store: store)]
         }
@@ -45,7 +45,7 @@ enum MoodAPI {
         try register("mood.candidates") { args in
             let options = try Options(args.optionalTable(1) ?? .table([:]), now: now())
             let ids = try options.filter(try catalog.tracks(), store: store).map(\.id)
-            let found = try store.tracks(ids: ids)
+            let found = try store.tracks.byID(ids)
             return [LibraryAPI.tracks(ids.compactMap { found[$0] })]
         }
         // (track, resolved mood): the score, why, and the reasons; nil and a message when the
@@ -57,7 +57,7 @@ enum MoodAPI {
                 return [.nil, .string("songbox.mood.score: track \(id) is not analyzed (run songbox analyze)")]
             }
             var skips: [String: [Int64: Int]] = [:]
-            for part in mood.parts { skips[part.name] = try store.moodSkips(part.name) }
+            for part in mood.parts { skips[part.name] = try store.tracks.moodSkips(part.name) }
             guard let judgement = MoodEngine.judge(track, mood, skips: skips) else {
                 return [.nil, .string("songbox.mood.score: track \(id) has none of the features mood '\(mood.label)' names")]
             }
@@ -66,17 +66,17 @@ enum MoodAPI {
         }
         try register("mood.skip", writes: true) { args in
             let id = try trackID(args, 1), name = try args.string(2)
-            return [.integer(try store.recordMoodSkip(id, mood: name))]
+            return [.integer(try store.tracks.recordMoodSkip(id, mood: name))]
         }
         try register("mood.feedback") { args in
             let name = try args.string(1)
-            let skips = try store.moodSkips(name).sorted { $0.key < $1.key }
+            let skips = try store.tracks.moodSkips(name).sorted { $0.key < $1.key }
             return [.array(skips.map { .table(["track_id": .integer(Int($0.key)), "skips": .integer($0.value)]) })]
         }
         try register("mood.forget", writes: true) { args in
             let name = try args.string(1)
             let track: Int64? = try args.isNil(2) ? nil : trackID(args, 2)
-            return [.integer(try store.forgetMoodSkips(name, track: track))]
+            return [.integer(try store.tracks.forgetMoodSkips(name, track: track))]
         }
         // The preset files and their text, read when a script first uses a mood (the prelude
         // keeps the text to itself).
@@ -96,7 +96,7 @@ enum MoodAPI {
                 return [.nil, .string("songbox.similar: track \(id) is not analyzed (run songbox analyze)")]
             }
             let near = MoodEngine.similar(to: track, among: tracks, count: count)
-            let found = try store.tracks(ids: near.map(\.track.id))
+            let found = try store.tracks.byID(near.map(\.track.id))
             return [.array(near.compactMap { near -> LuaValue? in
                 guard let track = found[near.track.id], case .table(var fields) = LibraryAPI.table(track) else { return nil }
                 fields["distance"] = .number(near.distance)
@@ -168,7 +168,7 @@ enum MoodAPI {
 
         /// The tracks these options allow, in id order.
         func filter(_ tracks: [MoodTrack], store: LibraryStore) throws(SongboxError) -> [MoodTrack] {
-            let allowed = try query.map { text throws(SongboxError) in Set(try store.trackFiles(matching: text).map(\.id)) }
+            let allowed = try query.map { text throws(SongboxError) in Set(try store.tracks.files(matching: text).map(\.id)) }
             return tracks.filter { track in
                 if let allowed, !allowed.contains(track.id) { return false }
                 if let language, track.language != language { return false }
@@ -236,7 +236,7 @@ enum MoodAPI {
 
     /// The picks as track tables with `score`, `why` (a line) and `reasons`.
     static func tables(_ picks: [MoodEngine.Pick], store: LibraryStore) throws(SongboxError) -> LuaValue {
-        let byID = try store.tracks(ids: picks.map(\.track.id))
+        let byID = try store.tracks.byID(picks.map(\.track.id))
         return .array(picks.compactMap { pick -> LuaValue? in
             guard let track = byID[pick.track.id], case .table(var fields) = LibraryAPI.table(track) else { return nil }
             fields["score"] = .number(pick.score)
@@ -252,14 +252,14 @@ enum MoodAPI {
 /// (what makes a playlist over 20,000 tracks take milliseconds after the first).
 final class MoodCatalog: Sendable {
     private let store: LibraryStore
-    private let kept = Mutex<(stamp: LibraryStore.ChangeStamp, tracks: [MoodTrack])?>(nil)
+    private let kept = Mutex<(stamp: StatementRunner.ChangeStamp, tracks: [MoodTrack])?>(nil)
 
     init(store: LibraryStore) { self.store = store }
 
     func tracks() throws(SongboxError) -> [MoodTrack] {
-        let stamp = try store.changeStamp()  // first: a change after it shows in the next stamp
+        let stamp = try store.runner.changeStamp()  // first: a change after it shows in the next stamp
         if let kept = kept.withLock({ $0 }), kept.stamp == stamp { return kept.tracks }
-        let tracks = try store.moodTracks()
+        let tracks = try store.tracks.moodTracks()
         kept.withLock { $0 = (stamp, tracks) }
         return tracks
     }

@@ -116,11 +116,11 @@ public enum PlayerAPI {
         if let urls {
             // A URL the library keeps (`songbox add-url`) plays as that track, counted.
             playable = try urls.map { url throws(SongboxError) in
-                guard let kept = try host.store.track(path: url) else { return .outsideLibrary(url: url) }
+                guard let kept = try host.store.tracks.track(path: url) else { return .outsideLibrary(url: url) }
                 return try player.playable([kept]).first ?? .outsideLibrary(url: url)
             }
         } else {
-            let found = try host.store.tracks(ids: ids)
+            let found = try host.store.tracks.byID(ids)
             if let missing = ids.first(where: { found[$0] == nil }) {
                 return [.nil, .string("songbox.queue.add: no track with id \(missing)")]
             }
@@ -132,7 +132,7 @@ public enum PlayerAPI {
 
     private static func list(_ host: PlayerHost) throws(SongboxError) -> LuaValue {
         let items = try host.control.perform { $0.queue.items }
-        let tracks = (try? host.store.tracks(ids: items.map(\.track.trackID))) ?? [:]
+        let tracks = (try? host.store.tracks.byID(items.map(\.track.trackID))) ?? [:]
         return .array(items.enumerated().map { position, item in
             var table = trackTable(item, tracks[item.track.trackID])
             table["position"] = .integer(position + 1)
@@ -374,7 +374,7 @@ public enum PlayerAPI {
 
     /// A queue item as a track table (every library field) with its `queue_id`.
     static func trackTable(_ item: QueueItem, _ store: LibraryStore) -> [String: LuaValue] {
-        trackTable(item, try? store.track(id: item.track.trackID))
+        trackTable(item, try? store.tracks.track(id: item.track.trackID))
     }
 
     /// The queue item's track as a table (its library fields, or what the queue knows when the

@@ -262,7 +262,7 @@ public final class Plugin: Sendable {
         mutating func call(_ function: String, _ arguments: [LuaValue]) -> [LuaValue] {
             guard let runtime else { return [] }
             do {
-                let results = try runtime.callHost(function, arguments)
+                let results = try runtime.callKeptFunction(function, arguments)
                 for error in results.first?.arrayValue ?? [] { report(error.stringValue ?? "a callback failed") }
                 return results
             } catch {

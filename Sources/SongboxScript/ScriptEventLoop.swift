@@ -153,7 +153,7 @@ public final class ScriptEventLoop {
 
     /// Runs the event's handlers; `now` is the script's clock when it happened.
     private func dispatch(_ event: ScriptEvent, at now: Double) throws(LuaScriptError) {
-        let errors = try runtime.callHost("dispatch", [PlayerAPI.event(event), .number(now)])
+        let errors = try runtime.callKeptFunction("dispatch", [PlayerAPI.event(event), .number(now)])
         note(errors.first)
         try dispatchPosted()
     }
@@ -165,7 +165,7 @@ public final class ScriptEventLoop {
         for _ in 0..<100 {
             let posted = runtime.takePostedEvents()
             if posted.isEmpty { return }
-            for event in posted { note(try runtime.callHost("dispatch", [event, .number(now)]).first) }
+            for event in posted { note(try runtime.callKeptFunction("dispatch", [event, .number(now)]).first) }
         }
         report("songbox: events posted by their own handlers, 100 rounds deep: the rest are dropped")
         _ = runtime.takePostedEvents()
@@ -174,7 +174,7 @@ public final class ScriptEventLoop {
     /// Fires the timers due by `now`; returns the next deadline, and whether a one-shot timer
     /// is pending.
     private func advanceTimers(to now: Double) throws(LuaScriptError) -> (deadline: Double?, once: Bool) {
-        let results = try runtime.callHost("advance", [.number(now), .number(runtime.wallClock())])
+        let results = try runtime.callKeptFunction("advance", [.number(now), .number(runtime.wallClock())])
         note(results.first)
         try dispatchPosted()
         return (results.count > 1 ? results[1].doubleValue : nil, results.count > 2 && results[2] == .boolean(true))

@@ -21,13 +21,13 @@ enum SmartFunctions {
             if let refusal = runtime.bridge.writeRefusal("smart") { throw refusal }
             do {
                 if let text = try args.optionalString(2) {
-                    try store.saveSmartPlaylist(named: name, query: text)
+                    try store.playlists.saveSmartPlaylist(named: name, query: text)
                 } else {
                     guard let script = runtime.scriptPath else {
                         return [.nil, .string("songbox.smart: a smart playlist defined by a function must be defined "
                                                 + "in a script file (songbox run FILE.lua), which reading it runs again")]
                     }
-                    try store.saveScriptPlaylist(named: name, script: script, function: name)
+                    try store.playlists.saveScriptPlaylist(named: name, script: script, function: name)
                 }
             } catch let error as SongboxError {
                 return [.nil, .string("songbox.smart: \(error.message)")]
@@ -111,7 +111,7 @@ extension LuaRuntime {
         bridge.evaluating = playlist.name
         defer { bridge.evaluating = outer }
         let results: [LuaValue]
-        do { results = try callHost("smart_evaluate", [.string(playlist.function)], on: bridge.callingThread) } catch {
+        do { results = try callKeptFunction("smart_evaluate", [.string(playlist.function)], on: bridge.callingThread) } catch {
             throw SongboxError(.scriptFailed, "smart playlist '\(playlist.name)': \(error.message)", at: playlist.script)
         }
         switch results.first {

@@ -31,7 +31,7 @@ enum StateAPI {
         }
         try register("state.get") { args in
             let name = try scope() + key(args)
-            guard let data = try store.savedState(name) else { return [.nil] }
+            guard let data = try store.state.saved(name) else { return [.nil] }
             do throws(LuaJSON.Failure) {
                 return [try LuaJSON.decode(String(decoding: data, as: UTF8.self))]
             } catch {
@@ -42,7 +42,7 @@ enum StateAPI {
             let name = try scope() + key(args)
             let value = try args.value(2)
             if value.isNil {
-                try store.removeState(name)
+                try store.state.remove(name)
                 return [.boolean(true)]
             }
             let text: String
@@ -52,12 +52,12 @@ enum StateAPI {
             guard text.utf8.count <= largestValue else {
                 throw LuaFunctionError.argument(2, "value too large to keep (\(text.utf8.count) bytes as JSON; at most \(largestValue))")
             }
-            try store.saveState(Data(text.utf8), as: name)
+            try store.state.save(Data(text.utf8), as: name)
             return [.boolean(true)]
         }
         try register("state.keys") { _ in
             let prefix = try scope()
-            return [.array(try store.savedStateNames(prefix: prefix).map { .string(String($0.dropFirst(prefix.count))) })]
+            return [.array(try store.state.names(prefix: prefix).map { .string(String($0.dropFirst(prefix.count))) })]
         }
     }
 }

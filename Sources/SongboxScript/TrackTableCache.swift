@@ -4,7 +4,7 @@ import Synchronization
 
 /// Library tracks as Lua tables, kept encoded between calls: each track's table in the bridge's
 /// record form (`LuaRecords`) by id, and the list each query gave, both valid while the
-/// database's change stamp (`LibraryStore.changeStamp()`) stays the same.
+/// database's change stamp (`StatementRunner.changeStamp()`) stays the same.
 ///
 /// A call reads the stamp first and drops everything when it changed (a write by this store or
 /// by any other connection), so nothing read before a change is used after it. A query asked
@@ -17,7 +17,7 @@ import Synchronization
 /// every track read since the last change (about 500 bytes each).
 public final class TrackTableCache: Sendable {
     private struct State {
-        var stamp: LibraryStore.ChangeStamp?
+        var stamp: StatementRunner.ChangeStamp?
         var records: [Int64: [UInt8]] = [:]
         /// The tables of each repeatable query, by its `SELECT id` statement, in order.
         var lists: [RowStatement: [[UInt8]]] = [:]
@@ -36,20 +36,20 @@ public final class TrackTableCache: Sendable {
     }
 
     public func tables(matching query: LibraryQuery, in store: LibraryStore) throws(SongboxError) -> LuaValue {
-        let stamp = try store.changeStamp()  // first: a change after it shows in the next stamp
+        let stamp = try store.runner.changeStamp()  // first: a change after it shows in the next stamp
         let empty = state.withLock { state in
             if state.stamp != stamp { state = State(stamp: stamp) }
             return state.records.isEmpty
         }
-        let evaluated = try store.evaluateScriptPlaylists(reachedBy: query)
-        let records = try store.readRaw { reader in
+        let evaluated = try store.playlists.evaluateScriptPlaylists(reachedBy: query)
+        let records = try store.runner.readRaw { reader in
             empty ? try self.readAll(query, evaluated, stamp, reader) : try self.readKnown(query, evaluated, stamp, reader)
         }
         return .records(LuaRecords(keys: TrackRecords.keys, records: records))
     }
 
     /// Nothing kept: every row of the query, encoded and kept.
-    private func readAll(_ query: LibraryQuery, _ evaluated: [String: [Int64]], _ stamp: LibraryStore.ChangeStamp,
+    private func readAll(_ query: LibraryQuery, _ evaluated: [String: [Int64]], _ stamp: StatementRunner.ChangeStamp,
                          _ reader: RawReader) throws -> [[UInt8]] {
         var ids: [Int64] = [], records: [[UInt8]] = []
         let writer = LuaRecordWriter()
@@ -68,7 +68,7 @@ public final class TrackTableCache: Sendable {
     }
 
     /// Some kept: the query's ids, the kept tables of those, and the rows of the others read by id.
-    private func readKnown(_ query: LibraryQuery, _ evaluated: [String: [Int64]], _ stamp: LibraryStore.ChangeStamp,
+    private func readKnown(_ query: LibraryQuery, _ evaluated: [String: [Int64]], _ stamp: StatementRunner.ChangeStamp,
                            _ reader: RawReader) throws -> [[UInt8]] {
         let idStatement = try reader.statement(for: query, selecting: "id", evaluated: evaluated)
         if idStatement.isRepeatable, let list = state.withLock({ state in state.stamp == stamp ? state.lists[idStatement] : nil }) {

@@ -27,7 +27,7 @@ extension MPDCommands {
     private func pictureArguments(_ args: Arguments) throws(Failure) -> (String, Int) {
         let uri = try args.string(0), offset = try args.integer(1)
         guard offset >= 0 else { throw Failure(.argument, "Bad offset") }
-        guard let path = roots().path(uri), try library({ () throws(SongboxError) in try store.track(path: path) }) != nil else {
+        guard let path = roots().path(uri), try library({ () throws(SongboxError) in try store.tracks.track(path: path) }) != nil else {
             throw Failure(.noExist, "No such song")
         }
         return (path, offset)

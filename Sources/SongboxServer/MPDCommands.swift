@@ -99,7 +99,7 @@ public struct MPDCommands: MPDCommandHandler {
             let status = player.status, snapshot = status.snapshot
             guard let current = status.headingID, let position = snapshot.queue.position(of: current) else { return }
             let item = snapshot.queue.items[position]
-            out.queueItem(item, position: position, track: try? store.track(id: item.track.trackID), roots: roots(), client: client,
+            out.queueItem(item, position: position, track: try? store.tracks.track(id: item.track.trackID), roots: roots(), client: client,
                           stream: status.streamTitle)
         case "stats": try stats(out)
 
@@ -280,7 +280,7 @@ public struct MPDCommands: MPDCommandHandler {
         case "playlistfind", "playlistsearch":
             let selection = try MPDSelection(arguments, exact: command == "playlistfind", roots: roots())
             let items = player.status.snapshot.queue.items
-            let wanted = Set(try library { () throws(SongboxError) in try store.trackFiles(matching: selection.query).map(\.id) })
+            let wanted = Set(try library { () throws(SongboxError) in try store.tracks.files(matching: selection.query).map(\.id) })
             try queueItems(items, items.indices.filter { wanted.contains(items[$0].track.trackID) }, client, out)
 
         // The database
@@ -290,9 +290,9 @@ public struct MPDCommands: MPDCommandHandler {
             let window = selection.window ?? 0..<Int.max
             // Read raw, by column index: a search answer is written as SQLite gives it.
             let query = try library { () throws(SongboxError) in try LibraryQuery.parse(selection.query) }
-            let evaluated = try library { () throws(SongboxError) in try store.evaluateScriptPlaylists(reachedBy: query) }
+            let evaluated = try library { () throws(SongboxError) in try store.playlists.evaluateScriptPlaylists(reachedBy: query) }
             try library { () throws(SongboxError) in
-                try store.readRaw { reader in
+                try store.runner.readRaw { reader in
                     let statement = try reader.statement(for: query, selecting: MPDTag.songColumns, evaluated: evaluated)
                     var index = 0
                     try reader.forEachRow(of: statement, reusing: true) { row in
@@ -303,7 +303,7 @@ public struct MPDCommands: MPDCommandHandler {
             }
         case "findadd", "searchadd":
             let selection = try MPDSelection(arguments, exact: command == "findadd", roots: roots())
-            var tracks = try library { () throws(SongboxError) in try store.playable(matching: selection.query) }
+            var tracks = try library { () throws(SongboxError) in try store.tracks.playable(matching: selection.query) }
             if let window = selection.window { tracks = Array(tracks[window.clamped(to: 0..<tracks.count)]) }
             let placement: PlayQueue.Placement = selection.position.map { .position($0) } ?? .end
             let found = tracks
@@ -311,20 +311,20 @@ public struct MPDCommands: MPDCommandHandler {
         case "searchaddpl":
             let name = try args.string(0)
             let selection = try MPDSelection(Array(arguments.dropFirst()), exact: false, roots: roots())
-            var ids = try library { () throws(SongboxError) in try store.trackFiles(matching: selection.query).map(\.id) }
+            var ids = try library { () throws(SongboxError) in try store.tracks.files(matching: selection.query).map(\.id) }
             if let window = selection.window { ids = Array(ids[window.clamped(to: 0..<ids.count)]) }
             let found = ids
             try changePlaylists { () throws(SongboxError) in
-                if try store.playlistExists(named: name) {
-                    try store.addToPlaylist(named: name, trackIDs: found, at: selection.position)
+                if try store.playlists.playlistExists(named: name) {
+                    try store.playlists.addToPlaylist(named: name, trackIDs: found, at: selection.position)
                 } else {
-                    try store.savePlaylist(named: name, trackIDs: found)
+                    try store.playlists.savePlaylist(named: name, trackIDs: found)
                 }
             }
         case "readcomments":
             // The tags songbox reads from the file, by their common names.
             guard let path = roots().path(try args.string(0)),
-                  let track = try library({ () throws(SongboxError) in try store.track(path: path) }) else {
+                  let track = try library({ () throws(SongboxError) in try store.tracks.track(path: path) }) else {
                 throw Failure(.noExist, "No such file")
             }
             for (name, value) in MPDTag.fields(of: track, wanted: nil) { out.field(name.uppercased(), value) }
@@ -337,7 +337,7 @@ public struct MPDCommands: MPDCommandHandler {
             }
             let selection = try MPDSelection(rest, exact: true, roots: roots())
             let name = group.flatMap { column in MPDTag.table.first { $0.column == column }?.name }
-            for total in try library({ () throws(SongboxError) in try store.totals(matching: selection.query, groupedBy: group) }) {
+            for total in try library({ () throws(SongboxError) in try store.tracks.totals(matching: selection.query, groupedBy: group) }) {
                 if let name { out.field(name, total.group ?? "") }
                 out.field("songs", String(total.songs))
                 out.field("playtime", Self.wholeSeconds(total.seconds))
@@ -391,7 +391,7 @@ public struct MPDCommands: MPDCommandHandler {
         !name.isEmpty && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.:".contains($0)) }
     }
 
-    func roots() -> MusicRoots { MusicRoots((try? store.musicFolders()) ?? []) }
+    func roots() -> MusicRoots { MusicRoots((try? store.tracks.musicFolders()) ?? []) }
 
     /// Runs `body` on the audio thread; its failure is the command's.
     func perform<T: Sendable>(_ body: @escaping @Sendable (PlayerEngine) throws(Failure) -> T) throws(Failure) -> T {
@@ -444,10 +444,10 @@ public struct MPDCommands: MPDCommandHandler {
     }
 
     private func stats(_ out: MPDResponse) throws(Failure) {
-        let stats = try library { () throws(SongboxError) in try store.statistics() }
+        let stats = try library { () throws(SongboxError) in try store.history.statistics() }
         out.fields([("artists", String(stats.artists)), ("albums", String(stats.albums)), ("songs", String(stats.tracks)),
                     ("uptime", String(Int(backend.uptime))), ("db_playtime", Self.wholeSeconds(stats.duration)),
-                    ("db_update", String(Int((try? store.lastScan()) ?? 0))), ("playtime", String(Int(player.status.clock)))])
+                    ("db_update", String(Int((try? store.tracks.lastScan()) ?? 0))), ("playtime", String(Int(player.status.clock)))])
     }
 
     private func tagTypes(_ args: Arguments, _ client: MPDClient, _ out: MPDResponse) throws(Failure) {
@@ -473,7 +473,7 @@ public struct MPDCommands: MPDCommandHandler {
         let roots = roots()
         for start in stride(from: 0, to: positions.count, by: 500) {
             let chunk = positions[start..<min(start + 500, positions.count)]
-            let tracks = try library { () throws(SongboxError) in try store.tracks(ids: chunk.map { items[$0].track.trackID }) }
+            let tracks = try library { () throws(SongboxError) in try store.tracks.byID(chunk.map { items[$0].track.trackID }) }
             for position in chunk {
                 out.queueItem(items[position], position: position, track: tracks[items[position].track.trackID], roots: roots, client: client)
             }
@@ -482,12 +482,12 @@ public struct MPDCommands: MPDCommandHandler {
 
     /// The tracks a URI names: a file, or every track under a folder in path order; a URL.
     func playable(under uri: String, single: Bool) throws(Failure) -> [PlayableTrack] {
-        if RemoteTracks.isURL(uri) { return [try library { () throws(SongboxError) in try store.playable(url: uri) }] }
+        if RemoteTracks.isURL(uri) { return [try library { () throws(SongboxError) in try store.tracks.playable(url: uri) }] }
         guard let path = roots().path(uri) else { throw Failure(.noExist, "No such directory") }
         let tracks = try library { () throws(SongboxError) -> [PlayableTrack] in
-            if let track = try store.track(path: path) { return try store.playable([track]) }
+            if let track = try store.tracks.track(path: path) { return try store.tracks.playable([track]) }
             guard !single else { return [] }
-            return try store.playable(matching: "path:" + FilterParser.quoted(path == "/" ? "/" : path + "/") + " sort:path")
+            return try store.tracks.playable(matching: "path:" + FilterParser.quoted(path == "/" ? "/" : path + "/") + " sort:path")
         }
         guard !tracks.isEmpty else { throw Failure(.noExist, single ? "No such song" : "No such directory") }
         return tracks
@@ -513,7 +513,7 @@ public struct MPDCommands: MPDCommandHandler {
         let rows = try lists.rows(columns: columns, query: selection.query, store: store) { () throws(Failure) in
             let rows = Box([[String?]]())
             try library { () throws(SongboxError) in
-                try store.forEachDistinct(columns, matching: selection.query) { rows.value.append($0) }
+                try store.tracks.forEachDistinct(columns, matching: selection.query) { rows.value.append($0) }
             }
             return rows.value
         }
@@ -533,7 +533,7 @@ public struct MPDCommands: MPDCommandHandler {
     private func browse(_ command: String, uri: String, client: MPDClient, out: MPDResponse) throws(Failure) {
         let roots = roots()
         guard let path = roots.path(uri) else { throw Failure(.noExist, "No such directory") }
-        if let track = try library({ () throws(SongboxError) in try store.track(path: path) }) {
+        if let track = try library({ () throws(SongboxError) in try store.tracks.track(path: path) }) {
             if command == "listall" || command == "listfiles" { out.field("file", roots.uri(path)) } else {
                 out.song(track, path: track.path, duration: track.duration, roots: roots, client: client)
             }
@@ -565,18 +565,18 @@ public struct MPDCommands: MPDCommandHandler {
         }
         let found = try library { () throws(SongboxError) -> Int in
             if withInfo, recursive {
-                return try store.forEachTrack(under: path) { track in
+                return try store.tracks.forEach(under: path) { track in
                     if visit(track.path) { out.song(track, path: track.path, duration: track.duration, roots: roots, client: client) }
                 }
             }
             // One level: the folders from the paths alone, then the few files of this level.
             let files = Box([String]())
-            let count = try store.forEachPath(under: path) { trackPath in
+            let count = try store.tracks.forEachPath(under: path) { trackPath in
                 guard visit(trackPath) else { return }
                 if withInfo { files.value.append(trackPath) } else { out.field("file", roots.uri(trackPath)) }
             }
             for file in files.value {
-                if let track = try store.track(path: file) {
+                if let track = try store.tracks.track(path: file) {
                     out.song(track, path: track.path, duration: track.duration, roots: roots, client: client)
                 }
             }
@@ -616,13 +616,13 @@ public struct MPDCommands: MPDCommandHandler {
 /// every artist each time it opens a view gets them from memory. Small answers only, a few.
 final class ListCache: @unchecked Sendable {
     private let lock = NSLock()
-    private var entries: [String: (stamp: LibraryStore.ChangeStamp, rows: [[String?]])] = [:]
+    private var entries: [String: (stamp: StatementRunner.ChangeStamp, rows: [[String?]])] = [:]
     static let largest = 50_000, most = 16
 
     func rows(columns: [String], query: String, store: LibraryStore,
               compute: () throws(MPDProtocol.Failure) -> [[String?]]) throws(MPDProtocol.Failure) -> [[String?]] {
         let key = columns.joined(separator: ",") + "\u{1}" + query
-        let stamp = try? store.changeStamp()
+        let stamp = try? store.runner.changeStamp()
         if let stamp, let hit = lock.withLock({ entries[key] }), hit.stamp == stamp { return hit.rows }
         let rows = try compute()
         if let stamp, rows.count <= Self.largest {

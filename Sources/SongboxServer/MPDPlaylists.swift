@@ -14,7 +14,7 @@ extension MPDCommands {
     func playlistCommand(_ command: String, _ args: Arguments, client: MPDClient, out: MPDResponse) throws(Failure) -> Bool {
         switch command {
         case "listplaylists":
-            for playlist in try library({ () throws(SongboxError) in try store.playlists() }) {
+            for playlist in try library({ () throws(SongboxError) in try store.playlists.all() }) {
                 out.field("playlist", playlist.name)
                 out.field("Last-Modified", Self.isoDate(playlist.modified))
             }
@@ -30,7 +30,7 @@ extension MPDCommands {
         case "load":
             let playlist = try read(try args.string(0))
             let chosen = try slice(playlist.tracks, try args.optionalRange(1))
-            let tracks = try library { () throws(SongboxError) in try store.playable(chosen) }
+            let tracks = try library { () throws(SongboxError) in try store.tracks.playable(chosen) }
             let position = try args.optionalInteger(2)
             try perform { engine throws(Failure) in
                 if let position, position > engine.queue.count { throw Failure(.argument, "Bad song index") }
@@ -39,40 +39,40 @@ extension MPDCommands {
         case "save":
             let name = try args.string(0)
             let ids = player.status.snapshot.queue.items.map(\.track.trackID)
-            try change { () throws(SongboxError) in try store.savePlaylist(named: name, trackIDs: ids) }
+            try change { () throws(SongboxError) in try store.playlists.savePlaylist(named: name, trackIDs: ids) }
         case "rm":
             let name = try args.string(0)
-            try change { () throws(SongboxError) in try store.deletePlaylist(named: name) }
+            try change { () throws(SongboxError) in try store.playlists.deletePlaylist(named: name) }
         case "rename":
             let old = try args.string(0), new = try args.string(1)
-            try change { () throws(SongboxError) in _ = try store.renamePlaylist(old, to: new) }
+            try change { () throws(SongboxError) in _ = try store.playlists.renamePlaylist(old, to: new) }
         case "playlistadd":
             let name = try args.string(0)
             let ids = try playable(under: try args.string(1), single: false).map(\.trackID)
             let position = try args.optionalInteger(2)
             try change { () throws(SongboxError) in
-                if try store.playlistExists(named: name) {
-                    try store.addToPlaylist(named: name, trackIDs: ids, at: position)
+                if try store.playlists.playlistExists(named: name) {
+                    try store.playlists.addToPlaylist(named: name, trackIDs: ids, at: position)
                 } else {
-                    try store.savePlaylist(named: name, trackIDs: ids)
+                    try store.playlists.savePlaylist(named: name, trackIDs: ids)
                 }
             }
         case "playlistclear":
             let name = try args.string(0)
             try change { () throws(SongboxError) in
-                guard try store.playlistExists(named: name) else { throw SongboxError(.notFound, "No such playlist") }
-                try store.savePlaylist(named: name, trackIDs: [], replace: true)
+                guard try store.playlists.playlistExists(named: name) else { throw SongboxError(.notFound, "No such playlist") }
+                try store.playlists.savePlaylist(named: name, trackIDs: [], replace: true)
             }
         case "playlistdelete":
             let name = try args.string(0), range = try args.range(1)
             try change { () throws(SongboxError) in
-                let count = try store.playlist(named: name).tracks.count
+                let count = try store.playlists.playlist(named: name).tracks.count
                 guard range.lowerBound < count else { throw SongboxError(.invalidArgument, "Bad song index") }
-                try store.removeFromPlaylist(named: name, positions: Array(range.clamped(to: 0..<count)))
+                try store.playlists.removeFromPlaylist(named: name, positions: Array(range.clamped(to: 0..<count)))
             }
         case "playlistmove":
             let name = try args.string(0), from = try args.integer(1), to = try args.integer(2)
-            try change { () throws(SongboxError) in try store.movePlaylistItem(named: name, from: from, to: to) }
+            try change { () throws(SongboxError) in try store.playlists.movePlaylistItem(named: name, from: from, to: to) }
         default:
             return false
         }
@@ -80,7 +80,7 @@ extension MPDCommands {
     }
 
     private func read(_ name: String) throws(Failure) -> Playlist {
-        try library { () throws(SongboxError) in try store.playlist(named: name) }
+        try library { () throws(SongboxError) in try store.playlists.playlist(named: name) }
     }
 
     private func slice(_ tracks: [Track], _ range: Range<Int>?) throws(Failure) -> [Track] {

@@ -50,7 +50,7 @@ extension Daemon {
     private func queryPlay(_ query: String) throws(Failure) -> [(String, String)] {
         let playable: [PlayableTrack]
         do throws(SongboxError) {
-            playable = try store.playable(matching: query)
+            playable = try store.tracks.playable(matching: query)
         } catch {
             throw Failure(error.code == .invalidQuery ? .argument : .system, error.message)
         }

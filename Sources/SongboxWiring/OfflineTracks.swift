@@ -40,10 +40,10 @@ public struct OfflineTracks {
             // A live stream has nothing to download: it is kept as it is.
             guard error.liveStream else { throw error }
         }
-        let kept = try store.keepRemote(url: url, copy: downloaded?.file, size: downloaded?.size ?? 0,
+        let kept = try store.offline.keepRemote(url: url, copy: downloaded?.file, size: downloaded?.size ?? 0,
                                         title: title ?? (downloaded == nil ? url : nil), artist: artist, album: album)
-        if let downloaded { try store.markCached(kept.id, file: OfflineCache.name(of: url), size: downloaded.size) }
-        if keepOffline { try store.setKeepOffline([kept.id], true) }
+        if let downloaded { try store.offline.markCached(kept.id, file: OfflineCache.name(of: url), size: downloaded.size) }
+        if keepOffline { try store.offline.setKeepOffline([kept.id], true) }
         _ = try evict()
         return Kept(id: kept.id, added: kept.added, stream: downloaded == nil)
     }
@@ -52,7 +52,7 @@ public struct OfflineTracks {
     /// of each as it is done or fails (a failure does not stop the others).
     public func pin(_ tracks: [Track], report: (Track, Result<Int64, DownloadError>) -> Void) throws {
         let remote = tracks.filter { RemoteTracks.isURL($0.path) }
-        try store.setKeepOffline(remote.map(\.id), true)
+        try store.offline.setKeepOffline(remote.map(\.id), true)
         for track in remote {
             let downloaded: (file: String, size: Int64)
             do throws(DownloadError) {
@@ -61,7 +61,7 @@ public struct OfflineTracks {
                 report(track, .failure(error))
                 continue
             }
-            try store.markCached(track.id, file: OfflineCache.name(of: track.path), size: downloaded.size)
+            try store.offline.markCached(track.id, file: OfflineCache.name(of: track.path), size: downloaded.size)
             report(track, .success(downloaded.size))
         }
         _ = try evict()
@@ -73,7 +73,7 @@ public struct OfflineTracks {
         var removed = 0
         for entry in try entries() where ids.contains(entry.trackID) {
             cache.delete(entry.url)
-            try store.forgetCached(entry.trackID, unpin: true)
+            try store.offline.forgetCached(entry.trackID, unpin: true)
             if entry.complete { removed += 1 }
         }
         return removed
@@ -81,9 +81,9 @@ public struct OfflineTracks {
 
     /// What the cache holds, after forgetting copies whose file is gone (deleted by hand).
     public func entries() throws -> [OfflineEntry] {
-        var entries = try store.offlineEntries()
+        var entries = try store.offline.offlineEntries()
         for (index, entry) in entries.enumerated() where entry.complete && cache.completeFile(of: entry.url) == nil {
-            try store.forgetCached(entry.trackID)
+            try store.offline.forgetCached(entry.trackID)
             entries[index].complete = false
             entries[index].size = 0
         }
@@ -98,7 +98,7 @@ public struct OfflineTracks {
         var evicted: [OfflineEntry] = []
         for entry in unpinned where total > limit {
             cache.delete(entry.url)
-            try store.forgetCached(entry.trackID)
+            try store.offline.forgetCached(entry.trackID)
             total -= entry.size
             evicted.append(entry)
         }

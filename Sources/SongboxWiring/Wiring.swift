@@ -142,7 +142,7 @@ final class SessionScriptPlayer: ScriptPlayer {
     var steppedEngine: PlayerEngine? { nil }
     var state: PlaybackState { session.player.status.snapshot.state }
     func pump() {}
-    func playable(_ tracks: [Track]) throws(SongboxError) -> [PlayableTrack] { try session.store.playable(tracks) }
+    func playable(_ tracks: [Track]) throws(SongboxError) -> [PlayableTrack] { try session.store.tracks.playable(tracks) }
 
     func nextEvent(timeout: Double) -> ScriptEvent? {
         events?.take(timeout: timeout).map(ScriptEvent.init)
@@ -167,7 +167,7 @@ public final class SteppedScriptPlayer: ScriptPlayer {
     public var steppedEngine: PlayerEngine? { playback.engine }
     public var state: PlaybackState { playback.engine.state }
     public func pump() { playback.pump() }
-    public func playable(_ tracks: [Track]) throws(SongboxError) -> [PlayableTrack] { try playback.pipeline.recorder.store.playable(tracks) }
+    public func playable(_ tracks: [Track]) throws(SongboxError) -> [PlayableTrack] { try playback.pipeline.recorder.store.tracks.playable(tracks) }
     public func nextEvent(timeout: Double) -> ScriptEvent? { events.take(timeout: timeout).map(ScriptEvent.init) }
     public func shutdown() { playback.shutdown() }
 }

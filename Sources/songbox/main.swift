@@ -1,3 +1,3 @@
 import SongboxCLI
 
-Entry.main()
+SongboxProgram.main()

@@ -17,7 +17,7 @@ import Testing
         let folder = try Fixtures.temporaryDirectory()
         let store = try LibraryStore(path: folder + "/library.db")
         _ = try LibraryScanner(store: store, logger: Logger(label: "test")).scan([tones.three, tones.twoMono])
-        return (store, folder, try store.tracks(matching: "sort:path"))
+        return (store, folder, try store.tracks.matching("sort:path"))
     }
 
     /// Whether anyone committed to the library since the last call (SQLite's data_version, read
@@ -45,11 +45,11 @@ import Testing
         let events = playback.pipeline.subscribe()
         let first = tracks[0]
         playback.engine.settings.transitionFade = 0
-        playback.engine.add(try store.playable([first]))
+        playback.engine.add(try store.tracks.playable([first]))
         playback.engine.play()
         playback.pump()
         // Renamed while it plays: the events about this play still name it as it started.
-        try store.apply([try TrackEdit(parsing: "title=Renamed")], to: first.id)
+        try store.tracks.apply([try TrackEdit(parsing: "title=Renamed")], to: first.id)
         _ = playback.engine.run()
         playback.pump()
         var delivered: [PlaybackEvent] = []
@@ -58,7 +58,7 @@ import Testing
         let ended = try #require(delivered.first { $0.event.name == "track_ended" })
         #expect(started.track?.title == first.title)
         #expect(ended.track?.title == first.title, "the track as it was, not read again")
-        #expect(try store.track(id: first.id)?.title == "Renamed")
+        #expect(try store.tracks.track(id: first.id)?.title == "Renamed")
         #expect(delivered.allSatisfy { $0.emitted > 0 && $0.emitted <= MonotonicClock.seconds })
     }
 
@@ -69,7 +69,7 @@ import Testing
         let recorder = PlaybackRecorder(store: store, report: { _ in })
         let engine = PlayerEngine(output: NullOutput())
         engine.settings.transitionFade = 0
-        engine.add(try store.playable(tracks))
+        engine.add(try store.tracks.playable(tracks))
         engine.play()
         recorder.commit(engine.takeEvents(), state: engine.snapshot)
         #expect(try watch.committed())
@@ -82,12 +82,12 @@ import Testing
         _ = engine.run(seconds: 3.5)
         let change = engine.takeEvents()
         #expect(change.map(\.name).contains("track_ended") && change.map(\.name).contains("track_started"))
-        try store.write { db in try db.execute(sql: "UPDATE saved_state SET updated = 0") }
+        try store.runner.write { db in try db.execute(sql: "UPDATE saved_state SET updated = 0") }
         _ = try watch.committed()
         recorder.commit(change, state: engine.snapshot)
         #expect(try watch.committed())
-        #expect(try store.recentHistory(limit: 5).count == 1)
-        let updated = try store.read { db in
+        #expect(try store.history.recent(limit: 5).count == 1)
+        let updated = try store.runner.read { db in
             try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT name, updated FROM saved_state").map {
                 ($0["name"] as String, $0["updated"] as Int64)
             })
@@ -119,7 +119,7 @@ import Testing
         let blocker = try DatabaseQueue(path: folder + "/library.db", configuration: holdsTheLock)
         try blocker.inDatabase { try $0.execute(sql: "BEGIN IMMEDIATE") }
 
-        engine.add(try store.playable(tracks))
+        engine.add(try store.tracks.playable(tracks))
         for volume in [30.0, 60.0, 90.0] {
             engine.setVolume(volume)
             pipeline.handle(engine.takeEvents().map { ($0, MonotonicClock.seconds) }, status: engine.status)
@@ -141,9 +141,9 @@ import Testing
         let (store, folder, tracks) = try library()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var queue = PlayQueue()
-        queue.add(try store.playable(tracks))
+        queue.add(try store.tracks.playable(tracks))
         let old = PlayerSnapshot(queue: queue, current: queue.items[1].id, elapsed: 1.25, state: .paused, volume: 40)
-        try store.saveState(try JSONEncoder().encode(old), as: PlaybackRecorder.stateName)
+        try store.state.save(try JSONEncoder().encode(old), as: PlaybackRecorder.stateName)
         #expect(PlaybackRecorder(store: store, report: { _ in }).savedSnapshot() == old)
     }
 

@@ -15,7 +15,7 @@ import Testing
         let folder = try Fixtures.temporaryDirectory()
         let store = try LibraryStore(path: folder + "/library.db")
         _ = try LibraryScanner(store: store, logger: Logger(label: "test")).scan([tones.three, tones.thirty, tones.twoMono])
-        let tracks = try store.tracks(matching: "")
+        let tracks = try store.tracks.matching("")
         return (store, folder, Dictionary(uniqueKeysWithValues: tracks.map { (($0.path as NSString).lastPathComponent, $0) }))
     }
 
@@ -23,7 +23,7 @@ import Testing
         let (store, folder, tracks) = try library()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let session = PlaybackSession(store: store, output: WAVOutput(path: folder + "/out.wav"), fast: true)
-        let playable = try store.playable([tracks["thirty.mp3"]!, tracks["three.mp3"]!, tracks["two-mono.mp3"]!])
+        let playable = try store.tracks.playable([tracks["thirty.mp3"]!, tracks["three.mp3"]!, tracks["two-mono.mp3"]!])
         let events = session.subscribe()
         // Skip the 30 s track after 12 s heard: rendered and skipped in one job on the audio
         // thread, so a fast output cannot play past the skip first (polling the clock raced).
@@ -44,11 +44,11 @@ import Testing
         #expect(seen.filter { $0 == "track_ended" }.count == 3)
         #expect(seen.last == "stopped")
 
-        let history = try store.recentHistory(limit: 10).reversed().map { ($0.title ?? $0.path, $0.kind, $0.reason) }
+        let history = try store.history.recent(limit: 10).reversed().map { ($0.title ?? $0.path, $0.kind, $0.reason) }
         #expect(history.map(\.1) == [.skip, .play, .play])
         #expect(history.map(\.2) == ["skipped", "finished", "finished"])
-        #expect(try store.track(id: tracks["thirty.mp3"]!.id)?.skips == 1)
-        #expect(try store.track(id: tracks["three.mp3"]!.id)?.plays == 1)
+        #expect(try store.tracks.track(id: tracks["thirty.mp3"]!.id)?.skips == 1)
+        #expect(try store.tracks.track(id: tracks["three.mp3"]!.id)?.plays == 1)
         session.shutdown()
 
         // A new session picks up the saved queue (ended: nothing current, three items).
@@ -63,16 +63,20 @@ import Testing
         let (store, folder, tracks) = try library()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let first = PlaybackSession(store: store, output: NullOutput(), fast: true)
-        let playable = try store.playable([tracks["thirty.mp3"]!])
+        let playable = try store.tracks.playable([tracks["thirty.mp3"]!])
         first.player.perform { engine in
             engine.add(playable)
             engine.setVolume(70)
             engine.setModes(PlaybackModes(repeat: true))
             engine.play()
         }
-        while first.player.status.clock < 20 { Thread.sleep(forTimeInterval: 0.001) }
+        let deadline = Date().addingTimeInterval(30)
+        while first.player.status.clock < 20 {
+            try #require(Date() < deadline, "20 s of the track never played")
+            Thread.sleep(forTimeInterval: 0.001)
+        }
         first.shutdown()   // a clean stop: the position is saved with the state
-        #expect(try store.recentHistory(limit: 5).map(\.reason) == ["stopped"], "20 s of 30 is a play")
+        #expect(try store.history.recent(limit: 5).map(\.reason) == ["stopped"], "20 s of 30 is a play")
 
         let second = PlaybackSession(store: store, output: WAVOutput(path: folder + "/resumed.wav"), fast: true)
         let restored = second.player.status.snapshot

@@ -73,7 +73,7 @@ final class Rig {
         return try AudioFixtures.pcm(ofWAV: wav)
     }
 
-    var ended: [(path: String, reason: EndReason, played: Double, counted: PlayCount?)] {
+    var ended: [(path: String, reason: EndReason, played: Double, counted: PlayVerdict?)] {
         _ = take()
         return events.compactMap {
             if case .trackEnded(let item, let reason, let played, _, let counted) = $0 {

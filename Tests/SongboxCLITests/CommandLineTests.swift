@@ -23,11 +23,11 @@ import Testing
     }
 
 
-    /// `ls` with no option besides --db skips swift-argument-parser (see `Entry`); it must print
+    /// `ls` with no option besides --db skips swift-argument-parser (see `PlainListCommand`); it must print
     /// exactly what the parsed command prints (forced here by a --db after the query).
     @Test(arguments: [["title:אהבה"], [], ["year>2000", "-artist:Mabel"], ["artist:Mabel Grey", "sort:-year"],
                       ["nothing:matches"], ["title:("], ["limit:2", "sort:title"]])
-    func theQuickListingPrintsWhatTheParsedCommandPrints(query: [String]) throws {
+    func thePlainListCommandPrintsWhatTheParsedCommandPrints(query: [String]) throws {
         try scanExamples()
         let quick = try songbox.run(["ls"] + query)
         let parsed = try songbox.run(["ls"] + query + ["--db", songbox.database], useDatabase: false)

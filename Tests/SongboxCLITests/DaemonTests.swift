@@ -263,7 +263,7 @@ import Testing
         // The plugin hears of a play only once it is committed.
         let announced = daemon.output.components(separatedBy: "finished play").count - 1
         let store = try LibraryStore(path: songbox.database)
-        let check = try store.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") }
+        let check = try store.runner.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") }
         #expect(check == "ok")
         #expect(try plays() >= announced, "announced \(announced)")
     }

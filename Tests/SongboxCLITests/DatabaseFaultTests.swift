@@ -28,7 +28,7 @@ import Testing
     @Test func aLibraryFromANewerSongboxIsRefusedByEveryCommand() throws {
         try library.scanExamples()
         let store = try LibraryStore(path: songbox.database)
-        try store.write { db in try db.execute(sql: "UPDATE tracks SET title = 'untouched' WHERE id = 1") }
+        try store.runner.write { db in try db.execute(sql: "UPDATE tracks SET title = 'untouched' WHERE id = 1") }
         _ = try SongboxRunner.run(executable: "/usr/bin/python3", ["-c", """
             import sqlite3, sys
             db = sqlite3.connect(sys.argv[1]); db.execute("PRAGMA user_version = 42"); db.commit()

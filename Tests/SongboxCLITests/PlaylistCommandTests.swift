@@ -113,9 +113,9 @@ import Testing
         let store = try LibraryStore(path: songbox.database)
         let all = try ids()
         let (first, second) = (Int64(all[3]), Int64(all[7]))
-        for _ in 0..<2 { try store.recordPlay(trackID: second, kind: .play, reason: "finished", played: 120) }
-        try store.recordPlay(trackID: first, kind: .play, reason: "finished", played: 120)
-        try store.recordPlay(trackID: first, kind: .skip, reason: "skipped", played: 2)
+        for _ in 0..<2 { try store.history.recordPlay(trackID: second, kind: .play, reason: "finished", played: 120) }
+        try store.history.recordPlay(trackID: first, kind: .play, reason: "finished", played: 120)
+        try store.history.recordPlay(trackID: first, kind: .skip, reason: "skipped", played: 2)
 
         #expect(try playlistIDs("Top 10") == [Int(second), Int(first)])
         #expect(Set(try ids("playlist:Top 10")) == [Int(first), Int(second)])
@@ -201,10 +201,10 @@ import Testing
         let store = try LibraryStore(path: songbox.database)
         let all = try ids()
         let start = Date(timeIntervalSince1970: 1_700_000_000)
-        try store.recordPlay(trackID: Int64(all[0]), kind: .play, reason: "finished", played: 100, at: start)
-        try store.recordPlay(trackID: Int64(all[1]), kind: .skip, reason: "skipped", played: 3.5, at: start + 60)
-        try store.recordPlay(trackID: Int64(all[1]), kind: .play, reason: "finished", played: 200, at: start + 120)
-        try store.recordPlay(trackID: Int64(all[1]), kind: .play, reason: "finished", played: 200, at: start + 180)
+        try store.history.recordPlay(trackID: Int64(all[0]), kind: .play, reason: "finished", played: 100, at: start)
+        try store.history.recordPlay(trackID: Int64(all[1]), kind: .skip, reason: "skipped", played: 3.5, at: start + 60)
+        try store.history.recordPlay(trackID: Int64(all[1]), kind: .play, reason: "finished", played: 200, at: start + 120)
+        try store.history.recordPlay(trackID: Int64(all[1]), kind: .play, reason: "finished", played: 200, at: start + 180)
 
         let recent = try json(["history", "--json", "--limit", "3"], as: [[String: Any]].self)
         #expect(recent.map { $0["kind"] as? String } == ["play", "play", "skip"])

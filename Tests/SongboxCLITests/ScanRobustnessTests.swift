@@ -42,11 +42,11 @@ import Testing
         #expect(output.stdout.contains("warning: \(music)/bomb.mp3"))
         #expect(kilobytes < 64 * 1024, "peak \(kilobytes) KiB")
         let store = try LibraryStore(path: songbox.database)
-        let bomb = try #require(try store.track(path: music + "/bomb.mp3"))
+        let bomb = try #require(try store.tracks.track(path: music + "/bomb.mp3"))
         #expect(bomb.title == "After the huge frame")
         #expect(bomb.hasPicture)
         #expect(bomb.duration == 1.0)
-        let priv = try #require(try store.track(path: music + "/priv.mp3"))
+        let priv = try #require(try store.tracks.track(path: music + "/priv.mp3"))
         #expect(priv.title == "After the huge frame")
         #expect(priv.duration == 2.0)
     }
@@ -80,7 +80,7 @@ import Testing
         #expect(rescan.stdout.contains("\(count - survived) added"))
         // Not a terminal: progress is plain lines on standard error.
         if count - survived >= 1000 { #expect(rescan.stderr.contains("read ")) }
-        #expect(try LibraryStore(path: songbox.database).statistics().tracks == count)
+        #expect(try LibraryStore(path: songbox.database).history.statistics().tracks == count)
     }
 
     @Test func anUnreadableFolderIsReportedAndKeepsItsTracks() throws {
@@ -107,6 +107,6 @@ import Testing
         #expect(second.status == 0)
         #expect(second.stdout.contains("unavailable: \(music)/locked"))
         #expect(second.stdout.contains("0 removed"))
-        #expect(try LibraryStore(path: songbox.database).statistics().tracks == 2)
+        #expect(try LibraryStore(path: songbox.database).history.statistics().tracks == 2)
     }
 }

@@ -20,13 +20,13 @@ import Testing
     }
 
     func play(_ id: Int64, at offset: Double, kind: HistoryEntry.Kind = .play) throws {
-        try store.recordPlay(trackID: id, kind: kind, reason: kind == .play ? "finished" : "skipped",
+        try store.history.recordPlay(trackID: id, kind: kind, reason: kind == .play ? "finished" : "skipped",
                              played: kind == .play ? 200 : 4, at: t0 + offset)
     }
 
     @Test func recordPlayWritesASnapshotAndTheTrackStatistics() throws {
-        try store.apply([try TrackEdit(parsing: "title=Edited One")], to: a)
-        let entry = try store.recordPlay(trackID: a, kind: .play, reason: "finished", played: 199.5, at: t0 + 0.9)
+        try store.tracks.apply([try TrackEdit(parsing: "title=Edited One")], to: a)
+        let entry = try store.history.recordPlay(trackID: a, kind: .play, reason: "finished", played: 199.5, at: t0 + 0.9)
         #expect(entry.trackID == a)
         #expect(entry.path == library.music + "/A/01.mp3")
         #expect(entry.title == "Edited One")  // as the library shows it, overrides applied
@@ -36,18 +36,18 @@ import Testing
         #expect(entry.track?.plays == 1)
 
         try play(a, at: 50, kind: .skip)
-        let track = try #require(try store.track(id: a))
+        let track = try #require(try store.tracks.track(id: a))
         #expect(track.plays == 1 && track.skips == 1 && track.lastPlayed == 1_700_000_000)
     }
 
     @Test func badPlaysAreRefused() throws {
-        #expect(songboxError { try store.recordPlay(trackID: 999, kind: .play, reason: "finished", played: 1) }?.code == .notFound)
+        #expect(songboxError { try store.history.recordPlay(trackID: 999, kind: .play, reason: "finished", played: 1) }?.code == .notFound)
         for played in [-1, Double.nan, Double.infinity] {
-            #expect(songboxError { try store.recordPlay(trackID: a, kind: .play, reason: "finished", played: played) }?.code
+            #expect(songboxError { try store.history.recordPlay(trackID: a, kind: .play, reason: "finished", played: played) }?.code
                     == .invalidArgument)
         }
-        #expect(songboxError { try store.recordPlay(trackID: a, kind: .play, reason: " ", played: 1) }?.code == .invalidArgument)
-        #expect(try store.recentHistory().isEmpty)
+        #expect(songboxError { try store.history.recordPlay(trackID: a, kind: .play, reason: " ", played: 1) }?.code == .invalidArgument)
+        #expect(try store.history.recent().isEmpty)
     }
 
     @Test func recentHistoryIsNewestFirstAndOutlivesTheTrack() throws {
@@ -55,12 +55,12 @@ import Testing
         try play(b, at: 30, kind: .skip)
         try play(c, at: 20)
         try play(a, at: 30)  // same second as b's skip: the later row first
-        #expect(try store.recentHistory(limit: 10).map(\.trackID) == [a, b, c, a])
-        #expect(try store.recentHistory(limit: 2).map(\.kind) == [.play, .skip])
-        #expect(try store.recentHistory(limit: 0).isEmpty)
+        #expect(try store.history.recent(limit: 10).map(\.trackID) == [a, b, c, a])
+        #expect(try store.history.recent(limit: 2).map(\.kind) == [.play, .skip])
+        #expect(try store.history.recent(limit: 0).isEmpty)
 
-        try store.remove(ids: [c])
-        let entries = try store.recentHistory()
+        try store.tracks.remove(ids: [c])
+        let entries = try store.history.recent()
         #expect(entries.count == 4)
         let removed = try #require(entries.first { $0.title == "Three" })
         #expect(removed.trackID == nil && removed.track == nil)
@@ -74,18 +74,18 @@ import Testing
         for offset in [10.0, 20, 30] { try play(c, at: offset) }
         for offset in [400.0, 410, 420] { try play(a, at: offset, kind: .skip) }  // skips do not count
 
-        let allTime = try store.topTracks()
+        let allTime = try store.history.topTracks()
         #expect(allTime.map(\.track.id) == [c, b, a])
         #expect(allTime.map(\.plays) == [3, 2, 2])
         #expect(allTime.map(\.lastPlayed) == [1_700_000_030, 1_700_000_300, 1_700_000_200])
 
-        let recent = try store.topTracks(since: t0 + 100, limit: 10)
+        let recent = try store.history.topTracks(since: t0 + 100, limit: 10)
         #expect(recent.map(\.track.id) == [b, a])  // c's plays are all before the window
-        #expect(try store.topTracks(since: t0 + 100, limit: 1).map(\.track.id) == [b])
-        #expect(try store.topTracks(since: t0 + 1000).isEmpty)
+        #expect(try store.history.topTracks(since: t0 + 100, limit: 1).map(\.track.id) == [b])
+        #expect(try store.history.topTracks(since: t0 + 1000).isEmpty)
 
-        try store.remove(ids: [c])
-        #expect(try store.topTracks().map(\.track.id) == [b, a])
+        try store.tracks.remove(ids: [c])
+        #expect(try store.history.topTracks().map(\.track.id) == [b, a])
     }
 
     @Test func playsOfATrackNewestFirstWithSkipsWhenAsked() throws {
@@ -93,8 +93,8 @@ import Testing
         try play(a, at: 20, kind: .skip)
         try play(b, at: 25)
         try play(a, at: 30)
-        #expect(try store.plays(of: a).map(\.at) == [1_700_000_030, 1_700_000_010])
-        #expect(try store.plays(of: a, includingSkips: true).map(\.kind) == [.play, .skip, .play])
-        #expect(try store.plays(of: c).isEmpty)
+        #expect(try store.history.plays(of: a).map(\.at) == [1_700_000_030, 1_700_000_010])
+        #expect(try store.history.plays(of: a, includingSkips: true).map(\.kind) == [.play, .skip, .play])
+        #expect(try store.history.plays(of: c).isEmpty)
     }
 }

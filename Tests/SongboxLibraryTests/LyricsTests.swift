@@ -120,7 +120,7 @@ import Testing
     }
 }
 
-/// The scanner and the store: lyrics stored for search and for `LibraryStore.lyrics(id:)`, an
+/// The scanner and the store: lyrics stored for search and for `LibraryStore.tracks.lyrics(id:)`, an
 /// `.lrc` that comes, changes or goes after a scan, and the migration of older libraries.
 @Suite struct StoredLyricsTests {
     let music: String
@@ -140,25 +140,25 @@ import Testing
         try Fixtures.writeMP3(to: song, v2: ID3v2Tag(version: 4, frames: [.text("TIT2", "song"), .lyrics("from the tag")]),
                               audio: try Fixtures.audio("tone-mono-44k.mp3"))
         _ = try scan()
-        let id = try #require(try store.tracks(matching: "").first?.id)
-        #expect(try store.lyrics(id: id) == Lyrics(source: .unsynced, text: "from the tag"))
+        let id = try #require(try store.tracks.matching("").first?.id)
+        #expect(try store.tracks.lyrics(id: id) == Lyrics(source: .unsynced, text: "from the tag"))
         #expect(try scan().unchanged == 1)
 
         try "[00:01]from the file\n".write(toFile: lrc, atomically: true, encoding: .utf8)
         #expect(try scan().updated == 1)
-        #expect(try store.lyrics(id: id) == Lyrics(source: .lrc, text: "from the file", lines: [LyricLine(milliseconds: 1000, text: "from the file")]))
-        #expect(try store.tracks(matching: "lyrics:\"FROM THE FILE\"").map(\.id) == [id])
+        #expect(try store.tracks.lyrics(id: id) == Lyrics(source: .lrc, text: "from the file", lines: [LyricLine(milliseconds: 1000, text: "from the file")]))
+        #expect(try store.tracks.matching("lyrics:\"FROM THE FILE\"").map(\.id) == [id])
         #expect(try scan().unchanged == 1)
 
         try "[00:02]changed\n".write(toFile: lrc, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(60)], ofItemAtPath: lrc)
         #expect(try scan().updated == 1)
-        #expect(try store.lyrics(id: id)?.lines == [LyricLine(milliseconds: 2000, text: "changed")])
+        #expect(try store.tracks.lyrics(id: id)?.lines == [LyricLine(milliseconds: 2000, text: "changed")])
 
         try FileManager.default.removeItem(atPath: lrc)
         #expect(try scan().updated == 1)
-        #expect(try store.lyrics(id: id)?.source == .unsynced)
-        #expect(try store.tracks(matching: "lyrics:changed").isEmpty)
+        #expect(try store.tracks.lyrics(id: id)?.source == .unsynced)
+        #expect(try store.tracks.matching("lyrics:changed").isEmpty)
     }
 
     @Test func theMigrationKeepsTheLyricsOfAnOlderLibrary() throws {
@@ -176,7 +176,7 @@ import Testing
         try queue.writeWithoutTransaction { try $0.execute(sql: "PRAGMA user_version = 6") }
         try queue.close()
         let migrated = try LibraryStore(path: folder + "/old.db")
-        #expect(try migrated.lyrics(id: 1) == Lyrics(source: .unsynced, text: "words"))
-        #expect(try migrated.lyrics(id: 2) == nil)
+        #expect(try migrated.tracks.lyrics(id: 1) == Lyrics(source: .unsynced, text: "words"))
+        #expect(try migrated.tracks.lyrics(id: 2) == nil)
     }
 }

@@ -20,13 +20,13 @@ import Testing
                             isrc: "GBAYE6500001")
         c = try library.add("Beatles/My Song.mp3", title: "Yesterday", artist: "The Beatles", album: "Help!", duration: 125.5)
         d = try library.add("Mabel Grey/Café.mp3", title: "Café", artist: "Mabel Grey", duration: 180)
-        try store.savePlaylist(named: "Mix", trackIDs: [c, a, d, b, c])
+        try store.playlists.savePlaylist(named: "Mix", trackIDs: [c, a, d, b, c])
     }
 
     // MARK: Export
 
     @Test func m3u8PathsAreRelativeInsideTheFilesFolderAndAbsoluteElsewhere() throws {
-        let inside = try store.exportPlaylist(named: "Mix", format: .m3u8, relativeTo: library.music)
+        let inside = try store.playlists.exportPlaylist(named: "Mix", format: .m3u8, relativeTo: library.music)
         #expect(inside.components(separatedBy: "\n") == [
             "#EXTM3U", "#PLAYLIST:Mix",
             "#EXTINF:126,The Beatles - Yesterday", "Beatles/My Song.mp3",
@@ -36,15 +36,15 @@ import Testing
             "#EXTINF:126,The Beatles - Yesterday", "Beatles/My Song.mp3",
             "",
         ])
-        let outside = try store.exportPlaylist(named: "Mix", format: .m3u8, relativeTo: library.folder + "/lists")
+        let outside = try store.playlists.exportPlaylist(named: "Mix", format: .m3u8, relativeTo: library.folder + "/lists")
         #expect(outside.contains("\n" + library.music + "/Beatles/My Song.mp3\n"))
         // A folder whose name merely starts like the music folder is not inside it.
-        let lookalike = try store.exportPlaylist(named: "Mix", format: .m3u8, relativeTo: library.folder + "/mus")
+        let lookalike = try store.playlists.exportPlaylist(named: "Mix", format: .m3u8, relativeTo: library.folder + "/mus")
         #expect(!lookalike.contains("\nic/"))
     }
 
     @Test func jsonCarriesTagsAndIdentifiers() throws {
-        let text = try store.exportPlaylist(named: "Mix", format: .json)
+        let text = try store.playlists.exportPlaylist(named: "Mix", format: .json)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
         #expect(object["songbox_playlist"] as? Int == 1)
         #expect(object["name"] as? String == "Mix")
@@ -66,8 +66,8 @@ import Testing
         try FileManager.default.createDirectory(atPath: library.folder + "/lists/deeper", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: library.music, withIntermediateDirectories: true)
         let path = library.folder + "/" + file
-        #expect(try store.exportPlaylist(named: "Mix", to: path) == 5)
-        let report = try store.importPlaylist(from: path, name: "Copy")
+        #expect(try store.playlists.exportPlaylist(named: "Mix", to: path) == 5)
+        let report = try store.playlists.importPlaylist(from: path, name: "Copy")
         #expect(report.name == "Copy" && report.total == 5 && report.matched == 5 && report.unmatched.isEmpty)
         #expect(try library.ids("Copy") == [c, a, d, b, c])
     }
@@ -87,7 +87,7 @@ import Testing
               {"path": "\(library.music)/Mabel Grey/Café.mp3"}
             ]}
             """
-        let report = try store.importPlaylist(contents: Data(file.utf8), folder: library.folder)
+        let report = try store.playlists.importPlaylist(contents: Data(file.utf8), folder: library.folder)
         #expect(report.name == "From a friend")
         #expect(report.trackIDs == [a, b, c, a, d])
         #expect(report.total == 9)
@@ -109,7 +109,7 @@ import Testing
               {"artist": "The Beatles", "title": "Help!", "duration": 158}
             ]}
             """
-        let report = try store.importPlaylist(contents: Data(file.utf8), folder: library.folder)
+        let report = try store.playlists.importPlaylist(contents: Data(file.utf8), folder: library.folder)
         #expect(report.trackIDs == [live, b, live])
     }
 
@@ -133,7 +133,7 @@ import Testing
             "C:\\Music\\song.mp3",
         ]
         let path = try library.write("Hand made.m3u", text: lines.joined(separator: "\r\n") + "\r\n")
-        let report = try store.importPlaylist(from: path)
+        let report = try store.playlists.importPlaylist(from: path)
         #expect(report.name == "Hand made")
         #expect(report.total == 8)
         #expect(report.trackIDs == [b, c, d, a, b])
@@ -148,7 +148,7 @@ import Testing
     @Test func aFileThatIsNotInTheLibraryIsReportedAsSuch() throws {
         try library.write("music/Unscanned/new.mp3", [0xFF, 0xFB])
         let path = try library.write("list.m3u8", text: "music/Unscanned/new.mp3\n")
-        let report = try store.importPlaylist(from: path, name: "Unscanned")
+        let report = try store.playlists.importPlaylist(from: path, name: "Unscanned")
         #expect(report.unmatched.map(\.reason) == ["the file is not in the library (scan its folder)"])
     }
 
@@ -156,7 +156,7 @@ import Testing
         // "Café" in Latin-1: é is the one byte E9. The file is not UTF-8.
         let bytes = Array("#EXTM3U\nmusic/Mabel Grey/Caf".utf8) + [0xE9] + Array(".mp3\n".utf8)
         let path = try library.write("old.m3u", bytes)
-        let report = try store.importPlaylist(from: path)
+        let report = try store.playlists.importPlaylist(from: path)
         #expect(report.trackIDs == [d])
         #expect(report.unmatched.isEmpty)
     }
@@ -165,11 +165,11 @@ import Testing
         // Hebrew in Windows-1255, as old Windows players wrote .m3u files.
         let hebrew = Array("music/".utf8) + Fixtures.windows1255("נעמי שמר") + [0x2F]
             + Fixtures.windows1255("ירושלים של זהב") + Array(".mp3\r\n".utf8)
-        #expect(try store.importPlaylist(from: try library.write("hebrew.m3u", hebrew)).trackIDs == [a])
+        #expect(try store.playlists.importPlaylist(from: try library.write("hebrew.m3u", hebrew)).trackIDs == [a])
         // UTF-16LE with a byte order mark (Notepad's "Unicode").
         let text = "#EXTM3U\r\nmusic/Mabel Grey/Café.mp3\r\nmusic/נעמי שמר/ירושלים של זהב.mp3\r\n"
         let utf16: [UInt8] = [0xFF, 0xFE] + text.utf16.flatMap { unit -> [UInt8] in [UInt8(unit & 0xFF), UInt8(unit >> 8)] }
-        #expect(try store.importPlaylist(from: try library.write("unicode.m3u", utf16)).trackIDs == [d, a])
+        #expect(try store.playlists.importPlaylist(from: try library.write("unicode.m3u", utf16)).trackIDs == [d, a])
     }
 
     @Test func aPathNotHereFallsBackOnTheEXTINFArtistAndTitle() throws {
@@ -181,7 +181,7 @@ import Testing
             /media/old-disk/other.mp3
             /media/old-disk/no-extinf.mp3
             """
-        let report = try store.importPlaylist(contents: Data(text.utf8), format: .m3u8, folder: "/", name: "Old disk")
+        let report = try store.playlists.importPlaylist(contents: Data(text.utf8), format: .m3u8, folder: "/", name: "Old disk")
         #expect(report.trackIDs == [a])
         #expect(report.unmatched.map(\.reason) == ["no such file; no track by that artist with that title", "no such file"])
     }
@@ -190,40 +190,40 @@ import Testing
 
     @Test func importingOverAnExistingNameNeedsReplace() throws {
         let path = library.folder + "/Mix.m3u8"
-        try store.exportPlaylist(named: "Mix", to: path)
-        let error = songboxError { try store.importPlaylist(from: path) }
+        try store.playlists.exportPlaylist(named: "Mix", to: path)
+        let error = songboxError { try store.playlists.importPlaylist(from: path) }
         #expect(error?.code == .invalidArgument)
         #expect(error?.message == "a saved playlist named 'Mix' already exists")
-        try store.savePlaylist(named: "Mix", trackIDs: [a], replace: true)
-        try store.importPlaylist(from: path, replace: true)
+        try store.playlists.savePlaylist(named: "Mix", trackIDs: [a], replace: true)
+        try store.playlists.importPlaylist(from: path, replace: true)
         #expect(try library.ids("Mix") == [c, a, d, b, c])
     }
 
     @Test func filesThatAreNotPlaylistsAreRefusedClearly() throws {
-        #expect(songboxError { try store.importPlaylist(from: library.folder + "/none.m3u8") }?.code == .notFound)
+        #expect(songboxError { try store.playlists.importPlaylist(from: library.folder + "/none.m3u8") }?.code == .notFound)
         let future = try library.write("future.json", text: #"{"songbox_playlist": 2, "name": "x", "tracks": []}"#)
-        #expect(songboxError { try store.importPlaylist(from: future) }?.message
+        #expect(songboxError { try store.playlists.importPlaylist(from: future) }?.message
                 == "songbox playlist version 2 is not supported (this songbox reads version 1)")
         let other = try library.write("other.json", text: #"{"tracks": []}"#)
-        #expect(songboxError { try store.importPlaylist(from: other) }?.message
+        #expect(songboxError { try store.playlists.importPlaylist(from: other) }?.message
                 == "not a songbox playlist: no \"songbox_playlist\" version")
         let broken = try library.write("broken.json", text: "{\"songbox_playlist\": 1,")
-        #expect(songboxError { try store.importPlaylist(from: broken) }?.message == "not a JSON file")
-        #expect(try store.playlists().map(\.name) == ["Mix"])
+        #expect(songboxError { try store.playlists.importPlaylist(from: broken) }?.message == "not a JSON file")
+        #expect(try store.playlists.all().map(\.name) == ["Mix"])
     }
 
     @Test func anUnknownPlaylistCannotBeExported() throws {
-        let error = songboxError { try store.exportPlaylist(named: "Nothing", to: library.folder + "/x.m3u8") }
+        let error = songboxError { try store.playlists.exportPlaylist(named: "Nothing", to: library.folder + "/x.m3u8") }
         #expect(error?.code == .notFound)
         #expect(!FileManager.default.fileExists(atPath: library.folder + "/x.m3u8"))
     }
 
     @Test func aSmartPlaylistExportsWhatItHoldsNow() throws {
-        try store.saveSmartPlaylist(named: "Beatles", query: "artist:beatles sort:title")
+        try store.playlists.saveSmartPlaylist(named: "Beatles", query: "artist:beatles sort:title")
         let path = library.folder + "/Beatles.json"
-        try store.exportPlaylist(named: "Beatles", to: path)
-        try store.importPlaylist(from: path, name: "Beatles then")
+        try store.playlists.exportPlaylist(named: "Beatles", to: path)
+        try store.playlists.importPlaylist(from: path, name: "Beatles then")
         #expect(try library.ids("Beatles then") == [b, c])
-        #expect(try store.playlist(named: "Beatles then").kind == .saved)
+        #expect(try store.playlists.playlist(named: "Beatles then").kind == .saved)
     }
 }

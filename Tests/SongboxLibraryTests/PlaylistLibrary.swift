@@ -21,7 +21,7 @@ struct PlaylistLibrary {
     func add(_ relativePath: String, title: String?, artist: String?, album: String? = nil, duration: Double = 200,
              isrc: String? = nil, musicBrainzTrackID: String? = nil) throws -> Int64 {
         let path = music + "/" + relativePath
-        return try store.write { db in
+        return try store.runner.write { db in
             try db.execute(sql: """
                 INSERT INTO tracks (path, size, mtime, title, artist, album, isrc, mb_trackid, duration, added,
                   path_key, title_key, artist_key, album_key)
@@ -34,7 +34,7 @@ struct PlaylistLibrary {
 
     /// The stored positions of a playlist's items, in order.
     func positions(_ name: String) throws -> [Int] {
-        try store.read { db in
+        try store.runner.read { db in
             try Int.fetchAll(db, sql: """
                 SELECT position FROM playlist_items JOIN playlists ON playlists.id = playlist_id
                 WHERE playlists.name = ? ORDER BY position
@@ -43,7 +43,7 @@ struct PlaylistLibrary {
     }
 
     func ids(_ name: String) throws -> [Int64] {
-        try store.playlist(named: name).tracks.map(\.id)
+        try store.playlists.playlist(named: name).tracks.map(\.id)
     }
 
     /// Writes a file under the library folder (making its folders) and returns its path.

@@ -92,7 +92,7 @@ struct QueryTrackRow {
             QueryTrackRow(id: 7, path: "/m/misc/07.mp3", duration: 3723, bitrate: nil, added: now - day, plays: 1,
                           lastPlayed: now - 400 * day),
         ]
-        try store.write { db in
+        try store.runner.write { db in
             for row in rows { try row.insert(db) }
             try db.execute(sql: """
                 INSERT INTO overrides (track_id, rating) VALUES (1, 2);
@@ -110,11 +110,11 @@ struct QueryTrackRow {
     /// The ids `text` selects, in order.
     func ids(_ text: String, zone: String = "UTC") throws -> [Int64] {
         let (sql, arguments) = try QueryTesting.parse(text, zone: zone).statement(selecting: "id")
-        return try store.read { db in try Int64.fetchAll(db, sql: sql, arguments: arguments) }
+        return try store.runner.read { db in try Int64.fetchAll(db, sql: sql, arguments: arguments) }
     }
 
     func durations(_ ids: [Int64]) throws -> [Int64: Double] {
-        let pairs = try store.read { db in
+        let pairs = try store.runner.read { db in
             try Row.fetchAll(db, sql: "SELECT id, duration FROM library").map { row -> (Int64, Double) in
                 (row["id"], row["duration"])
             }
@@ -128,7 +128,7 @@ struct QueryTrackRow {
     /// bound GLOB pattern used to make SQLite re-prepare the whole statement on every run.
     @Test func aKeptSearchStatementIsNotCompiledAgainForNewValues() throws {
         let (sql, _) = try QueryTesting.parse("love").statement(selecting: "id")
-        let (reprepared, found) = try store.read { db -> (Int32, [[Int64]]) in
+        let (reprepared, found) = try store.runner.read { db -> (Int32, [[Int64]]) in
             let statement = try db.cachedStatement(sql: sql)
             var found: [[Int64]] = []
             for word in ["love", "help", "אהבה"] {
@@ -260,7 +260,7 @@ struct QueryTrackRow {
     }
 
     @Test func playsRecordedInHistoryAreQueryable() throws {
-        try store.write { db in
+        try store.runner.write { db in
             try db.execute(sql: """
                 INSERT INTO history (track_id, path, kind, reason, played, at) VALUES (3, '/m/arik/03.mp3', 'play', 'finished', 300, ?)
                 """, arguments: [QueryTesting.nowSeconds - 3 * 3600])
@@ -349,7 +349,7 @@ struct QueryTrackRow {
 
     @Test func aggregatesDescribeThePickedRows() throws {
         let (sql, arguments) = try QueryTesting.parse("beatles limit:2").statement(selecting: "count(*), sum(plays)")
-        let (count, plays) = try store.read { db in
+        let (count, plays) = try store.runner.read { db in
             let row = try Row.fetchOne(db, sql: sql, arguments: arguments)
             return (row?[0] as Int?, row?[1] as Int?)
         }
@@ -360,7 +360,7 @@ struct QueryTrackRow {
     @Test(arguments: ["", "limit:3", "limit:5m", "random limit:5m", "random", "sort:title limit:2"])
     func selectStarGivesTheViewsColumnsAndDecodesTracks(text: String) throws {
         let (sql, arguments) = try QueryTesting.parse(text).statement()
-        let (columns, viewColumns, tracks) = try store.read { db in
+        let (columns, viewColumns, tracks) = try store.runner.read { db in
             let row = try Row.fetchOne(db, sql: sql, arguments: arguments)
             let view = try Row.fetchOne(db, sql: "SELECT * FROM library")
             return (row.map { Array($0.columnNames) } ?? [], view.map { Array($0.columnNames) } ?? [],

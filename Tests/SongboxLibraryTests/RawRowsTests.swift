@@ -16,7 +16,7 @@ import Testing
     }
 
     func insertTrack(_ path: String, title: String?, year: Int? = nil, peak: Double? = nil) throws -> Int64 {
-        try store.write { db in
+        try store.runner.write { db in
             try db.execute(sql: """
                 INSERT INTO tracks (path, size, mtime, duration, added, path_key, title, title_key, year, rg_track_peak)
                 VALUES (?, 1, 1, 200.12345, 1700000000, ?, ?, ?, ?, ?)
@@ -30,35 +30,35 @@ import Testing
     @Test(arguments: [LibraryStore.Access.single, .shared])
     func theStampChangesWithEveryWrite(_ access: LibraryStore.Access) throws {
         let store = try LibraryStore(path: folder + "/library.db", access: access)
-        let first = try store.changeStamp()
-        #expect(try store.changeStamp() == first)
-        _ = try store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM tracks") }
-        #expect(try store.changeStamp() == first, "a read changes nothing")
+        let first = try store.runner.changeStamp()
+        #expect(try store.runner.changeStamp() == first)
+        _ = try store.runner.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM tracks") }
+        #expect(try store.runner.changeStamp() == first, "a read changes nothing")
 
         // A write by the same store (its writer connection).
         let id = try insertTrack("/a.mp3", title: "A")
-        let second = try store.changeStamp()
+        let second = try store.runner.changeStamp()
         #expect(second != first)
-        #expect(try store.changeStamp() == second)
+        #expect(try store.runner.changeStamp() == second)
 
         // A write by another connection, in this process and in another.
         let other = try LibraryStore(path: folder + "/library.db")
-        try other.apply([TrackEdit(parsing: "rating=3")], to: id)
-        let third = try store.changeStamp()
+        try other.tracks.apply([TrackEdit(parsing: "rating=3")], to: id)
+        let third = try store.runner.changeStamp()
         #expect(third != second)
-        #expect(try store.changeStamp() == third)
+        #expect(try store.runner.changeStamp() == third)
 
         // A trigger's writes count (history updates the track's plays).
-        try other.recordPlay(trackID: id, kind: .play, reason: "finished", played: 1)
-        let fourth = try store.changeStamp()
+        try other.history.recordPlay(trackID: id, kind: .play, reason: "finished", played: 1)
+        let fourth = try store.runner.changeStamp()
         #expect(fourth != third)
-        try store.recordPlay(trackID: id, kind: .play, reason: "finished", played: 1)
-        #expect(try store.changeStamp() != fourth)
+        try store.history.recordPlay(trackID: id, kind: .play, reason: "finished", played: 1)
+        #expect(try store.runner.changeStamp() != fourth)
     }
 
     @Test func stampsOfTwoStoresDiffer() throws {
         let other = try LibraryStore(path: folder + "/library.db")
-        #expect(try store.changeStamp() != other.changeStamp())
+        #expect(try store.runner.changeStamp() != other.runner.changeStamp())
     }
 
     // MARK: Raw rows
@@ -67,7 +67,7 @@ import Testing
         let a = try insertTrack("/b.mp3", title: "Bé", year: 1999, peak: 0.5)
         let b = try insertTrack("/a.mp3", title: nil)
         let query = try LibraryQuery.parse("sort:path")
-        let rows = try store.readRaw { reader in
+        let rows = try store.runner.readRaw { reader in
             var rows: [[String]] = []
             try reader.forEachRow(of: reader.statement(for: query, selecting: "id, title, year, rg_track_peak, duration",
                                                        evaluated: [:])) { row in
@@ -78,12 +78,12 @@ import Testing
             return rows
         }
         #expect(rows == [["\(b)", "nil", "nil", "nil", "200.12345"], ["\(a)", "Bé", "1999", "0.5", "200.12345"]])
-        let ids = try store.readRaw { reader in
+        let ids = try store.runner.readRaw { reader in
             try reader.integers(of: reader.statement(for: query, selecting: "id", evaluated: [:]))
         }
         #expect(ids == [b, a])
-        #expect(try store.readRaw { reader in try reader.statement(for: query, selecting: "id", evaluated: [:]).isRepeatable })
-        #expect(!(try store.readRaw { reader in
+        #expect(try store.runner.readRaw { reader in try reader.statement(for: query, selecting: "id", evaluated: [:]).isRepeatable })
+        #expect(!(try store.runner.readRaw { reader in
             try reader.statement(for: LibraryQuery.parse("random limit:1"), selecting: "id", evaluated: [:]).isRepeatable
         }))
     }
@@ -92,7 +92,7 @@ import Testing
         var ids: [Int64] = []
         for n in 0..<1_203 { ids.append(try insertTrack("/t\(n).mp3", title: "T\(n)")) }
         let wanted = ids.filter { $0 % 3 == 0 } + [999_999]  // more than one chunk of 500, and one not there
-        let read = try store.readRaw { reader in
+        let read = try store.runner.readRaw { reader in
             var read: [Int64] = []
             try reader.forEachRow(ids: wanted, selecting: "id") { read.append($0.int64(0)) }
             return read

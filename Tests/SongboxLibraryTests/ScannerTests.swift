@@ -33,7 +33,7 @@ import Testing
     }
 
     func titles() throws -> [String] {
-        try store.tracks(matching: "sort:title").compactMap(\.title)
+        try store.tracks.matching("sort:title").compactMap(\.title)
     }
 
     /// Gives a file a new mtime, as an editor that rewrites it would.
@@ -78,24 +78,24 @@ import Testing
     @Test func anUpdatedFileKeepsItsIdStatisticsAndOverrides() throws {
         let path = try addSong("01.mp3", title: "Before")
         _ = try scanner.scan([music])
-        let id = try #require(try store.track(path: path)).id
-        try store.apply([try TrackEdit(parsing: "rating=5")], to: id)
-        try store.write { db in
+        let id = try #require(try store.tracks.track(path: path)).id
+        try store.tracks.apply([try TrackEdit(parsing: "rating=5")], to: id)
+        try store.runner.write { db in
             try db.execute(sql: "INSERT INTO history (track_id, path, kind, reason, played, at) VALUES (?, ?, 'play', 'finished', 1, 100)",
                            arguments: [id, path])
         }
         try addSong("01.mp3", title: "After")
         try touch(path, secondsAgo: 3)
         _ = try scanner.scan([music])
-        let track = try #require(try store.track(path: path))
+        let track = try #require(try store.tracks.track(path: path))
         #expect(track.id == id && track.title == "After" && track.rating == 5 && track.plays == 1)
     }
 
     @Test func aMovedFileKeepsItsIdAndPlays() throws {
         let old = try addSong("Old/01.mp3", title: "Wanderer", artist: "Mover")
         _ = try scanner.scan([music])
-        let id = try #require(try store.track(path: old)).id
-        try store.write { db in
+        let id = try #require(try store.tracks.track(path: old)).id
+        try store.runner.write { db in
             try db.execute(sql: "INSERT INTO history (track_id, path, kind, reason, played, at) VALUES (?, ?, 'play', 'finished', 1, 100)",
                            arguments: [id, old])
         }
@@ -103,7 +103,7 @@ import Testing
         try FileManager.default.moveItem(atPath: old, toPath: music + "/New/01.mp3")
         let report = try scanner.scan([music])
         #expect(report.moved == 1 && report.added == 0 && report.removed == 0)
-        let moved = try #require(try store.track(path: music + "/New/01.mp3"))
+        let moved = try #require(try store.tracks.track(path: music + "/New/01.mp3"))
         #expect(moved.id == id && moved.plays == 1)
     }
 
@@ -140,7 +140,7 @@ import Testing
         try addSong("album.mp3/inside.mp3", title: "Inside")
         let report = try scanner.scan([music])
         #expect(report.added == 2)
-        #expect(try store.track(path: real)?.title == "Real")
+        #expect(try store.tracks.track(path: real)?.title == "Real")
         #expect(report.skipped.map(\.path) == [music + "/album.mp3", music + "/dangling.mp3", music + "/pipe.mp3"])
         #expect(report.skipped.map(\.reason) == ["a folder named like an MP3 file (its contents are scanned)",
                                                  "cannot be read: No such file or directory (a dangling symlink)",
@@ -158,15 +158,15 @@ import Testing
         // Unchanged bad files are not re-read, but still listed.
         let again = try scanner.scan([music])
         #expect(again.unreadable.count == 2 && again.unchanged == 1)
-        #expect(try store.unreadableFiles().count == 2)
+        #expect(try store.tracks.unreadableFiles().count == 2)
     }
 
     @Test func removedTracksStayOutOfLaterScans() throws {
         try addSong("keep.mp3", title: "Keep")
         try addSong("drop.mp3", title: "Drop")
         _ = try scanner.scan([music])
-        let drop = try store.tracks(matching: "title:drop")
-        #expect(try store.remove(ids: drop.map(\.id)) == 1)
+        let drop = try store.tracks.matching("title:drop")
+        #expect(try store.tracks.remove(ids: drop.map(\.id)) == 1)
         let report = try scanner.scan([music])
         #expect(report.excluded == 1 && report.added == 0)
         #expect(try titles() == ["Keep"])
@@ -185,7 +185,7 @@ import Testing
         for index in 0..<60 { try addSong(String(format: "%02d.mp3", index), title: "Song \(index)") }
         let report = try scanner.scan([music])
         #expect(report.added == 60)
-        #expect(try store.statistics().tracks == 60)
+        #expect(try store.history.statistics().tracks == 60)
     }
 
     @Test func scansKeepTheSearchIndexInStep() throws {
@@ -198,10 +198,10 @@ import Testing
         try FileManager.default.removeItem(atPath: music + "/04.mp3")
         _ = try scanner.scan([music])
 
-        #expect(try store.tracks(matching: "title:melody").count == 8)  // 04 is missing, 03 changed
-        #expect(try store.tracks(matching: "title:tune").count == 1)
-        #expect(try store.tracks(matching: "אהרן").count == 8)  // the changed file has another artist
-        let (indexed, live) = try store.read { db in
+        #expect(try store.tracks.matching("title:melody").count == 8)  // 04 is missing, 03 changed
+        #expect(try store.tracks.matching("title:tune").count == 1)
+        #expect(try store.tracks.matching("אהרן").count == 8)  // the changed file has another artist
+        let (indexed, live) = try store.runner.read { db in
             (try Int.fetchOne(db, sql: "SELECT count(*) FROM track_search") ?? 0,
              try Int.fetchOne(db, sql: "SELECT live FROM search_index_state") ?? 0)
         }

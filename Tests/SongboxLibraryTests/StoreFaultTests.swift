@@ -24,14 +24,14 @@ import Testing
         let store = try LibraryStore(path: folder + "/library.db", busyTimeout: 0.05)
         let holder = try LockHolder(folder + "/library.db")
         #expect {
-            try store.savePlaylist(named: "Mix", trackIDs: [])
+            try store.playlists.savePlaylist(named: "Mix", trackIDs: [])
         } throws: { error in
             (error as? SongboxError)?.message.hasPrefix("the library database stayed locked by another process") == true
         }
         // Released while the store is retrying: the write goes through.
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.15) { try? holder.release() }
-        try store.savePlaylist(named: "Mix", trackIDs: [])
-        #expect(try store.playlistExists(named: "Mix"))
+        try store.playlists.savePlaylist(named: "Mix", trackIDs: [])
+        #expect(try store.playlists.playlistExists(named: "Mix"))
     }
 
     @Test func aLibraryFromANewerSongboxIsRefusedAndLeftAsItIs() throws {

@@ -17,7 +17,7 @@ import Testing
     }
 
     func insertTrack(_ path: String, title: String) throws -> Int64 {
-        try store.write { db in
+        try store.runner.write { db in
             try db.execute(sql: """
                 INSERT INTO tracks (path, size, mtime, duration, added, path_key, title, title_key)
                 VALUES (?, 1, 1, 200, 0, ?, ?, ?)
@@ -27,7 +27,7 @@ import Testing
     }
 
     func record(_ kind: String, _ id: Int64, at time: Int) throws {
-        try store.write { db in
+        try store.runner.write { db in
             try db.execute(sql: """
                 INSERT INTO history (track_id, path, kind, reason, played, at) VALUES (?, 'p', ?, 'finished', 100, ?)
                 """, arguments: [id, kind, time])
@@ -35,25 +35,25 @@ import Testing
     }
 
     @Test func opensInWALModeAndCreatesItsFolder() throws {
-        let mode = try store.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
+        let mode = try store.runner.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
         #expect(mode == "wal")
         #expect(FileManager.default.fileExists(atPath: folder + "/nested/dir/library.db"))
         // Reopening an up-to-date database migrates nothing and keeps the data.
         let id = try insertTrack("/m/a.mp3", title: "A")
         let reopened = try LibraryStore(path: store.path, access: .shared)
-        #expect(try reopened.track(id: id)?.title == "A")
+        #expect(try reopened.tracks.track(id: id)?.title == "A")
     }
 
     @Test func everyCommitIsSyncedAlsoThroughTheDaemonsSharedPool() throws {
         // 2 is FULL: a committed play survives a power cut, not only a crash.
         for access in [LibraryStore.Access.single, .shared] {
             let opened = try LibraryStore(path: folder + "/synced-\(access).db", access: access)
-            #expect(try opened.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") } == 2, "\(access)")
+            #expect(try opened.runner.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") } == 2, "\(access)")
         }
     }
 
     @Test func aNewLibraryHasSmallPagesAndAnOlderOneKeepsItsOwn() throws {
-        #expect(try store.read { db in try Int.fetchOne(db, sql: "PRAGMA page_size") } == LibraryStore.pageSize)
+        #expect(try store.runner.read { db in try Int.fetchOne(db, sql: "PRAGMA page_size") } == StatementRunner.pageSize)
         // A library made with SQLite's default pages opens as it is, with its data.
         let older = folder + "/older.db"
         let queue = try DatabaseQueue(path: older)
@@ -63,8 +63,8 @@ import Testing
         }
         try queue.close()
         let opened = try LibraryStore(path: older)
-        #expect(try opened.read { db in try Int.fetchOne(db, sql: "PRAGMA page_size") } == 4096)
-        #expect(try opened.tracks(matching: "").isEmpty)
+        #expect(try opened.runner.read { db in try Int.fetchOne(db, sql: "PRAGMA page_size") } == 4096)
+        #expect(try opened.tracks.matching("").isEmpty)
     }
 
     @Test func playsSkipsAndLastPlayedFollowFromHistory() throws {
@@ -72,7 +72,7 @@ import Testing
         try record("play", id, at: 1000)
         try record("skip", id, at: 2000)
         try record("play", id, at: 1500)
-        let track = try #require(try store.track(id: id))
+        let track = try #require(try store.tracks.track(id: id))
         #expect(track.plays == 2)
         #expect(track.skips == 1)
         #expect(track.lastPlayed == 1500)
@@ -82,13 +82,13 @@ import Testing
         let keep = try insertTrack("/m/keep.mp3", title: "Keep")
         let drop = try insertTrack("/m/drop.mp3", title: "Drop")
         try record("play", drop, at: 10)
-        try store.write { db in
+        try store.runner.write { db in
             try db.execute(sql: "INSERT INTO playlists (id, name, created, modified) VALUES (1, 'Mix', 0, 0)")
             try db.execute(sql: "INSERT INTO playlist_items (playlist_id, position, track_id) VALUES (1, 0, ?), (1, 1, ?)",
                            arguments: [drop, keep])
         }
-        #expect(try store.remove(ids: [drop]) == 1)
-        let (items, history, excluded) = try store.read { db in
+        #expect(try store.tracks.remove(ids: [drop]) == 1)
+        let (items, history, excluded) = try store.runner.read { db in
             (try Int64.fetchAll(db, sql: "SELECT track_id FROM playlist_items"),
              try Row.fetchAll(db, sql: "SELECT track_id, path FROM history").map { ($0[0] as Int64?, $0[1] as String) },
              try String.fetchAll(db, sql: "SELECT path FROM excluded"))
@@ -100,23 +100,23 @@ import Testing
 
     @Test func editsAreOverridesThatCanBeCleared() throws {
         let id = try insertTrack("/m/a.mp3", title: "Original")
-        try store.apply([try TrackEdit(parsing: "title=שָׁלוֹם"), try TrackEdit(parsing: "year=1999"),
+        try store.tracks.apply([try TrackEdit(parsing: "title=שָׁלוֹם"), try TrackEdit(parsing: "year=1999"),
                          try TrackEdit(parsing: "liked=yes")], to: id)
-        #expect(try store.tracks(matching: "title:שלום").map(\.id) == [id])
-        #expect(try store.track(id: id)?.year == 1999)
-        try store.apply([try TrackEdit(parsing: "title="), try TrackEdit(parsing: "year="), try TrackEdit(parsing: "liked=")], to: id)
-        #expect(try store.track(id: id)?.title == "Original")
-        #expect(try store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM overrides") } == 0)
+        #expect(try store.tracks.matching("title:שלום").map(\.id) == [id])
+        #expect(try store.tracks.track(id: id)?.year == 1999)
+        try store.tracks.apply([try TrackEdit(parsing: "title="), try TrackEdit(parsing: "year="), try TrackEdit(parsing: "liked=")], to: id)
+        #expect(try store.tracks.track(id: id)?.title == "Original")
+        #expect(try store.runner.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM overrides") } == 0)
     }
 
     @Test func everyEditableFieldOverridesTheTagAndIsSearchable() throws {
         let id = try insertTrack("/m/a.mp3", title: "Original")
-        try store.apply(["artist=נעמי שמר", "album=Golden Hits", "genre=Folk", "rating=4", "year=1967"]
+        try store.tracks.apply(["artist=נעמי שמר", "album=Golden Hits", "genre=Folk", "rating=4", "year=1967"]
             .map { text throws(SongboxError) in try TrackEdit(parsing: text) }, to: id)
-        let track = try #require(try store.track(id: id))
+        let track = try #require(try store.tracks.track(id: id))
         #expect(track.artist == "נעמי שמר" && track.album == "Golden Hits" && track.genre == "Folk")
         #expect(track.rating == 4 && track.year == 1967)
-        #expect(try store.tracks(matching: "artist:שמר album:golden genre:=folk rating>=4 year:1967").map(\.id) == [id])
+        #expect(try store.tracks.matching("artist:שמר album:golden genre:=folk rating>=4 year:1967").map(\.id) == [id])
     }
 
     @Test(arguments: ["rating=6", "rating=x", "year=abc", "liked=maybe", "bitrate=1", "title"])
@@ -125,7 +125,7 @@ import Testing
     }
 
     @Test func editingAMissingTrackSaysSo() throws {
-        #expect(throws: SongboxError.self) { try store.apply([try TrackEdit(parsing: "rating=3")], to: 999) }
+        #expect(throws: SongboxError.self) { try store.tracks.apply([try TrackEdit(parsing: "rating=3")], to: 999) }
     }
 
     @Test func theDefaultPathFollowsXDG() {
@@ -145,8 +145,8 @@ import Testing
     func expectIndexMatchesScan(_ words: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
         for word in words {
             let folded = SearchKey.fold(word)
-            let viaIndex = try store.tracks(matching: "title:\"\(word)\"").map(\.id).sorted()
-            let viaScan = try store.read { db in
+            let viaIndex = try store.tracks.matching("title:\"\(word)\"").map(\.id).sorted()
+            let viaScan = try store.runner.read { db in
                 try Int64.fetchAll(db, sql: "SELECT id FROM library WHERE instr(title_key, ?) > 0 ORDER BY id", arguments: [folded])
             }
             #expect(viaIndex == viaScan, "\(word)", sourceLocation: sourceLocation)
@@ -157,24 +157,24 @@ import Testing
         let a = try insertTrack("/m/a.mp3", title: "Love Song")
         let b = try insertTrack("/m/b.mp3", title: "אַהֲבָה רבה")
         try expectIndexMatchesScan(["love", "אהבה", "song", "רבה"])
-        #expect(try store.tracks(matching: "title:love").map(\.id) == [a])
+        #expect(try store.tracks.matching("title:love").map(\.id) == [a])
 
-        try store.write { db in
+        try store.runner.write { db in
             try db.execute(sql: "UPDATE tracks SET title = 'Hate Song', title_key = 'hate song' WHERE id = ?", arguments: [a])
         }
         try expectIndexMatchesScan(["love", "hate"])
-        #expect(try store.tracks(matching: "title:love").isEmpty)
+        #expect(try store.tracks.matching("title:love").isEmpty)
 
-        try store.apply([try TrackEdit(parsing: "title=Loving you")], to: b)
+        try store.tracks.apply([try TrackEdit(parsing: "title=Loving you")], to: b)
         try expectIndexMatchesScan(["love", "lov", "אהבה"])
-        #expect(try store.tracks(matching: "title:lov").map(\.id) == [b])
-        try store.apply([try TrackEdit(parsing: "title=")], to: b)
+        #expect(try store.tracks.matching("title:lov").map(\.id) == [b])
+        try store.tracks.apply([try TrackEdit(parsing: "title=")], to: b)
         try expectIndexMatchesScan(["lov", "אהבה"])
-        #expect(try store.tracks(matching: "title:אהבה").map(\.id) == [b])
+        #expect(try store.tracks.matching("title:אהבה").map(\.id) == [b])
 
-        try store.remove(ids: [b])
+        try store.tracks.remove(ids: [b])
         try expectIndexMatchesScan(["אהבה", "song"])
-        let indexed = try store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM track_search") }
+        let indexed = try store.runner.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM track_search") }
         #expect(indexed == 1)
     }
 }
@@ -190,12 +190,12 @@ import Testing
         let store = try LibraryStore(path: folder + "/library.db")
         _ = try LibraryScanner(store: store, logger: .init(label: "test")).scan([Fixtures.packageRoot + "/examples/music"])
         for (title, plays) in [("Paper Boats", 3), ("Old Roads", 1)] {
-            let id = try #require(try store.tracks(matching: "title:=\"\(title)\"").first?.id)
-            for _ in 0..<plays { try store.recordPlay(trackID: id, kind: .play, reason: "finished", played: 60) }
+            let id = try #require(try store.tracks.matching("title:=\"\(title)\"").first?.id)
+            for _ in 0..<plays { try store.history.recordPlay(trackID: id, kind: .play, reason: "finished", played: 60) }
         }
-        try store.saveSmartPlaylist(named: "Loved", query: "plays>0 sort:-plays")
-        let summaries = try store.summaries(matching: query)
-        let tracks = try store.tracks(matching: query)
+        try store.playlists.saveSmartPlaylist(named: "Loved", query: "plays>0 sort:-plays")
+        let summaries = try store.tracks.summaries(matching: query)
+        let tracks = try store.tracks.matching(query)
         #expect(summaries.count == tracks.count && !summaries.isEmpty)
         // The read that bypasses the store answers alike, except for playlists (the store's).
         let quick = LibraryStore.quickSummaries(path: store.path, matching: query)
@@ -206,6 +206,30 @@ import Testing
         #expect(summaries.map(\.title) == tracks.map(\.title) && summaries.map(\.artist) == tracks.map(\.artist))
         #expect(summaries.map(\.album) == tracks.map(\.album) && summaries.map(\.year) == tracks.map(\.year))
         #expect(summaries.map(\.duration) == tracks.map(\.duration) && summaries.map(\.path) == tracks.map(\.path))
+    }
+}
+
+/// The library's stores and its fast paths run their statements through one runner, and fail alike.
+@Suite struct StatementRunnerTests {
+    @Test func everyStoreRunsThroughTheLibrarysOneRunner() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try LibraryStore(path: folder + "/library.db")
+        #expect(store.tracks.runner === store.runner && store.playlists.runner === store.runner)
+        #expect(store.history.runner === store.runner && store.state.runner === store.runner)
+    }
+
+    @Test func aFailureReadsTheSameThroughGRDBAndTheRawReader() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try LibraryStore(path: folder + "/library.db")
+        let sql = "SELECT no_such_column FROM library"
+        let viaGRDB = #expect(throws: SongboxError.self) { try store.runner.read { db in _ = try Row.fetchAll(db, sql: sql) } }
+        let viaRaw = #expect(throws: SongboxError.self) {
+            try store.runner.readRaw { reader in try reader.forEachRow(of: RowStatement(sql: sql, arguments: [])) { _ in } }
+        }
+        #expect(viaGRDB?.code == viaRaw?.code && viaGRDB?.description == viaRaw?.description)
+        #expect(viaGRDB?.description.contains("no_such_column") == false, "no SQL reaches the reader")
     }
 }
 

@@ -15,38 +15,38 @@ extension ScannerTests {
         return paths
     }
 
-    func id(_ path: String) throws -> Int64 { try #require(try store.read { db in
+    func id(_ path: String) throws -> Int64 { try #require(try store.runner.read { db in
         try Int64.fetchOne(db, sql: "SELECT id FROM tracks WHERE path = ?", arguments: [path])
     }) }
 
     func recordPlay(_ id: Int64, _ path: String) throws {
-        try store.write { db in
+        try store.runner.write { db in
             try db.execute(sql: "INSERT INTO history (track_id, path, kind, reason, played, at) VALUES (?, ?, 'play', 'finished', 1, 100)",
                            arguments: [id, path])
         }
     }
 
-    func playlistTitles(_ name: String) throws -> [String] { try store.playlist(named: name).tracks.compactMap(\.title) }
+    func playlistTitles(_ name: String) throws -> [String] { try store.playlists.playlist(named: name).tracks.compactMap(\.title) }
 
     @Test func aVanishedTrackIsMissingWithItsHistoryAndComesBackAsItWas() throws {
         let paths = try addTen()
         let lost = paths[1]
         let lostID = try id(lost)
         try recordPlay(lostID, lost)
-        try store.apply([try TrackEdit(parsing: "rating=5")], to: lostID)
-        try store.savePlaylist(named: "Mix", trackIDs: [try id(paths[0]), lostID, try id(paths[2])])
+        try store.tracks.apply([try TrackEdit(parsing: "rating=5")], to: lostID)
+        try store.playlists.savePlaylist(named: "Mix", trackIDs: [try id(paths[0]), lostID, try id(paths[2])])
         try FileManager.default.moveItem(atPath: lost, toPath: root + "/away.mp3")
 
         let gone = try scanner.scan([music])
         #expect(gone.missing == 1 && gone.removed == 0 && gone.held.isEmpty)
         #expect(try !titles().contains("Song 1"))
-        #expect(try store.tracks(matching: "song").count == 9)  // the search index agrees
-        #expect(try store.track(id: lostID) == nil)
-        #expect(try store.statistics().tracks == 9)
+        #expect(try store.tracks.matching("song").count == 9)  // the search index agrees
+        #expect(try store.tracks.track(id: lostID) == nil)
+        #expect(try store.history.statistics().tracks == 9)
         // Positions count the tracks shown; the missing one keeps its place apart.
         #expect(try playlistTitles("Mix") == ["Song 0", "Song 2"])
-        try store.removeFromPlaylist(named: "Mix", positions: [1])
-        try store.addToPlaylist(named: "Mix", trackIDs: [try id(paths[3])])
+        try store.playlists.removeFromPlaylist(named: "Mix", positions: [1])
+        try store.playlists.addToPlaylist(named: "Mix", trackIDs: [try id(paths[3])])
         #expect(try playlistTitles("Mix") == ["Song 0", "Song 3"])
         let again = try scanner.scan([music])
         #expect(again.missing == 0 && again.removed == 0)  // missing once, counted once
@@ -54,10 +54,10 @@ extension ScannerTests {
         try FileManager.default.moveItem(atPath: root + "/away.mp3", toPath: lost)
         let back = try scanner.scan([music])
         #expect(back.restored == 1 && back.unchanged == 10)
-        let track = try #require(try store.track(id: lostID))
+        let track = try #require(try store.tracks.track(id: lostID))
         #expect(track.path == lost && track.plays == 1 && track.rating == 5)
         #expect(try playlistTitles("Mix") == ["Song 0", "Song 1", "Song 3"])
-        #expect(try store.tracks(matching: "song").count == 10)
+        #expect(try store.tracks.matching("song").count == 10)
     }
 
     @Test func aMissingTrackFoundAtANewPathIsRestoredThere() throws {
@@ -70,7 +70,7 @@ extension ScannerTests {
         try FileManager.default.moveItem(atPath: root + "/away.mp3", toPath: music + "/Found/04.mp3")
         let report = try scanner.scan([music])
         #expect(report.moved == 1 && report.restored == 1 && report.added == 0)
-        let track = try #require(try store.track(id: lostID))
+        let track = try #require(try store.tracks.track(id: lostID))
         #expect(track.path == music + "/Found/04.mp3" && track.plays == 1)
     }
 
@@ -84,7 +84,7 @@ extension ScannerTests {
         #expect(try scanner.scan([music], now: start.addingTimeInterval(29 * 86_400)).removed == 0)
         let late = try scanner.scan([music], now: start.addingTimeInterval(31 * 86_400))
         #expect(late.removed == 1)
-        let rows = try store.read { db in
+        let rows = try store.runner.read { db in
             try Row.fetchAll(db, sql: "SELECT track_id, path FROM history").map { ($0[0] as Int64?, $0[1] as String) }
         }
         #expect(rows.count == 1 && rows[0].0 == nil && rows[0].1 == paths[0])
@@ -100,7 +100,7 @@ extension ScannerTests {
         #expect(report.held == [HeldFolder(path: music, said: "the folder is empty (a drive not mounted?)", tracks: 10)])
         #expect(report.missing == 0 && report.removed == 0)
         #expect(try titles().count == 10)
-        #expect(try store.track(id: firstID)?.plays == 1)
+        #expect(try store.tracks.track(id: firstID)?.plays == 1)
 
         let pruned = try scanner.scan([music], prune: true)
         #expect(pruned.held.isEmpty && pruned.removed == 10)

@@ -21,23 +21,23 @@ import Testing
     }
 
     func track(titled title: String) throws -> Track {
-        try #require(try store.tracks(matching: "title:=\"\(title)\"").first)
+        try #require(try store.tracks.matching("title:=\"\(title)\"").first)
     }
 
     @Test func everyFunctionFromLua() throws {
         let dayAgo = Date().addingTimeInterval(-86_400)
         let boats = try track(titled: "Paper Boats"), morning = try track(titled: "Morning Light")
-        for _ in 0..<3 { try store.recordPlay(trackID: boats.id, kind: .play, reason: "finished", played: 5, at: dayAgo) }
-        try store.recordPlay(trackID: morning.id, kind: .play, reason: "finished", played: 5, at: dayAgo)
-        try store.recordPlay(trackID: morning.id, kind: .skip, reason: "skipped", played: 1, at: dayAgo.addingTimeInterval(60))
+        for _ in 0..<3 { try store.history.recordPlay(trackID: boats.id, kind: .play, reason: "finished", played: 5, at: dayAgo) }
+        try store.history.recordPlay(trackID: morning.id, kind: .play, reason: "finished", played: 5, at: dayAgo)
+        try store.history.recordPlay(trackID: morning.id, kind: .skip, reason: "skipped", played: 1, at: dayAgo.addingTimeInterval(60))
 
         let (runtime, printed) = try runtime()
         try runtime.run(file: luaFolder + "/library_api.lua", displayName: "library_api.lua", arguments: [.string(folder)])
         #expect(printed.all == ["library api ok\n"])
         #expect(runtime.stackImbalances == 0)
         // What Lua did is in the store.
-        #expect(try store.track(id: boats.id)?.rating == 5)
-        #expect(try store.playlist(named: "Lanterns JSON").tracks.count == 4)
+        #expect(try store.tracks.track(id: boats.id)?.rating == 5)
+        #expect(try store.playlists.playlist(named: "Lanterns JSON").tracks.count == 4)
     }
 
     /// Every library function in the committed globals list is called by library_api.lua.
@@ -63,7 +63,7 @@ import Testing
         let (runtime, printed) = try runtime(dryRun: true)
         try runtime.run(file: luaFolder + "/library_dry_run.lua", displayName: "library_dry_run.lua")
         #expect(printed.all == ["dry run ok\n"])
-        #expect(try store.playlists().isEmpty)
+        #expect(try store.playlists.all().isEmpty)
     }
 
     @Test func argumentErrorsNameTheScriptLine() throws {

@@ -19,8 +19,8 @@ import Testing
     func recordPlays(_ counts: [String: Int]) throws {
         let store = try LibraryStore(path: songbox.database)
         for (title, count) in counts {
-            let track = try #require(try store.tracks(matching: "title:=\"\(title)\"").first)
-            for _ in 0..<count { try store.recordPlay(trackID: track.id, kind: .play, reason: "finished", played: 5) }
+            let track = try #require(try store.tracks.matching("title:=\"\(title)\"").first)
+            for _ in 0..<count { try store.history.recordPlay(trackID: track.id, kind: .play, reason: "finished", played: 5) }
         }
     }
 
@@ -80,8 +80,8 @@ import Testing
 
     @Test func everyBundledPluginRuns() throws {
         let store = try LibraryStore(path: songbox.database)
-        let boats = try #require(try store.tracks(matching: "title:=\"Paper Boats\"").first)
-        try store.apply([TrackEdit(parsing: "liked=yes")], to: boats.id)
+        let boats = try #require(try store.tracks.matching("title:=\"Paper Boats\"").first)
+        try store.tracks.apply([TrackEdit(parsing: "liked=yes")], to: boats.id)
         for plugin in ["top10", "liked", "recently-added", "forgotten"] {
             let run = try songbox.run(["run", path("plugins/\(plugin).lua")])
             #expect(run.status == 0, "\(plugin): \(run.stderr)")
@@ -91,7 +91,7 @@ import Testing
         #expect(try titles(["ls", "playlist:Forgotten"]) == ["Paper Boats"])
         try recordPlays(["Paper Boats": 1])
         #expect(try titles(["ls", "playlist:Forgotten"]).isEmpty)
-        #expect(try store.playlists().map(\.name) == ["Forgotten", "Liked", "Recently added", "Top 10"])
+        #expect(try store.playlists.all().map(\.name) == ["Forgotten", "Liked", "Recently added", "Top 10"])
     }
 
     @Test func everyExampleScriptRuns() throws {

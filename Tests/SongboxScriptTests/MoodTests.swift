@@ -14,14 +14,14 @@ import Testing
 
     init() throws {
         (folder, store) = try exampleStore()
-        ids = try store.tracks(matching: "sort:id").map(\.id)
+        ids = try store.tracks.matching("sort:id").map(\.id)
         try Self.writeFeatures(ids, in: store)
     }
 
     /// Track n (0-based, by id) gets energy n/15, valence 1 - n/15, tempo 60 + 8n, loudness
     /// -35 + n, danceability 0.5 and a vector that grows with n.
     static func writeFeatures(_ ids: [Int64], in store: LibraryStore) throws {
-        try store.write { db in
+        try store.runner.write { db in
             for (n, id) in ids.enumerated() {
                 let step = Double(n) / 15
                 let vector = (0..<24).map { Float(step) * Float($0 % 3 + 1) }
@@ -44,7 +44,7 @@ import Testing
 
     @Test func moodPlaylistsFromLua() throws {
         let played = ids[3]
-        try store.recordPlay(trackID: played, kind: .play, reason: "finished", played: 5, at: Date().addingTimeInterval(-3600))
+        try store.history.recordPlay(trackID: played, kind: .play, reason: "finished", played: 5, at: Date().addingTimeInterval(-3600))
         let test = try runtime()
         try test.run("moods.lua", [.integer(Int(played))])
         #expect(test.printed.all == ["moods ok\n"])
@@ -78,12 +78,12 @@ import Testing
         #expect(TrackLanguage.guess(title: "Песня", artist: nil) == "other")
         #expect(TrackLanguage.guess(title: "1999", artist: nil) == "other")
         let id = ids[0]
-        let before = try #require(try store.moodTracks().first { $0.id == id })
-        try store.apply([TrackEdit(parsing: "language=fr")], to: id)
-        #expect(try store.moodTracks().first { $0.id == id }?.language == "fr")
+        let before = try #require(try store.tracks.moodTracks().first { $0.id == id })
+        try store.tracks.apply([TrackEdit(parsing: "language=fr")], to: id)
+        #expect(try store.tracks.moodTracks().first { $0.id == id }?.language == "fr")
         #expect(before.language != "fr")
         #expect(throws: SongboxError.self) { try TrackEdit(parsing: "language=f1") }
-        try store.apply([TrackEdit(parsing: "language=")], to: id)
-        #expect(try store.moodTracks().first { $0.id == id }?.language == before.language)
+        try store.tracks.apply([TrackEdit(parsing: "language=")], to: id)
+        #expect(try store.tracks.moodTracks().first { $0.id == id }?.language == before.language)
     }
 }

@@ -19,7 +19,7 @@ import Testing
         return path
     }
 
-    /// `songbox run FILE ARG...` with no option is read without swift-argument-parser (`QuickRun`):
+    /// `songbox run FILE ARG...` with no option is read without swift-argument-parser (`PlainRunCommand`):
     /// it prints, fails and exits as the parsed command does (forced here by `--memory-limit 64`,
     /// the default). A missing file, a syntax error, a runtime error, arguments, library writes.
     @Test(arguments: [

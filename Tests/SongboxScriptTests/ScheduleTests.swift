@@ -114,7 +114,7 @@ import Testing
 
         @discardableResult
         func advance() throws -> Double? {
-            let results = try lua.runtime.callHost("advance", [.number(clock.now), .number(clock.wall)])
+            let results = try lua.runtime.callKeptFunction("advance", [.number(clock.now), .number(clock.wall)])
             for error in results.first?.arrayValue ?? [] { Issue.record("callback failed: \(error)") }
             return results.count > 1 ? results[1].doubleValue : nil
         }

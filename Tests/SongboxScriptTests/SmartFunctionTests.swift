@@ -19,13 +19,13 @@ import Testing
 
     func record(_ plays: [String: Int]) throws {
         for (title, count) in plays {
-            let track = try #require(try store.tracks(matching: "title:=\"\(title)\"").first)
-            for _ in 0..<count { try store.recordPlay(trackID: track.id, kind: .play, reason: "finished", played: 5) }
+            let track = try #require(try store.tracks.matching("title:=\"\(title)\"").first)
+            for _ in 0..<count { try store.history.recordPlay(trackID: track.id, kind: .play, reason: "finished", played: 5) }
         }
     }
 
     func titles(_ playlist: String) throws -> [String] {
-        try store.playlist(named: playlist).tracks.compactMap(\.title)
+        try store.playlists.playlist(named: playlist).tracks.compactMap(\.title)
     }
 
     /// A script file in the temporary folder.
@@ -66,18 +66,18 @@ import Testing
             #expect(test.printed.all == ["3 tracks\n"])
         }
         #expect(try titles("Best of each") == ["Paper Boats", "Old Roads", "שיר לילה"])
-        #expect(try store.playlists().first { $0.name == "Best of each" }?.script == path)
+        #expect(try store.playlists.all().first { $0.name == "Best of each" }?.script == path)
 
         try record(["Love in Spring": 4, "ערב על הכנרת": 2])
         #expect(try titles("Best of each") == ["Love in Spring", "Old Roads", "ערב על הכנרת", "שיר לילה"])
-        #expect(try store.tracks(matching: "playlist:\"Best of each\" sort:-title").compactMap(\.title)
+        #expect(try store.tracks.matching("playlist:\"Best of each\" sort:-title").compactMap(\.title)
                 == ["שיר לילה", "ערב על הכנרת", "Old Roads", "Love in Spring"])
         // Through a smart query that names it.
-        try store.saveSmartPlaylist(named: "Hebrew best", query: "playlist:\"Best of each\" -artist:lanterns -artist:mabel")
+        try store.playlists.saveSmartPlaylist(named: "Hebrew best", query: "playlist:\"Best of each\" -artist:lanterns -artist:mabel")
         #expect(try titles("Hebrew best") == ["ערב על הכנרת", "שיר לילה"])
-        #expect(try store.playlists().first { $0.name == "Hebrew best" }?.trackCount == 2)
+        #expect(try store.playlists.all().first { $0.name == "Hebrew best" }?.trackCount == 2)
         // Renamed, it still runs the function the script defined under the old name.
-        try store.renamePlaylist("Best of each", to: "Best")
+        try store.playlists.renamePlaylist("Best of each", to: "Best")
         #expect(try titles("Best") == ["Love in Spring", "Old Roads", "ערב על הכנרת", "שיר לילה"])
     }
 
@@ -87,24 +87,24 @@ import Testing
         #expect(try titles("Gone") == [])
 
         try "local x = nil\nx.y = 1\n".write(toFile: path, atomically: true, encoding: .utf8)
-        let broken = #expect(throws: SongboxError.self) { try store.playlist(named: "Gone") }
+        let broken = #expect(throws: SongboxError.self) { try store.playlists.playlist(named: "Gone") }
         // (Lua shortens a long path at its start: "...songbox-test-.../gone.lua".)
         #expect(broken?.message.hasPrefix("smart playlist 'Gone': ") == true)
         #expect(broken?.message.hasSuffix("/gone.lua:2: attempt to index a nil value (local 'x')") == true)
         #expect(broken?.location == path)
 
         try "print('nothing here')\n".write(toFile: path, atomically: true, encoding: .utf8)
-        let undefined = #expect(throws: SongboxError.self) { try store.playlist(named: "Gone") }
+        let undefined = #expect(throws: SongboxError.self) { try store.playlists.playlist(named: "Gone") }
         #expect(undefined?.message.contains("the script no longer defines it") == true)
 
         try FileManager.default.removeItem(atPath: path)
-        let gone = #expect(throws: SongboxError.self) { try store.tracks(matching: "playlist:Gone") }
+        let gone = #expect(throws: SongboxError.self) { try store.tracks.matching("playlist:Gone") }
         #expect(gone?.message == "smart playlist 'Gone' is defined by a function in a script that is gone")
         #expect(gone?.hint?.contains("songbox playlist rm \"Gone\"") == true)
         // The listing shows the problem and goes on; nothing is lost.
-        let listed = try #require(try store.playlists().first { $0.name == "Gone" })
+        let listed = try #require(try store.playlists.all().first { $0.name == "Gone" })
         #expect(listed.problem == gone?.message && listed.trackCount == 0)
-        try store.deletePlaylist(named: "Gone")
+        try store.playlists.deletePlaylist(named: "Gone")
     }
 
     /// Run again to evaluate, the script cannot read the playlist before it defines it (that would
@@ -117,7 +117,7 @@ import Testing
             sb.smart("Early", function() return {} end)
             """)
         try TestRuntime(library: store).runtime.run(file: early)
-        let error = #expect(throws: SongboxError.self) { try store.playlist(named: "Early") }
+        let error = #expect(throws: SongboxError.self) { try store.playlists.playlist(named: "Early") }
         #expect(error?.message.hasSuffix("smart playlist 'Early' is read by its script before the script defines it") == true)
 
         let writer = try script("writer.lua", """
@@ -126,10 +126,10 @@ import Testing
             sb.playlist.save("Side effect", {})
             """)
         try TestRuntime(library: store).runtime.run(file: writer)
-        try store.deletePlaylist(named: "Side effect")
-        let refused = #expect(throws: SongboxError.self) { try store.playlist(named: "Written") }
+        try store.playlists.deletePlaylist(named: "Side effect")
+        let refused = #expect(throws: SongboxError.self) { try store.playlists.playlist(named: "Written") }
         #expect(refused?.message.contains("songbox.playlist.save refused: smart playlist 'Written' is being evaluated") == true)
-        #expect(try !store.playlistExists(named: "Side effect"))
+        #expect(try !store.playlists.playlistExists(named: "Side effect"))
 
         // Run again to evaluate, `songbox.dry_run` is true: writes guarded by it are skipped.
         try """
@@ -138,9 +138,9 @@ import Testing
             if not sb.dry_run then sb.playlist.save("Side effect", {}, { replace = true }) end
             """.write(toFile: writer, atomically: true, encoding: .utf8)
         try TestRuntime(library: store).runtime.run(file: writer)
-        try store.deletePlaylist(named: "Side effect")
+        try store.playlists.deletePlaylist(named: "Side effect")
         #expect(try titles("Written") == [])
-        #expect(try !store.playlistExists(named: "Side effect"))
+        #expect(try !store.playlists.playlistExists(named: "Side effect"))
     }
 
     /// A function called back from inside a host function is part of that entry call: it uses the
@@ -172,12 +172,12 @@ import Testing
         try TestRuntime(library: store).runtime.run(file: path)
         store.scriptEvaluator = ScriptPlaylistRunner(limits: .init(instructions: 1_000_000, memory: 8 << 20),
                                                      logger: Logger(label: "test.smart"))
-        let forever = #expect(throws: SongboxError.self) { try store.playlist(named: "Forever") }
+        let forever = #expect(throws: SongboxError.self) { try store.playlists.playlist(named: "Forever") }
         #expect(forever?.message.contains("instruction limit of 1000000 exceeded") == true, "\(String(describing: forever))")
-        let hungry = #expect(throws: SongboxError.self) { try store.playlist(named: "Hungry") }
+        let hungry = #expect(throws: SongboxError.self) { try store.playlists.playlist(named: "Hungry") }
         #expect(hungry?.message.contains("memory limit of 8 MB exceeded") == true, "\(String(describing: hungry))")
         #expect(try titles("Fine").count == 2)
-        let problems = Dictionary(uniqueKeysWithValues: try store.playlists().map { ($0.name, $0.problem) })
+        let problems = Dictionary(uniqueKeysWithValues: try store.playlists.all().map { ($0.name, $0.problem) })
         #expect(problems["Forever"]??.contains("instruction limit") == true && problems["Fine"]! == nil)
     }
 

@@ -32,7 +32,7 @@ import Testing
         let second = try TestRuntime(library: reopened)
         try second.runtime.run(file: alarm, arguments: ["second"])
         #expect(second.printed.all == ["second ok\n"])
-        #expect(try reopened.savedState("plugin:alarm:runs").map { String(decoding: $0, as: UTF8.self) } == "2")
+        #expect(try reopened.state.saved("plugin:alarm:runs").map { String(decoding: $0, as: UTF8.self) } == "2")
 
         // Another script's name starts with nothing.
         let other = try script(named: "other.lua")
@@ -40,7 +40,7 @@ import Testing
         try third.runtime.run(file: other, arguments: ["first"])
         #expect(third.printed.all == ["first ok\n"])
         // Keys are per script name: "alarm" still has its own.
-        #expect(try store.savedStateNames(prefix: "plugin:alarm:") == ["plugin:alarm:runs", "plugin:alarm:snooze", "plugin:alarm:אזעקה"])
+        #expect(try store.state.names(prefix: "plugin:alarm:") == ["plugin:alarm:runs", "plugin:alarm:snooze", "plugin:alarm:אזעקה"])
     }
 
     @Test func aDryRunReadsButDoesNotWrite() throws {
@@ -49,13 +49,13 @@ import Testing
             print(songbox.state.get("runs"))
             print(pcall(songbox.state.set, "runs", 42))
             """.write(toFile: path, atomically: true, encoding: .utf8)
-        try store.saveState(Data("41".utf8), as: "plugin:dry:runs")
+        try store.state.save(Data("41".utf8), as: "plugin:dry:runs")
         let test = try TestRuntime(dryRun: true, library: store)
         try test.runtime.run(file: path)
         #expect(test.printed.all.first == "41\n")
         #expect(test.printed.all.last?.hasPrefix("false\t") == true)
         #expect(test.printed.all.last?.contains("dry run: state.set refused") == true)
-        #expect(try store.savedState("plugin:dry:runs") == Data("41".utf8))
+        #expect(try store.state.saved("plugin:dry:runs") == Data("41".utf8))
     }
 
     @Test func aScriptWithoutAFileHasNoState() throws {

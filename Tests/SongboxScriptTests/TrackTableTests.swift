@@ -34,27 +34,27 @@ import Testing
 
     /// What the tables must be: `LibraryAPI.table` of each track the store gives.
     func expected(_ text: String) throws -> [LuaValue] {
-        try store.tracks(matching: text).map(LibraryAPI.table)
+        try store.tracks.matching(text).map(LibraryAPI.table)
     }
 
     func id(_ table: LuaValue) -> Int64? { table.tableValue?["id"]?.intValue.map(Int64.init) }
 
     /// Overrides, plays and a saved playlist on the example library.
     func edit() throws {
-        let tracks = try store.tracks(matching: "")
+        let tracks = try store.tracks.matching("")
         #expect(tracks.count == 16)
-        try store.apply([TrackEdit(parsing: "rating=4"), TrackEdit(parsing: "liked=yes")], to: tracks[0].id)
-        try store.apply([TrackEdit(parsing: "title=Ein Titel \"quoted\" ü"), TrackEdit(parsing: "year=1901"),
+        try store.tracks.apply([TrackEdit(parsing: "rating=4"), TrackEdit(parsing: "liked=yes")], to: tracks[0].id)
+        try store.tracks.apply([TrackEdit(parsing: "title=Ein Titel \"quoted\" ü"), TrackEdit(parsing: "year=1901"),
                          TrackEdit(parsing: "genre=")], to: tracks[1].id)
-        try store.apply([TrackEdit(parsing: "liked=no"), TrackEdit(parsing: "rating=1")], to: tracks[2].id)
+        try store.tracks.apply([TrackEdit(parsing: "liked=no"), TrackEdit(parsing: "rating=1")], to: tracks[2].id)
         // Audio features for one album's tracks: present in theirs, absent in the others.
         try TrackAnalysis.analyzeAll(in: store, matching: "album:\"Morning Light\"")
         let played = Date(timeIntervalSince1970: 1_795_330_999)
         for (offset, track) in tracks.prefix(5).enumerated() {
-            try store.recordPlay(trackID: track.id, kind: offset == 4 ? .skip : .play, reason: "finished", played: 3,
+            try store.history.recordPlay(trackID: track.id, kind: offset == 4 ? .skip : .play, reason: "finished", played: 3,
                                  at: played.addingTimeInterval(Double(offset) * 3_601))
         }
-        try store.savePlaylist(named: "Mix", trackIDs: [tracks[7].id, tracks[3].id, tracks[12].id])
+        try store.playlists.savePlaylist(named: "Mix", trackIDs: [tracks[7].id, tracks[3].id, tracks[12].id])
     }
 
     static let queries = [
@@ -100,7 +100,7 @@ import Testing
     @Test func findAndRandomGiveTheTrackTables() throws {
         try edit()
         let runtime = try runtime()
-        let byID = try Dictionary(uniqueKeysWithValues: store.tracks(matching: "").map { ($0.id, LibraryAPI.table($0)) })
+        let byID = try Dictionary(uniqueKeysWithValues: store.tracks.matching("").map { ($0.id, LibraryAPI.table($0)) })
         for source in ["return songbox.library.query('random')", "return songbox.library.query('random limit:4')",
                        "return songbox.library.find { random = true, limit = 6 }",
                        "return songbox.library.find { liked = true }"] {
@@ -148,18 +148,18 @@ import Testing
         let runtime = try runtime(reader)
         let first = try query(runtime, "")
         #expect(first == (try expected("")))
-        let track = try #require(try store.tracks(matching: "").first)
-        try other.apply([TrackEdit(parsing: "title=Changed elsewhere")], to: track.id)
+        let track = try #require(try store.tracks.matching("").first)
+        try other.tracks.apply([TrackEdit(parsing: "title=Changed elsewhere")], to: track.id)
         let second = try query(runtime, "")
         #expect(second != first)
         #expect(second == (try expected("")))
         #expect(second.contains { $0.tableValue?["title"] == "Changed elsewhere" })
         // Plays (a trigger updates the track), a removal, a playlist: each shows at once.
-        try other.recordPlay(trackID: track.id, kind: .play, reason: "finished", played: 2)
+        try other.history.recordPlay(trackID: track.id, kind: .play, reason: "finished", played: 2)
         #expect(try query(runtime, "") == (try expected("")))
-        try other.savePlaylist(named: "Other", trackIDs: [track.id])
+        try other.playlists.savePlaylist(named: "Other", trackIDs: [track.id])
         #expect(try query(runtime, "playlist:Other").compactMap(id) == [track.id])
-        try other.remove(ids: [track.id])
+        try other.tracks.remove(ids: [track.id])
         #expect(try query(runtime, "") == (try expected("")))
         #expect(try query(runtime, "playlist:Other").isEmpty)
     }
@@ -170,11 +170,11 @@ import Testing
         let otherStore = try LibraryStore(path: folder + "/library.db")
         let one = try runtime(cache: cache), two = try runtime(otherStore, cache: cache)
         #expect(try query(one, "") == (try expected("")))
-        let track = try #require(try store.tracks(matching: "").first)
-        try otherStore.apply([TrackEdit(parsing: "rating=5")], to: track.id)
+        let track = try #require(try store.tracks.matching("").first)
+        try otherStore.tracks.apply([TrackEdit(parsing: "rating=5")], to: track.id)
         #expect(try query(one, "") == (try expected("")))
         #expect(try query(two, "rating:5").compactMap(id) == [track.id])
-        try store.apply([TrackEdit(parsing: "rating=")], to: track.id)
+        try store.tracks.apply([TrackEdit(parsing: "rating=")], to: track.id)
         #expect(try query(two, "rating:5").isEmpty)
         #expect(try query(one, "") == (try expected("")))
     }
@@ -182,7 +182,7 @@ import Testing
     /// Too many tables for the memory cap: the memory-limit error, not a crash; the state stops.
     @Test func theMemoryCapStillHolds() throws {
         // 16 example tracks copied 250 times: 4,000 tracks, a few MB of Lua tables.
-        try store.write { db in
+        try store.runner.write { db in
             let columns = try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info('tracks') WHERE name NOT IN ('id', 'path', 'path_key')")
                 .joined(separator: ", ")
             for copy in 1...250 {

@@ -66,7 +66,7 @@ public struct LibraryQuery: Sendable {
     /// `count(*), sum(duration)` give the size and length of the resulting list.
     ///
     /// `smartPlaylists` are the smart playlists `playlist:NAME` expands (see
-    /// `LibraryStore.statement(for:selecting:in:)`, which finds them) and `evaluatedPlaylists` the
+    /// `LibrarySQL.statement(for:selecting:in:)`, which finds them) and `evaluatedPlaylists` the
     /// track ids of those defined by a script function; any other name is read as a saved playlist.
     public func statement(selecting columns: String = "*", smartPlaylists: [String: LibraryQuery] = [:],
                           evaluatedPlaylists: [String: [Int64]] = [:]) -> (sql: String, arguments: StatementArguments) {

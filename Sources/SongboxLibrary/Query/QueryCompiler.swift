@@ -5,10 +5,10 @@ import GRDB
 struct QueryCompiler {
     private(set) var arguments: [QueryValue] = []
     /// The smart playlists `playlist:NAME` may expand, by name, parsed (read from the database by
-    /// `LibraryStore.statement(for:selecting:in:)`). A name not in here is a saved playlist, or none.
+    /// `LibrarySQL.statement(for:selecting:in:)`). A name not in here is a saved playlist, or none.
     var smartPlaylists: [String: LibraryQuery] = [:]
     /// The smart playlists defined by a script function, by name: the track ids their function
-    /// gave when it was evaluated for this query (`LibraryStore.evaluateScriptPlaylists`).
+    /// gave when it was evaluated for this query (`PlaylistStore.evaluateScriptPlaylists`).
     var evaluatedPlaylists: [String: [Int64]] = [:]
     /// The smart playlists being expanded, outermost first: the cycle guard.
     var expanding: [String] = []
@@ -142,7 +142,7 @@ struct QueryCompiler {
     /// ids are one JSON array argument, read back by `json_each`.
     private mutating func playlistCondition(named name: String) -> String {
         if let ids = evaluatedPlaylists[name] {
-            return "id IN (SELECT value FROM json_each(\(bind(.text(LibraryStore.jsonList(ids))))))"
+            return "id IN (SELECT value FROM json_each(\(bind(.text(LibrarySQL.jsonList(ids))))))"
         }
         if let smart = smartPlaylists[name] {
             guard !expanding.contains(name) else { return "0" }

@@ -22,6 +22,16 @@ def ok(group):
     print("ok", group, flush=True)
 
 
+def status_when(condition, seconds=10):
+    """The status once `condition` holds of it (polled); the last one read after `seconds`."""
+    deadline = time.time() + seconds
+    status = c.status()
+    while not condition(status) and time.time() < deadline:
+        time.sleep(0.02)
+        status = c.status()
+    return status
+
+
 def expect_ack(code, call, *args):
     try:
         call(*args)
@@ -188,8 +198,7 @@ status = c.status()
 assert (status["repeat"], status["random"], status["single"], status["consume"]) == ("1", "0", "oneshot", "0"), status
 c.single(0)
 c.play(1)
-time.sleep(0.3)
-status = c.status()
+status = status_when(lambda status: status["state"] == "play")
 assert status["state"] == "play" and status["song"] == "1", status
 assert c.currentsong()["pos"] == "1"
 c.seekcur(2)

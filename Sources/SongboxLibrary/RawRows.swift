@@ -2,9 +2,9 @@ import Foundation
 import GRDB
 import GRDBSQLite
 
-/// The current row of a raw read (`LibraryStore.readRaw`): typed access to its columns by index,
-/// straight from SQLite, with nothing decoded that is not asked for. Valid only inside the visit
-/// that received it.
+/// The current row of a raw read (`StatementRunner.readRaw`, `readOnce`): typed access to its
+/// columns by index, straight from SQLite, with nothing decoded that is not asked for. Valid only
+/// inside the visit that received it.
 public struct RawRow {
     let statement: OpaquePointer
 
@@ -15,6 +15,12 @@ public struct RawRow {
 
     /// The value as a float (SQLite's conversion; NULL is 0).
     public func double(_ column: Int32) -> Double { sqlite3_column_double(statement, column) }
+
+    /// The value as text up to its first NUL (numbers converted), nil for NULL.
+    public func text(_ column: Int32) -> String? {
+        guard let bytes = sqlite3_column_text(statement, column) else { return nil }
+        return String(cString: bytes)
+    }
 
     /// The value as UTF-8 text (numbers converted; NULL is empty). The bytes are SQLite's: valid
     /// until the next call on this row.
@@ -35,17 +41,17 @@ public struct RowStatement: Hashable, Sendable {
     public var isRepeatable: Bool { !sql.contains("random()") }
 }
 
-/// Raw reads inside one read transaction (`LibraryStore.readRaw`).
+/// Raw reads inside one read transaction (`StatementRunner.readRaw`).
 public struct RawReader {
     let db: Database
     let reuse: StatementReuse
 
     /// The SELECT of `columns` for `query`, with `playlist:NAME` expanded as
-    /// `LibraryStore.statement(for:selecting:in:evaluated:)` does (`evaluated`: the script
-    /// playlists the query reaches, from `LibraryStore.evaluateScriptPlaylists(reachedBy:)`).
+    /// `LibrarySQL.statement(for:selecting:in:evaluated:)` does (`evaluated`: the script
+    /// playlists the query reaches, from `LibraryStore.playlists.evaluateScriptPlaylists(reachedBy:)`).
     public func statement(for query: LibraryQuery, selecting columns: String,
                           evaluated: [String: [Int64]]) throws -> RowStatement {
-        let (sql, arguments) = try LibraryStore.statement(for: query, selecting: columns, in: db, evaluated: evaluated)
+        let (sql, arguments) = try LibrarySQL.statement(for: query, selecting: columns, in: db, evaluated: evaluated)
         return RowStatement(sql: sql, arguments: arguments)
     }
 
@@ -71,7 +77,7 @@ public struct RawReader {
     /// particular order; ids not in the library are left out.
     public func forEachRow(ids: [Int64], selecting columns: String, _ visit: (RawRow) throws -> Void) throws {
         let prepared = try db.cachedStatement(sql: "SELECT \(columns) FROM library WHERE id IN (SELECT value FROM json_each(?))")
-        try prepared.setArguments([LibraryStore.jsonList(ids)])
+        try prepared.setArguments([LibrarySQL.jsonList(ids)])
         try step(prepared, visit)
     }
 
@@ -87,40 +93,6 @@ public struct RawReader {
                 throw DatabaseError(resultCode: ResultCode(rawValue: status), message: message, sql: prepared.sql)
             }
             try visit(row)
-        }
-    }
-}
-
-extension LibraryStore {
-    /// Runs `body` in a read transaction, with raw row access (for readers that write rows
-    /// straight into a format of their own, such as the Lua bridge's).
-    public func readRaw<T: Sendable>(_ body: @Sendable (RawReader) throws -> T) throws(SongboxError) -> T {
-        try read { db in try body(RawReader(db: db, reuse: statementReuse)) }
-    }
-
-    /// What changes whenever the library's data may have: compare two to know whether anything
-    /// read in between may be stale. Only stamps of the same store compare.
-    public struct ChangeStamp: Hashable, Sendable {
-        let store: UInt64
-        /// `PRAGMA data_version` of the writer connection: changes when another connection commits.
-        let dataVersion: Int64
-        /// `total_changes()` of the writer connection: its own writes, triggers included.
-        let totalChanges: Int64
-    }
-
-    /// The stamp now, read on the writer connection (the one connection of both a queue and a
-    /// pool that writes, so stamps of one store compare across calls). Read it before reading
-    /// what it guards: a change in between then shows in the next stamp.
-    public func changeStamp() throws(SongboxError) -> ChangeStamp {
-        let serial = self.serial
-        do {
-            return try database.writeWithoutTransaction { db in
-                let statement = try db.cachedStatement(sql: "SELECT data_version, total_changes() FROM pragma_data_version")
-                let row = try Row.fetchOne(statement)
-                return ChangeStamp(store: serial, dataVersion: row?[0] ?? 0, totalChanges: row?[1] ?? 0)
-            }
-        } catch {
-            throw SongboxError.database(error, at: path)
         }
     }
 }

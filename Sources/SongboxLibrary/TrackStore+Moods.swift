@@ -84,11 +84,11 @@ public enum TrackLanguage {
     }
 }
 
-extension LibraryStore {
+extension TrackStore {
     /// Every track analyzed as its file is now, for the mood helpers, in id order. Read raw (no
     /// row objects): the first mood call of a state over 20,000 tracks waits for this.
     public func moodTracks() throws(SongboxError) -> [MoodTrack] {
-        try readRaw { reader in
+        try runner.readRaw { reader in
             var tracks: [MoodTrack] = []
             try reader.forEachRow(of: RowStatement(sql: Self.moodTracksSQL, arguments: [])) { row in
                 func text(_ column: Int32) -> String? { row.isNull(column) ? nil : String(decoding: row.utf8(column), as: UTF8.self) }
@@ -120,7 +120,7 @@ extension LibraryStore {
 
     /// How often each track was skipped early while `mood` played (`mood_feedback`).
     public func moodSkips(_ mood: String) throws(SongboxError) -> [Int64: Int] {
-        try read { db in
+        try runner.read { db in
             let rows = try Row.fetchAll(db, sql: "SELECT track_id, skips FROM mood_feedback WHERE mood = ?", arguments: [mood])
             return Dictionary(rows.map { ($0[0] as Int64, $0[1] as Int) }, uniquingKeysWith: { $1 })
         }
@@ -132,7 +132,7 @@ extension LibraryStore {
         guard try self.track(id: track) != nil else {
             throw SongboxError(.notFound, "no track with id \(track)", hint: "find ids with `songbox ls`")
         }
-        return try write { db in
+        return try runner.write { db in
             try db.execute(sql: """
                 INSERT INTO mood_feedback (mood, track_id, skips) VALUES (?, ?, 1)
                 ON CONFLICT (mood, track_id) DO UPDATE SET skips = min(skips + 1, 1000)
@@ -145,7 +145,7 @@ extension LibraryStore {
     /// Forgets the skips kept for `mood` (of one track, or all); returns how many were kept.
     @discardableResult
     public func forgetMoodSkips(_ mood: String, track: Int64? = nil) throws(SongboxError) -> Int {
-        try write { db in
+        try runner.write { db in
             if let track {
                 try db.execute(sql: "DELETE FROM mood_feedback WHERE mood = ? AND track_id = ?", arguments: [mood, track])
             } else {

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 
 /// Values and totals over the tracks a query finds: what MPD's `list` and `count` answer.
-extension LibraryStore {
+extension TrackStore {
     /// Columns of the `library` view the aggregates may name (the rest are not tags).
     public static let tagColumns: Set<String> = [
         "title", "artist", "album", "albumartist", "genre", "comment", "year", "date", "track", "disc",
@@ -18,14 +18,14 @@ extension LibraryStore {
         try checkTagColumns(columns)
         guard !columns.isEmpty else { return }
         let query = try LibraryQuery.parse(text, now: now)
-        let evaluated = try evaluateScriptPlaylists(reachedBy: query)
-        try read { db in
+        let evaluated = try library.playlists.evaluateScriptPlaylists(reachedBy: query)
+        try runner.read { db in
             let list = columns.joined(separator: ", ")
             let cursor: RowCursor
             if text.trimmingCharacters(in: .whitespaces).isEmpty {
                 cursor = try Row.fetchCursor(db, sql: "SELECT DISTINCT \(list) FROM library ORDER BY \(list)")
             } else {
-                let (inner, arguments) = try Self.statement(for: query, selecting: "id", in: db, evaluated: evaluated)
+                let (inner, arguments) = try LibrarySQL.statement(for: query, selecting: "id", in: db, evaluated: evaluated)
                 cursor = try Row.fetchCursor(db, sql: """
                     SELECT DISTINCT \(list) FROM library WHERE id IN (\(inner)) ORDER BY \(list)
                     """, arguments: arguments)
@@ -45,9 +45,9 @@ extension LibraryStore {
         -> [(group: String?, songs: Int, seconds: Double)] {
         if let column { try checkTagColumns([column]) }
         let query = try LibraryQuery.parse(text, now: now)
-        let evaluated = try evaluateScriptPlaylists(reachedBy: query)
-        return try read { db in
-            let (inner, arguments) = try Self.statement(for: query, selecting: "id", in: db, evaluated: evaluated)
+        let evaluated = try library.playlists.evaluateScriptPlaylists(reachedBy: query)
+        return try runner.read { db in
+            let (inner, arguments) = try LibrarySQL.statement(for: query, selecting: "id", in: db, evaluated: evaluated)
             let group = column.map { "\($0)" } ?? "NULL"
             let rows = try Row.fetchAll(db, sql: """
                 SELECT \(group), count(*), coalesce(sum(duration), 0) FROM library WHERE id IN (\(inner))
@@ -67,19 +67,19 @@ extension LibraryStore {
     }
 }
 
-extension LibraryStore {
+extension TrackStore {
     /// The music folders scans go over, sorted.
     public func musicFolders() throws(SongboxError) -> [String] {
-        try read { db in try String.fetchAll(db, sql: "SELECT path FROM folders ORDER BY path") }
+        try runner.read { db in try String.fetchAll(db, sql: "SELECT path FROM folders ORDER BY path") }
     }
 
     /// Unix seconds of the newest track a scan added (0: none yet): MPD's `db_update`.
     public func lastScan() throws(SongboxError) -> Int64 {
-        try read { db in try Int64.fetchOne(db, sql: "SELECT coalesce(max(added), 0) FROM tracks") ?? 0 }
+        try runner.read { db in try Int64.fetchOne(db, sql: "SELECT coalesce(max(added), 0) FROM tracks") ?? 0 }
     }
 }
 
-extension LibraryStore {
+extension TrackStore {
     /// The bounds of the paths inside `folder` ("" or "/": every path), for `path >= lower AND
     /// path < upper`: SQLite compares text by its bytes, and '0' is the byte after '/', so the
     /// range is one walk of the path index.
@@ -92,9 +92,9 @@ extension LibraryStore {
 
     /// The tracks inside `folder` (at any depth), in path order, streamed.
     @discardableResult
-    public func forEachTrack(under folder: String, _ body: @escaping @Sendable (Track) -> Void) throws(SongboxError) -> Int {
+    public func forEach(under folder: String, _ body: @escaping @Sendable (Track) -> Void) throws(SongboxError) -> Int {
         let (lower, upper) = Self.pathRange(under: folder)
-        return try read { db in
+        return try runner.read { db in
             let cursor = try Track.fetchCursor(db, sql: "SELECT * FROM library WHERE path >= ? AND path < ? ORDER BY path",
                                                arguments: [lower, upper])
             var count = 0
@@ -110,7 +110,7 @@ extension LibraryStore {
     @discardableResult
     public func forEachPath(under folder: String, _ body: @escaping @Sendable (String) -> Void) throws(SongboxError) -> Int {
         let (lower, upper) = Self.pathRange(under: folder)
-        return try read { db in
+        return try runner.read { db in
             let cursor = try String.fetchCursor(db, sql: """
                 SELECT path FROM tracks WHERE path >= ? AND path < ? AND missing_since IS NULL ORDER BY path
                 """, arguments: [lower, upper])
@@ -120,18 +120,6 @@ extension LibraryStore {
                 count += 1
             }
             return count
-        }
-    }
-}
-
-extension LibraryStore {
-    /// A consistent copy of the whole library at `path` (a file that must not exist yet): what
-    /// a dry run of something that changes the library works on (`songbox alarm test`).
-    public func copy(to path: String) throws(SongboxError) {
-        do {
-            try database.writeWithoutTransaction { db in try db.execute(sql: "VACUUM INTO ?", arguments: [path]) }
-        } catch {
-            throw SongboxError.database(error, at: path)
         }
     }
 }

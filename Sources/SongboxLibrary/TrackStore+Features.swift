@@ -31,14 +31,14 @@ public struct StoredFeatures: Sendable, Equatable {
     public var analyzed: Int64
 }
 
-extension LibraryStore {
+extension TrackStore {
     /// The tracks matching the query text that need analyzing, in the query's order, and how
     /// many matching ones are already done.
     public func tracksToAnalyze(matching text: String, now: Date = Date()) throws(SongboxError) -> (pending: [AnalysisCandidate], done: Int) {
         let query = try LibraryQuery.parse(text, now: now)
-        let evaluated = try evaluateScriptPlaylists(reachedBy: query)
-        return try read { db in
-            let (sql, arguments) = try Self.statement(for: query, selecting: "id, path, size, mtime, duration, channels", in: db, evaluated: evaluated)
+        let evaluated = try library.playlists.evaluateScriptPlaylists(reachedBy: query)
+        return try runner.read { db in
+            let (sql, arguments) = try LibrarySQL.statement(for: query, selecting: "id, path, size, mtime, duration, channels", in: db, evaluated: evaluated)
             let current = try Set(Int64.fetchAll(db, sql: """
                 SELECT f.track_id FROM audio_features f JOIN tracks t ON t.id = f.track_id
                 WHERE f.size = t.size AND f.mtime = t.mtime AND f.version >= ?
@@ -54,22 +54,12 @@ extension LibraryStore {
         }
     }
 
-    /// Commits from here on are safe from a crash or a kill, not from a power cut (WAL with
-    /// `synchronous = NORMAL`: no fsync per commit). For a run that only adds derived data, such
-    /// as `songbox analyze`: what a power cut loses is measured again by the next run, and a
-    /// sync per track cost more than analyzing a short one.
-    public func skipSyncPerCommit() throws(SongboxError) {
-        do { try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") } } catch {
-            throw SongboxError.database(error, at: path)
-        }
-    }
-
     /// Stores `features` of `track` in one transaction (a run stopped at any point keeps every
     /// track it finished), then the album gain of its album when every track of it is analyzed.
     /// A track whose file changed or was removed meanwhile is not stored; returns whether it was.
     @discardableResult
     public func saveFeatures(_ features: AudioFeatures, of track: AnalysisCandidate, now: Date = Date()) throws(SongboxError) -> Bool {
-        try write { db in
+        try runner.write { db in
             let unchanged = try Bool.fetchOne(db, sql: "SELECT size = ? AND mtime = ? FROM tracks WHERE id = ?",
                                               arguments: [track.size, track.mtime, track.id]) ?? false
             guard unchanged else { return false }
@@ -93,7 +83,7 @@ extension LibraryStore {
     /// What is stored beyond the six fields every track shows; nil when the track (as its file is
     /// now) was not analyzed.
     public func storedFeatures(of trackID: Int64) throws(SongboxError) -> StoredFeatures? {
-        try read { db in
+        try runner.read { db in
             guard let row = try Row.fetchOne(db, sql: """
                 SELECT f.* FROM audio_features f JOIN tracks t ON t.id = f.track_id
                 WHERE f.track_id = ? AND f.size = t.size AND f.mtime = t.mtime
@@ -130,7 +120,7 @@ extension LibraryStore {
         let gain = AlbumLoudness.gain(histograms)
         let ids = rows.map { $0[0] as Int64 }
         try db.execute(sql: "UPDATE audio_features SET album_gain = ? WHERE track_id IN (SELECT value FROM json_each(?))",
-                       arguments: [gain, LibraryStore.jsonList(ids)])
+                       arguments: [gain, LibrarySQL.jsonList(ids)])
     }
 
     static func vectorBlob(_ vector: [Float]) -> Data {

@@ -13,16 +13,16 @@ import SongboxServer
 /// property wrappers, each a scan of the Swift runtime's conformance tables) was a third of
 /// that command's time, and GRDB's set-up and statement authorizer a quarter of the rest. Everything else — other commands, `--json`, `--help`, and any error
 /// on the way — goes through swift-argument-parser, so messages and behaviour stay the same.
-public enum Entry {
+public enum SongboxProgram {
     public static func main(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) {
         // The quick listing prints a table: its headings need the catalog only for a language
         // other than English (and it starts faster without).
-        if let listing = QuickListing(arguments) {
+        if let listing = PlainListCommand(arguments) {
             if Catalog.mayTranslate { Catalog.activate() }
             if listing.run() { return }
         }
         Catalog.activate()
-        if let script = QuickRun(arguments) { return script.run() }
+        if let script = PlainRunCommand(arguments) { return script.run() }
         refuseUnknownCommand(arguments)
         do {
             var command = try SongboxCommand.parseAsRoot(arguments)
@@ -62,63 +62,5 @@ public enum Entry {
         guard rest.first == "--db", rest.count >= 2 else { return nil }
         defer { rest = rest.dropFirst(2) }
         return rest[rest.index(after: rest.startIndex)]
-    }
-}
-
-/// `[--db PATH] run FILE [ARG...]` with no option anywhere (no argument starts with `-`): the
-/// plain way to run a script, without swift-argument-parser's start-up, which was half of the
-/// instructions of `songbox run hello.lua`. It runs what `Run` runs; errors are reported as
-/// swift-argument-parser reports them.
-struct QuickRun {
-    let database: String?
-    let file: String
-    let arguments: [String]
-
-    init?(_ arguments: [String]) {
-        var rest = arguments[...]
-        let database = Entry.takeDatabase(&rest)
-        guard rest.first == "run", rest.count >= 2 else { return nil }
-        rest = rest.dropFirst()
-        guard !rest.contains(where: { $0.hasPrefix("-") }) else { return nil }
-        self.database = database
-        file = rest.removeFirst()
-        self.arguments = Array(rest)
-    }
-
-    func run() {
-        do {
-            try Run.run(file: file, arguments: arguments, database: database, limits: .userScript, dryRun: false,
-                        output: nil, fast: false)
-        } catch {
-            Entry.exit(withError: error)
-        }
-    }
-}
-
-/// `[--db PATH] ls [--db PATH] [QUERY...]`, with no other option.
-struct QuickListing {
-    let database: String?
-    let query: [String]
-
-    init?(_ arguments: [String]) {
-        var rest = arguments[...]
-        var database = Entry.takeDatabase(&rest)
-        guard rest.first == "ls" else { return nil }
-        rest = rest.dropFirst()
-        database = Entry.takeDatabase(&rest) ?? database
-        // Options (--json, --help, -h, a late --db) are swift-argument-parser's; a single dash
-        // starts a negated query term (`-artist:x`).
-        guard !rest.contains(where: { $0.hasPrefix("--") || $0 == "-h" }) else { return nil }
-        self.database = database
-        query = Array(rest)
-    }
-
-    /// Prints the listing; false (having printed nothing) when the quick read cannot answer.
-    func run() -> Bool {
-        guard let tracks = LibraryStore.quickSummaries(path: database ?? defaultDatabasePath(),
-                                                        matching: QueryArguments.join(query)),
-              let table = List.table(tracks) else { return false }  // nothing found: said by the long way
-        print(table)
-        return true
     }
 }

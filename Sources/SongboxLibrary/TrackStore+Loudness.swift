@@ -17,13 +17,13 @@ public struct LoudnessReadings: Sendable, Equatable {
     public var albumPeak: Double?
 }
 
-extension LibraryStore {
+extension TrackStore {
     /// The loudness readings of the tracks `ids` (those the library has), in one read: the
     /// tracks' rows, then their albums' (two statements: 100,000 tracks take a fraction of a
     /// second, where one statement joining each track to its album's group took a minute).
     public func loudnessReadings(of ids: [Int64]) throws(SongboxError) -> [Int64: LoudnessReadings] {
         guard !ids.isEmpty else { return [:] }
-        return try read { db in
+        return try runner.read { db in
             struct Album: Hashable { var key: String, artist: String }
             var found: [Int64: LoudnessReadings] = [:]
             var albumOf: [Int64: Album] = [:]
@@ -32,7 +32,7 @@ extension LibraryStore {
                        f.track_gain, f.track_peak, f.album_gain, t.album_key, coalesce(t.albumartist_key, t.artist_key, '')
                 FROM tracks t LEFT JOIN audio_features f ON f.track_id = t.id AND f.size = t.size AND f.mtime = t.mtime
                 WHERE t.id IN (SELECT value FROM json_each(?))
-                """, arguments: [Self.jsonList(ids)])
+                """, arguments: [LibrarySQL.jsonList(ids)])
             while let row = try rows.next() {
                 // A value that is not a number (a damaged row) reads as none, never a trap.
                 func number(_ index: Int) -> Double? { Double.fromDatabaseValue(row[index] as DatabaseValue) }

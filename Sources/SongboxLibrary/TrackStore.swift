@@ -1,30 +1,36 @@
 import Foundation
 import GRDB
 
-/// Reading and editing tracks: the services the CLI, Lua and the MPD server share.
-extension LibraryStore {
+/// The tracks: search, listing, edits and removal, and what is kept of each (lyrics, stickers,
+/// highlights, audio features): the services the CLI, Lua and the MPD server share.
+/// `LibraryStore.tracks`.
+public struct TrackStore: Sendable {
+    /// The library whose playlists a query may name (`playlist:NAME`).
+    let library: LibraryStore
+    var runner: StatementRunner { library.runner }
+
     /// Tracks matching `query`, in the query's order. `playlist:NAME` works for saved and smart
-    /// playlists (see `LibraryStore.statement(for:selecting:in:)`).
-    public func tracks(matching query: LibraryQuery) throws(SongboxError) -> [Track] {
-        let evaluated = try evaluateScriptPlaylists(reachedBy: query)
-        return try read { db in
-            let (sql, arguments) = try Self.statement(for: query, in: db, evaluated: evaluated)
+    /// playlists (see `LibrarySQL.statement(for:selecting:in:)`).
+    public func matching(_ query: LibraryQuery) throws(SongboxError) -> [Track] {
+        let evaluated = try library.playlists.evaluateScriptPlaylists(reachedBy: query)
+        return try runner.read { db in
+            let (sql, arguments) = try LibrarySQL.statement(for: query, in: db, evaluated: evaluated)
             return try Track.fetchAll(db, sql: sql, arguments: arguments)
         }
     }
 
     /// Tracks matching the query text (see docs/query-language.md).
-    public func tracks(matching text: String, now: Date = Date()) throws(SongboxError) -> [Track] {
-        try tracks(matching: LibraryQuery.parse(text, now: now))
+    public func matching(_ text: String, now: Date = Date()) throws(SongboxError) -> [Track] {
+        try matching(LibraryQuery.parse(text, now: now))
     }
 
     /// The id, path and length of each track matching the query text, in its order: what a
     /// queue needs, without reading every tag of every track.
-    public func trackFiles(matching text: String, now: Date = Date()) throws(SongboxError) -> [(id: Int64, path: String, duration: Double)] {
+    public func files(matching text: String, now: Date = Date()) throws(SongboxError) -> [(id: Int64, path: String, duration: Double)] {
         let query = try LibraryQuery.parse(text, now: now)
-        let evaluated = try evaluateScriptPlaylists(reachedBy: query)
-        return try read { db in
-            let (sql, arguments) = try Self.statement(for: query, selecting: "id, path, duration", in: db, evaluated: evaluated)
+        let evaluated = try library.playlists.evaluateScriptPlaylists(reachedBy: query)
+        return try runner.read { db in
+            let (sql, arguments) = try LibrarySQL.statement(for: query, selecting: "id, path, duration", in: db, evaluated: evaluated)
             let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
             var files: [(id: Int64, path: String, duration: Double)] = []
             while let row = try rows.next() { files.append((row[0], row[1], row[2])) }
@@ -35,12 +41,12 @@ extension LibraryStore {
     /// Calls `body` with each track matching the query text, one at a time from a cursor: what
     /// prints a large answer keeps one track in memory, not the answer. Returns the count.
     @discardableResult
-    public func forEachTrack(matching text: String, now: Date = Date(),
+    public func forEach(matching text: String, now: Date = Date(),
                              _ body: @escaping @Sendable (Track) -> Void) throws(SongboxError) -> Int {
         let query = try LibraryQuery.parse(text, now: now)
-        let evaluated = try evaluateScriptPlaylists(reachedBy: query)
-        return try read { db in
-            let (sql, arguments) = try Self.statement(for: query, in: db, evaluated: evaluated)
+        let evaluated = try library.playlists.evaluateScriptPlaylists(reachedBy: query)
+        return try runner.read { db in
+            let (sql, arguments) = try LibrarySQL.statement(for: query, in: db, evaluated: evaluated)
             let cursor = try Track.fetchCursor(db, sql: sql, arguments: arguments)
             var count = 0
             while let track = try cursor.next() {
@@ -52,18 +58,18 @@ extension LibraryStore {
     }
 
     public func track(id: Int64) throws(SongboxError) -> Track? {
-        try read { db in try Track.fetchOne(db, sql: "SELECT * FROM library WHERE id = ?", arguments: [id]) }
+        try runner.read { db in try Track.fetchOne(db, sql: "SELECT * FROM library WHERE id = ?", arguments: [id]) }
     }
 
     public func track(path: String) throws(SongboxError) -> Track? {
-        try read { db in try Track.fetchOne(db, sql: "SELECT * FROM library WHERE path = ?", arguments: [path]) }
+        try runner.read { db in try Track.fetchOne(db, sql: "SELECT * FROM library WHERE path = ?", arguments: [path]) }
     }
 
     /// Removes tracks from the library and from playlists, and keeps their files out of later
     /// scans. The files themselves are not touched. Returns how many were removed.
     @discardableResult
     public func remove(ids: [Int64], now: Date = Date()) throws(SongboxError) -> Int {
-        try write { db in
+        try runner.write { db in
             var removed = 0
             for id in ids {
                 guard let path = try String.fetchOne(db, sql: "SELECT path FROM tracks WHERE id = ?", arguments: [id]) else { continue }
@@ -72,7 +78,7 @@ extension LibraryStore {
                 try db.execute(sql: "DELETE FROM tracks WHERE id = ?", arguments: [id])
                 removed += 1
             }
-            try Self.closePlaylistGaps(in: db)
+            try PlaylistStore.closePlaylistGaps(in: db)
             return removed
         }
     }
@@ -82,7 +88,7 @@ extension LibraryStore {
         guard try track(id: id) != nil else {
             throw SongboxError(.notFound, "no track with id \(id)", hint: "find ids with `songbox ls`")
         }
-        try write { db in
+        try runner.write { db in
             try db.execute(sql: "INSERT OR IGNORE INTO overrides (track_id) VALUES (?)", arguments: [id])
             for edit in edits {
                 try db.execute(sql: "UPDATE overrides SET \(edit.field.rawValue) = ? WHERE track_id = ?",
@@ -183,35 +189,22 @@ public struct LibraryStatistics: Sendable, Codable, Equatable {
     public var databaseSize: Int64
 }
 
-extension LibraryStore {
-    public func statistics() throws(SongboxError) -> LibraryStatistics {
-        var stats = try read { db in
-            let row = try Row.fetchOne(db, sql: """
-                SELECT count(*), count(DISTINCT artist_key), count(DISTINCT coalesce(albumartist_key, artist_key) || '\u{1}' || album_key),
-                       count(DISTINCT genre_key), coalesce(sum(duration), 0), coalesce(sum(size), 0)
-                FROM library
-                """)!
-            return LibraryStatistics(
-                tracks: row[0], artists: row[1], albums: row[2], genres: row[3], duration: row[4], size: row[5],
-                plays: try Int.fetchOne(db, sql: "SELECT count(*) FROM history WHERE kind = 'play'") ?? 0,
-                skips: try Int.fetchOne(db, sql: "SELECT count(*) FROM history WHERE kind = 'skip'") ?? 0,
-                playlists: try Int.fetchOne(db, sql: "SELECT count(*) FROM playlists") ?? 0,
-                unreadable: try Int.fetchOne(db, sql: "SELECT count(*) FROM unreadable") ?? 0,
-                missing: try Int.fetchOne(db, sql: "SELECT count(*) FROM tracks WHERE missing_since IS NOT NULL") ?? 0,
-                excluded: try Int.fetchOne(db, sql: "SELECT count(*) FROM excluded") ?? 0,
-                folders: try String.fetchAll(db, sql: "SELECT path FROM folders ORDER BY path"),
-                databaseSize: 0)
-        }
-        stats.databaseSize = [path, path + "-wal"].reduce(0) { total, file in
-            var info = stat()
-            return total + (stat(file, &info) == 0 ? Int64(info.st_size) : 0)
-        }
-        return stats
+extension TrackStore {
+    /// The tracks of `ids` that are in the library, by id, in one statement.
+    static func byID(_ ids: [Int64], in db: Database) throws -> [Int64: Track] {
+        let tracks = try Track.fetchAll(db, sql: "SELECT * FROM library WHERE id IN (SELECT value FROM json_each(?))",
+                                        arguments: [LibrarySQL.jsonList(ids)])
+        return Dictionary(tracks.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The tracks of `ids` that are in the library, by id (one read, however many ids).
+    public func byID(_ ids: [Int64]) throws(SongboxError) -> [Int64: Track] {
+        try runner.read { db in try Self.byID(ids, in: db) }
     }
 
     /// Files the last scans could not read, with the reason.
     public func unreadableFiles() throws(SongboxError) -> [(path: String, reason: String)] {
-        try read { db in
+        try runner.read { db in
             try Row.fetchAll(db, sql: "SELECT path, reason FROM unreadable ORDER BY path").map { ($0[0], $0[1]) }
         }
     }
@@ -252,13 +245,13 @@ public struct TrackSummary: Sendable, Equatable {
     }
 }
 
-extension LibraryStore {
+extension TrackStore {
     /// The listing of the tracks matching the query text, in the query's order.
     public func summaries(matching text: String, now: Date = Date()) throws(SongboxError) -> [TrackSummary] {
         let query = try LibraryQuery.parse(text, now: now)
-        let evaluated = try evaluateScriptPlaylists(reachedBy: query)
-        return try read { db in
-            let (sql, arguments) = try Self.statement(for: query, selecting: TrackSummary.columns, in: db, evaluated: evaluated)
+        let evaluated = try library.playlists.evaluateScriptPlaylists(reachedBy: query)
+        return try runner.read { db in
+            let (sql, arguments) = try LibrarySQL.statement(for: query, selecting: TrackSummary.columns, in: db, evaluated: evaluated)
             let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
             var found: [TrackSummary] = []
             while let row = try rows.next() { found.append(TrackSummary(row: row)) }
