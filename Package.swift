@@ -170,7 +170,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SongboxCLITests",
-            dependencies: ["SongboxCLI", "SongboxWiring", "SongboxServer", "SongboxFiles", "SongboxMessages", "SongboxLibrary", "SongboxAudio", "SongboxTestSupport"],
+            dependencies: ["SongboxCLI", "SongboxWiring", "SongboxServer", "SongboxRemote", "SongboxFiles", "SongboxMessages", "SongboxLibrary", "SongboxAudio", "SongboxTestSupport"],
             exclude: ["mpd"]
         ),
     ]

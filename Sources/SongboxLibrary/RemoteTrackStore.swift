@@ -59,7 +59,7 @@ public struct RemoteTrackStore: Sendable {
                 SELECT o.track_id, l.path, l.title, l.artist, o.pinned, o.complete, o.file, o.size,
                   coalesce(l.last_played, o.cached_at, 0) AS used
                 FROM offline o JOIN library l ON l.id = o.track_id
-                ORDER BY used, o.track_id
+                ORDER BY used, o.cached_at, o.track_id
                 """).map { row in
                 OfflineEntry(trackID: row[0], url: row[1], title: row[2], artist: row[3], pinned: row[4], complete: row[5],
                              file: row[6], size: row[7], lastUsed: row[8])
@@ -80,14 +80,15 @@ public struct RemoteTrackStore: Sendable {
         }
     }
 
-    /// Records a complete download of track `id` as `file` (in the cache folder).
+    /// Records a complete download of track `id` as `file` (in the cache folder). Its time keeps
+    /// the fraction of a second: copies made in the same second are evicted in the order made.
     public func markCached(_ id: Int64, file: String, size: Int64, now: Date = Date()) throws(SongboxError) {
         try runner.write { db in
             try db.execute(sql: """
                 INSERT INTO offline (track_id, complete, file, size, cached_at) VALUES (?, 1, ?, ?, ?)
                 ON CONFLICT(track_id) DO UPDATE SET complete = 1, file = excluded.file, size = excluded.size,
                   cached_at = excluded.cached_at
-                """, arguments: [id, file, size, Int64(now.timeIntervalSince1970)])
+                """, arguments: [id, file, size, now.timeIntervalSince1970])
         }
     }
 

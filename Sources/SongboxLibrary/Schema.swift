@@ -330,6 +330,15 @@ enum Schema {
                   cached_at INTEGER
                 );
                 """)
+            // Every reader sees the two flags: `keep_offline` (pinned) and `cached` (a complete copy).
+            let definition = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'view' AND name = 'library'")
+            let join = "FROM tracks t LEFT JOIN overrides o ON o.track_id = t.id"
+            guard let definition, definition.components(separatedBy: join).count == 2 else {
+                throw SongboxError(.databaseFailed, "the library view is not the one this migration expects")
+            }
+            let flags = ", coalesce(x.pinned, 0) AS keep_offline, coalesce(x.complete, 0) AS cached "
+            try db.execute(sql: "DROP VIEW library")
+            try db.execute(sql: definition.replacingOccurrences(of: join, with: flags + join + " LEFT JOIN offline x ON x.track_id = t.id"))
         }
         return migrator
     }

@@ -99,6 +99,8 @@ public struct Track: Equatable, Sendable, Codable, FetchableRecord {
         energy = row["energy"]
         danceability = row["danceability"]
         valence = row["valence"]
+        keepOffline = row["keep_offline"] ?? false
+        cached = row["cached"] ?? false
     }
 
     public var id: Int64
@@ -146,6 +148,9 @@ public struct Track: Equatable, Sendable, Codable, FetchableRecord {
     public var energy: Double?
     public var danceability: Double?
     public var valence: Double?
+    /// A remote track pinned for offline listening, and whether its copy is complete.
+    public var keepOffline: Bool
+    public var cached: Bool
 
     /// Names as in the `library` view, in `--json` output and in Lua.
     public enum CodingKeys: String, CodingKey, CaseIterable {
@@ -192,5 +197,7 @@ public struct Track: Equatable, Sendable, Codable, FetchableRecord {
         case energy
         case danceability
         case valence
+        case keepOffline = "keep_offline"
+        case cached
     }
 }

@@ -153,6 +153,8 @@ public struct TrackField: Sendable {
         TrackField("channels", .integer) { FieldValue($0.channels) },
         TrackField("size", .integer) { .integer($0.size) },
         TrackField("lyrics", .text) { FieldValue($0.lyrics) },
+        TrackField("keep_offline", .boolean) { .boolean($0.keepOffline) },
+        TrackField("cached", .boolean) { .boolean($0.cached) },
     ]
 }
 

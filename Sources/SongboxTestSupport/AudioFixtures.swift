@@ -141,3 +141,11 @@ public enum AudioFixtures {
         return path
     }
 }
+
+/// Nil when two renders are equal, else where they part (in frames): a test expects it nil, so
+/// a failure neither prints a million samples nor has the test library diff them (minutes).
+public func difference(_ a: [Int16], _ b: [Int16]) -> String? {
+    if a == b { return nil }
+    let first = (0..<min(a.count, b.count)).first { a[$0] != b[$0] } ?? min(a.count, b.count)
+    return "\(a.count / 2) vs \(b.count / 2) frames, first difference at frame \(first / 2)"
+}

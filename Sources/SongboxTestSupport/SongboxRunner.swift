@@ -44,11 +44,11 @@ public struct SongboxRunner: Sendable {
 
     /// Starts `songbox --db <database> arguments...` without waiting for it, its output discarded:
     /// for a test that kills it part way (`killOnce`).
-    public func start(_ arguments: [String]) throws -> Process {
+    public func start(_ arguments: [String], environment: [String: String] = [:]) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.executable)
         process.arguments = ["--db", database] + arguments
-        process.environment = Self.environment()
+        process.environment = Self.environment(environment)
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()

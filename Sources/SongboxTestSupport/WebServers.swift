@@ -97,7 +97,8 @@ public final class NginxServer: ServerProcess, @unchecked Sendable {
             error_log \(folder)/error.log;
             events { worker_connections 64; }
             http {
-                access_log off;
+                log_format ranges '$request_uri "$http_range" $status';
+                access_log \(folder)/access.log ranges;
                 client_body_temp_path \(folder)/temp/body;
                 proxy_temp_path \(folder)/temp/proxy;
                 fastcgi_temp_path \(folder)/temp/fastcgi;
@@ -125,6 +126,9 @@ public final class NginxServer: ServerProcess, @unchecked Sendable {
         try waitUntilListening(self.port, "nginx")
         try waitUntilListening(tlsPort, "nginx")
     }
+
+    /// What was asked for, a line a request: `URI "RANGE" STATUS`.
+    public var accessLog: String { (try? String(contentsOfFile: folder + "/access.log", encoding: .utf8)) ?? "" }
 
     /// A URL of this server: `/files/NAME` and the like, over TLS when `tls`.
     public func url(_ path: String, tls: Bool = false) -> String {

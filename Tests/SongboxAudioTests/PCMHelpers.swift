@@ -17,13 +17,6 @@ func decoded(_ path: String, rate: Int? = nil) throws -> [Int16] {
     try decodeAll(MP3Decoder(path: path, rate: rate), chunk: 4096)
 }
 
-/// Nil when equal, else where they part (frames), so a failure does not print a million samples.
-func difference(_ a: [Int16], _ b: [Int16]) -> String? {
-    if a == b { return nil }
-    let first = (0..<min(a.count, b.count)).first { a[$0] != b[$0] } ?? min(a.count, b.count)
-    return "\(a.count / 2) vs \(b.count / 2) frames, first difference at frame \(first / 2)"
-}
-
 /// Root mean square level of some samples.
 func rms(_ samples: some Collection<Int16>) -> Double {
     let sum = samples.reduce(0.0) { $0 + Double($1) * Double($1) }

@@ -66,8 +66,7 @@ struct QueryField: Sendable, Equatable {
         QueryField("key", .text, column: "\"key\"", key: "lower(\"key\")"),
         QueryField("playlist", .playlist, column: "id"),
         // Remote tracks kept for offline listening (docs/remote.md).
-        QueryField("cached", .bool, column: "(id IN (SELECT track_id FROM offline WHERE complete = 1))"),
-        QueryField("keep_offline", .bool, column: "(id IN (SELECT track_id FROM offline WHERE pinned = 1))"),
+        QueryField("cached", .bool), QueryField("keep_offline", .bool),
         QueryField("remote", .bool, column: "(path GLOB 'http://*' OR path GLOB 'https://*')"),
     ]
 

@@ -1,0 +1,119 @@
+import Foundation
+import SongboxRemote
+import SongboxTestSupport
+import Testing
+
+/// Remote tracks kept in the library and offline (`songbox add-url`, `songbox cache`), against
+/// a real nginx the tests start and stop: tags read from the copy, played from the cache with
+/// the server gone, a download killed with SIGKILL and resumed by range, eviction by the size
+/// limit, pins.
+@Suite(.serialized) struct OfflineCacheTests: TestLibrarySuite {
+    let library: TestLibrary
+
+    init() throws {
+        library = try TestLibrary()
+        try library.scanExamples()
+    }
+
+    /// An example track (tagged): what the server serves.
+    static let song = TestLibrary.examples + "/Mabel Grey/Old Roads/01 - Old Roads.mp3"
+
+    /// The cache and config of this test's own.
+    var environment: [String: String] { ["XDG_CACHE_HOME": folder + "/cache", "SONGBOX_CONFIG": folder + "/config"] }
+
+    func run(_ arguments: [String]) throws -> SongboxRunner.Output {
+        try songbox.run(arguments, environment: environment)
+    }
+
+    /// nginx serving a copy of one example track (tagged) and a 20-second tone.
+    func serve(slowRate: Int = 8_000, port: Int? = nil) throws -> NginxServer {
+        let serverFolder = folder + "/nginx"
+        let root = serverFolder + "/www"
+        if !FileManager.default.fileExists(atPath: root + "/song.mp3") {
+            try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: Self.song, toPath: root + "/song.mp3")
+            _ = try AudioFixtures.tone(in: root, name: "long", seconds: 20)
+        }
+        return try NginxServer(root: root, folder: serverFolder, slowRate: slowRate, restartingOn: port)
+    }
+
+    @Test func aURLIsKeptWithItsTagsAndPlaysFromItsCopyWhenTheServerIsGone() throws {
+        let server = try serve()
+        let url = server.url("/files/song.mp3")
+        let added = try run(["add-url", url])
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(added.stdout.contains("Mabel Grey - Old Roads"), "\(added.stdout)")
+        let listed = try run(["ls", "--json", "remote:yes"])
+        #expect(listed.stdout.contains("\"title\": \"Old Roads\""), "\(listed.stdout)")
+        #expect(try run(["ls", "cached:yes"]).stdout.contains("Old Roads"))
+        #expect(listed.stdout.contains("\"path\": \"\(url)\""), "\(listed.stdout)")
+
+        server.stop()
+        let wav = folder + "/played.wav"
+        let played = try run(["play", "remote:yes", "--output", "wav:" + wav])
+        #expect(played.status == 0, "\(played.stderr)")
+        // The copy's PCM is the local file's, sample for sample.
+        #expect(difference(try AudioFixtures.pcm(ofWAV: wav), try AudioFixtures.referencePCM(of: Self.song)) == nil)
+        // Counted like a local track.
+        #expect(try run(["ls", "--json", "remote:yes"]).stdout.contains("\"plays\": 1"))
+
+        // A live stream (no length) is kept as it is: no download.
+        let stream = try run(["add-url", "http://127.0.0.1:1/nothing.mp3", "--title", "Nothing FM"])
+        #expect(stream.status == 1)
+        #expect(stream.stderr.contains("cannot keep http://127.0.0.1:1/nothing.mp3: the connection was refused"), "\(stream.stderr)")
+    }
+
+    @Test func aDownloadKilledMidwayIsNeverPlayedAsWholeAndResumesFromItsLastByte() throws {
+        var server = try serve(slowRate: 4_000)
+        let url = server.url("/slow/long.mp3")
+        // Kept in the library first (the first download is quick, elsewhere), then its copy dropped.
+        let fast = server.url("/files/long.mp3")
+        #expect(try run(["add-url", fast]).status == 0)
+        #expect(try run(["cache", "rm", "remote:yes"]).status == 0)
+        try FileManager.default.removeItem(atPath: folder + "/cache")
+        let sqlite = try SongboxRunner.run(executable: "/usr/bin/python3", ["-c", """
+            import sqlite3; c = sqlite3.connect('\(songbox.database)'); c.execute("UPDATE tracks SET path = ? WHERE path = ?", ('\(url)', '\(fast)')); c.commit()
+            """])
+        #expect(sqlite.status == 0, "\(sqlite.stderr)")
+
+        let downloading = try songbox.start(["cache", "add", "remote:yes"], environment: environment)
+        let partial = folder + "/cache/songbox/tracks/" + OfflineCache.name(of: url) + ".part"
+        try waitFor(timeout: 20, "part of the download") { (try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int) ?? 0 > 8_000 }
+        kill(downloading.processIdentifier, SIGKILL)
+        downloading.waitUntilExit()
+        let had = try #require(FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int)
+        #expect(!FileManager.default.fileExists(atPath: String(partial.dropLast(5))))
+        #expect(try run(["ls", "cached:yes"]).stdout.isEmpty)
+        #expect(try run(["ls", "keep_offline:yes"]).stdout.contains("0:20"))
+
+        // The rest, at full speed: asked for from the byte it stopped at.
+        server.stop()
+        server = try serve(slowRate: 10_000_000, port: server.port)
+        let resumed = try run(["cache", "add", "remote:yes"])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(server.accessLog.contains("\"bytes=\(had)-\" 206"), "\(server.accessLog)")
+        let copy = String(partial.dropLast(5))
+        #expect(FileManager.default.contents(atPath: copy) == FileManager.default.contents(atPath: folder + "/nginx/www/long.mp3"))
+        #expect(try run(["ls", "cached:yes"]).stdout.contains("0:20"))
+    }
+
+    @Test func copiesPastTheLimitAreEvictedLeastRecentlyPlayedFirstAndPinnedOnesStay() throws {
+        let server = try serve()
+        try "cache_size = 1M\n".write(toFile: folder + "/config", atomically: true, encoding: .utf8)
+        #expect(try run(["add-url", server.url("/files/long.mp3")]).status == 0)
+        #expect(try run(["add-url", server.url("/files/song.mp3")]).status == 0)
+        #expect(try run(["ls", "cached:yes"]).lines.count == 3)
+        // The song is played after the long tone was kept: the tone is the one used longest ago.
+        #expect(try run(["play", "path:song", "--output", "null"]).status == 0)
+        // Room for the song (30 KB), not for the tone (320 KB) beside it.
+        try "cache_size = 100K\n".write(toFile: folder + "/config", atomically: true, encoding: .utf8)
+        #expect(try run(["add-url", server.url("/files/song.mp3")]).status == 0)
+        let cached = try run(["ls", "cached:yes"])
+        #expect(cached.lines.count == 2 && cached.stdout.contains("Old Roads"), "\(cached.stdout)")
+        // Pinned copies stay whatever the limit: the tone is downloaded again and kept.
+        #expect(try run(["cache", "add", "path:long"]).status == 0)
+        #expect(try run(["ls", "cached:yes"]).lines.count == 3)
+        let stats = try run(["cache", "stats", "--json"])
+        #expect(stats.stdout.contains("\"pinned\": 1") && stats.stdout.contains("\"tracks\": 2"), "\(stats.stdout)")
+    }
+}
