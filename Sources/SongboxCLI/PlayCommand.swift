@@ -161,15 +161,12 @@ extension Play {
 /// What `play` prints as events arrive, and the summary at the end.
 private struct Tally {
     var started = 0
-    /// The queue item that started last.
-    var startedItem: Int?
 
     /// Says what happened, with the track the event carries (as the library had it).
     mutating func note(_ delivered: PlaybackEvent) {
         switch delivered.event {
         case .trackStarted(let item, let position, _):
             started += 1
-            startedItem = item.id
             let track = delivered.track
             if track == nil, item.track.isRemote {
                 // A URL outside the library: no tags, and no length until it has played.
@@ -182,10 +179,10 @@ private struct Tally {
         case .streamTitle(_, let title):
             print(tr("   now playing: \(title.title)"))
             fflush(nil)
+        case .trackEnded(let item, .error, let played, _, _) where played == 0 && item.track.isRemote:
+            // A network track starts before its server answers: one that failed then did not play.
+            started -= 1
         case .decodeError(let item, let message):
-            // A network track starts before its server answers: one that fails did not play.
-            if item.id == startedItem { started -= 1 }
-            startedItem = nil
             reportToStandardError(tr("cannot play \(item.track.path): \(message); skipped"))
         case .outputError(let message):
             reportToStandardError(tr("output \(message); retrying"))

@@ -8,12 +8,17 @@ public enum PlaylistFileFormat: String, Sendable, CaseIterable {
     case m3u8
     /// songbox's portable JSON: tags and identifiers, so another library can find the same tracks.
     case json
+    /// PLS (`[playlist]`, `File1=`, `Title1=`, `Length1=`), as internet radio stations publish
+    /// theirs.
+    case pls
 
-    /// From a file name: `.json` is JSON, `.m3u` and `.m3u8` are M3U; nil for anything else.
+    /// From a file name: `.json` is JSON, `.m3u` and `.m3u8` are M3U, `.pls` is PLS; nil for
+    /// anything else.
     public init?(path: String) {
         switch (path as NSString).pathExtension.lowercased() {
         case "json": self = .json
         case "m3u", "m3u8": self = .m3u8
+        case "pls": self = .pls
         default: return nil
         }
     }
@@ -78,6 +83,7 @@ extension PlaylistStore {
         switch format {
         case .m3u8: return Self.m3u8(playlist, relativeTo: folder.map(FilePaths.resolved))
         case .json: return try Self.json(playlist)
+        case .pls: return Self.pls(playlist)
         }
     }
 
@@ -95,6 +101,7 @@ extension PlaylistStore {
         let text = switch format {
         case .m3u8: Self.m3u8(playlist, relativeTo: folder)
         case .json: try Self.json(playlist)
+        case .pls: Self.pls(playlist)
         }
         do {
             try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
@@ -117,6 +124,20 @@ extension PlaylistStore {
                 lines.append(track.path)
             }
         }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// PLS: absolute paths and URLs, each with its title and length (-1 for a stream).
+    static func pls(_ playlist: Playlist) -> String {
+        var lines = ["[playlist]"]
+        for (index, track) in playlist.tracks.enumerated() {
+            let number = index + 1
+            let title = track.title ?? ((track.path as NSString).lastPathComponent as NSString).deletingPathExtension
+            lines.append("File\(number)=\(track.path)")
+            lines.append("Title\(number)=" + Self.oneLine([track.artist, title].compactMap { $0 }.joined(separator: " - ")))
+            lines.append("Length\(number)=\(track.duration > 0 ? Int(track.duration.rounded()) : -1)")
+        }
+        lines += ["NumberOfEntries=\(playlist.tracks.count)", "Version=2"]
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -175,13 +196,15 @@ extension PlaylistStore {
     public func importPlaylist(contents data: Data, format: PlaylistFileFormat? = nil, folder: String,
                                name: String? = nil, defaultName: String = "Imported", replace: Bool = false,
                                now: Date = Date(), source: String? = nil) throws(SongboxError) -> PlaylistImportReport {
-        let format = format ?? (data.first(where: { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }) == UInt8(ascii: "{")
-            ? .json : .m3u8)
+        let first = data.first(where: { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) })
+        let format = format ?? (first == UInt8(ascii: "{") ? .json : first == UInt8(ascii: "[") ? .pls : .m3u8)
         let entries: [ImportEntry]
         var fileName: String?
         switch format {
         case .m3u8:
             entries = Self.m3uEntries(data, folder: FilePaths.absolute(folder))
+        case .pls:
+            entries = Self.plsEntries(data, folder: FilePaths.absolute(folder))
         case .json:
             let file = try Self.jsonEntries(data, source: source)
             fileName = file.name
@@ -235,6 +258,12 @@ extension PlaylistStore {
         if let path = entry.path {
             if let id = try Int64.fetchOne(db, sql: "SELECT id FROM library WHERE path = ?", arguments: [path]) {
                 return .success(id)
+            }
+            // A URL the library does not keep yet: kept now, as `songbox add-url` keeps a stream
+            // (the entry's title and length; no download inside an import).
+            if RemoteTrackStore.isURL(path) {
+                return .success(try RemoteTrackStore.insert(url: path, probed: .remote(title: entry.title ?? path, artist: entry.artist,
+                                                                                     duration: entry.duration ?? 0), in: db))
             }
             // The library keeps real paths (symlinks resolved), as the scanner found them.
             if let real = FilePaths.real(path), real != path,
@@ -333,6 +362,37 @@ extension PlaylistStore {
         return entries
     }
 
+    /// Entries of a PLS file: `FileN=` with its `TitleN=` and `LengthN=`, in N's order.
+    static func plsEntries(_ data: Data, folder: String) -> [ImportEntry] {
+        let text = String(validating: Array(data), as: UTF8.self) ?? decode8Bit(Array(data))
+        var files: [Int: (line: Int, value: String)] = [:], titles: [Int: String] = [:], lengths: [Int: Double] = [:]
+        for (index, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+            guard let equals = line.firstIndex(of: "=") else { continue }
+            let key = line[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
+            let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            for (prefix, apply) in [("file", { (n: Int) in files[n] = (index + 1, value) }),
+                                    ("title", { (n: Int) in titles[n] = value }),
+                                    ("length", { (n: Int) in lengths[n] = Double(value) })] as [(String, (Int) -> Void)] {
+                if key.hasPrefix(prefix), let number = Int(key.dropFirst(prefix.count)) { apply(number) }
+            }
+        }
+        return files.keys.sorted().map { number in
+            let file = files[number]!
+            var entry = ImportEntry(number: file.line, display: file.value)
+            (entry.path, entry.pathProblem) = resolve(file.value, folder: folder)
+            if let title = titles[number], !title.isEmpty {
+                if let dash = title.range(of: " - ") {
+                    entry.artist = String(title[..<dash.lowerBound])
+                    entry.title = String(title[dash.upperBound...])
+                } else {
+                    entry.title = title
+                }
+            }
+            entry.duration = lengths[number].flatMap { $0.isFinite && $0 > 0 ? $0 : nil }
+            return entry
+        }
+    }
+
     /// An 8-bit line: Windows-1255 when it looks like Hebrew, else Latin-1. Dots, backslashes and
     /// underscores separate words here, so `שיר.mp3` counts as a Hebrew word and a file extension.
     static func decode8Bit(_ raw: [UInt8]) -> String {
@@ -359,8 +419,10 @@ extension PlaylistStore {
         if location.lowercased().hasPrefix("file:") {
             guard let url = URL(string: location), url.isFileURL else { return (nil, "not a valid file:// URL") }
             location = url.path
+        } else if RemoteTrackStore.isURL(location) {
+            return (location, nil)
         } else if let scheme = location.range(of: "://"), location[..<scheme.lowerBound].allSatisfy(\.isLetter) {
-            return (nil, "a URL, not a file (streams are not library tracks)")
+            return (nil, "a URL songbox cannot play (http:// and https:// only)")
         }
         location = location.replacingOccurrences(of: "\\", with: "/")
         if location.count >= 2, location.first!.isLetter, location.dropFirst().first == ":" {

@@ -1,6 +1,16 @@
 import Foundation
 import GRDB
 
+extension ProbedFile {
+    /// What is known of a remote track without its file: a title, an artist, a length.
+    static func remote(title: String?, artist: String?, duration: Double) -> ProbedFile {
+        var tags = FileTags()
+        tags.title = title
+        tags.artist = artist
+        return ProbedFile(tags: tags, audio: AudioFacts(duration: duration, bitrate: 0, sampleRate: 0, channels: 0))
+    }
+}
+
 /// A remote track kept for offline listening, as the `offline` table and the library know it.
 public struct OfflineEntry: Sendable, Equatable {
     public var trackID: Int64
@@ -28,28 +38,36 @@ public struct RemoteTrackStore: Sendable {
     /// Returns its id, and whether it is new.
     public func keepRemote(url: String, copy: String?, size: Int64, title: String?, artist: String?, album: String?,
                            now: Date = Date()) throws(SongboxError) -> (id: Int64, added: Bool) {
-        var probed = ProbedFile(tags: FileTags(), audio: AudioFacts(duration: 0, bitrate: 0, sampleRate: 0, channels: 0))
+        var probed = ProbedFile.remote(title: nil, artist: nil, duration: 0)
         if let copy { probed = try MP3Reader().read(path: copy) }
         if let title { probed.tags.title = title }
         if let artist { probed.tags.artist = artist }
         if let album { probed.tags.album = album }
-        // No lyrics file beside a URL, and its text keys as a scan writes them.
-        probed.lrcMtime = nil
-        let file = FoundFile(path: url, size: size, mtime: 0)
-        let added = Int64(now.timeIntervalSince1970)
         return try runner.write { [probed] db in
-            let values = TrackWriter.columnValues(file, probed)
             if let id = try Int64.fetchOne(db, sql: "SELECT id FROM tracks WHERE path = ?", arguments: [url]) {
+                let values = TrackWriter.columnValues(FoundFile(path: url, size: size, mtime: 0), probed)
                 let assignments = values.map { "\($0.0) = ?" }.joined(separator: ", ")
                 try db.execute(sql: "UPDATE tracks SET \(assignments) WHERE id = ?", arguments: StatementArguments(values.map(\.1) + [id]))
                 return (id, false)
             }
-            let columns = values.map(\.0) + ["added"]
-            let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
-            try db.execute(sql: "INSERT INTO tracks (\(columns.joined(separator: ", "))) VALUES (\(placeholders))",
-                           arguments: StatementArguments(values.map(\.1) + [added]))
-            return (db.lastInsertedRowID, true)
+            return (try Self.insert(url: url, probed: probed, size: size, now: now, in: db), true)
         }
+    }
+
+    /// Adds the track `url` with what `probed` says of it; returns its id.
+    static func insert(url: String, probed: ProbedFile, size: Int64 = 0, now: Date = Date(), in db: Database) throws -> Int64 {
+        let values = TrackWriter.columnValues(FoundFile(path: url, size: size, mtime: 0), probed)
+        let columns = values.map(\.0) + ["added"]
+        let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+        try db.execute(sql: "INSERT INTO tracks (\(columns.joined(separator: ", "))) VALUES (\(placeholders))",
+                       arguments: StatementArguments(values.map(\.1) + [Int64(now.timeIntervalSince1970)]))
+        return db.lastInsertedRowID
+    }
+
+    /// Whether `path` is a URL songbox plays (`http://`, `https://`).
+    static func isURL(_ path: String) -> Bool {
+        let head = path.prefix(8).lowercased()
+        return head.hasPrefix("http://") || head.hasPrefix("https://")
     }
 
     /// Every remote track the offline cache knows (pinned, or with a file), oldest use first.

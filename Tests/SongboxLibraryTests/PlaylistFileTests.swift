@@ -136,13 +136,46 @@ import Testing
         let report = try store.playlists.importPlaylist(from: path)
         #expect(report.name == "Hand made")
         #expect(report.total == 8)
-        #expect(report.trackIDs == [b, c, d, a, b])
+        // A stream URL is kept as a remote track (docs/remote.md), named by its URL.
+        let stream = try #require(try store.tracks.track(path: "http://radio.example/stream.mp3"))
+        #expect(stream.title == "http://radio.example/stream.mp3" && stream.duration == 0)
+        #expect(report.trackIDs == [b, c, d, a, b, stream.id])
         #expect(report.unmatched == [
             .init(entry: 10, text: "music/missing.mp3", reason: "no such file"),
-            .init(entry: 11, text: "http://radio.example/stream.mp3", reason: "a URL, not a file (streams are not library tracks)"),
             .init(entry: 12, text: "C:\\Music\\song.mp3", reason: "a Windows path (drive C:) that does not exist here"),
         ])
-        #expect(try library.ids("Hand made") == [b, c, d, a, b])
+        #expect(try library.ids("Hand made") == [b, c, d, a, b, stream.id])
+    }
+
+    @Test func aStationsPLSWithURLsIsImportedAndExportedAsPLSAndM3U8() throws {
+        let pls = """
+            [playlist]
+            NumberOfEntries=2
+            File1=http://radio.example:8000/live.mp3
+            Title1=Radio Example - Live
+            Length1=-1
+            File2=music/Beatles/Help!.mp3
+            Title2=The Beatles - Help!
+            Length2=138
+            Version=2
+            """
+        let path = try library.write("station.pls", text: pls)
+        let report = try store.playlists.importPlaylist(from: path)
+        let stream = try #require(try store.tracks.track(path: "http://radio.example:8000/live.mp3"))
+        #expect(stream.title == "Live" && stream.artist == "Radio Example" && stream.duration == 0)
+        #expect(report.trackIDs == [stream.id, b] && report.unmatched.isEmpty)
+        // Imported again: the same track, not a second one.
+        let again = try store.playlists.importPlaylist(from: path, name: "again")
+        #expect(again.trackIDs == [stream.id, b])
+        let exported = try store.playlists.exportPlaylist(named: "station", format: .pls)
+        #expect(exported.hasPrefix("[playlist]\nFile1=http://radio.example:8000/live.mp3\nTitle1=Radio Example - Live\nLength1=-1\n"))
+        #expect(exported.contains("File2=\(library.music)/Beatles/Help!.mp3\nTitle2=The Beatles - Help!\nLength2=138\n"))
+        #expect(exported.hasSuffix("NumberOfEntries=2\nVersion=2\n"))
+        let m3u = try store.playlists.exportPlaylist(named: "station", format: .m3u8, relativeTo: library.music)
+        #expect(m3u.contains("#EXTINF:0,Radio Example - Live\nhttp://radio.example:8000/live.mp3\n"), "\(m3u)")
+        // And read back from its own export.
+        let back = try library.write("back.pls", text: exported)
+        #expect(try store.playlists.importPlaylist(from: back).trackIDs == [stream.id, b])
     }
 
     @Test func aFileThatIsNotInTheLibraryIsReportedAsSuch() throws {

@@ -72,7 +72,7 @@ import Testing
         try makeLibrary()
         let output = try run("player-queue.lua")
         expectPassed(output, ["empty status", "add", "add at and lane", "move", "remove", "shuffle", "clear",
-                              "soft failures", "set", "argument errors", "queue_changed events"])
+                              "soft failures", "set", "urls", "argument errors", "queue_changed events"])
         // Nothing was played: no audio was written.
         #expect(!FileManager.default.fileExists(atPath: wav))
     }

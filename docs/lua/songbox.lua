@@ -113,6 +113,8 @@ function songbox.text.truncate(text, columns) end
 ---@field comment? string
 ---@field lyrics? string
 ---@field has_picture boolean
+---@field keep_offline boolean A remote track pinned for offline listening (docs/remote.md).
+---@field cached boolean A remote track whose offline copy is complete.
 ---@field isrc? string
 ---@field mb_trackid? string
 ---@field mb_albumid? string
@@ -411,8 +413,8 @@ function songbox.state.keys() end
 ---@class songbox.queue
 songbox.queue = {}
 
----(writes) Adds tracks to the queue.
----@param tracks songbox.track|integer|(songbox.track|integer)[]
+---(writes) Adds tracks to the queue: library tracks, or http(s) URLs (docs/remote.md).
+---@param tracks songbox.track|integer|(songbox.track|integer)[]|string|string[]
 ---@param options? {at?: "end"|"next"|integer, lane?: "user"|"autoplay"}
 ---@return integer[]? queue_ids
 ---@return string? error
@@ -554,7 +556,7 @@ function songbox.daemon.running() end
 ---@return string? error
 function songbox.daemon.command(name, ...) end
 
----@alias songbox.event_name "track_started"|"track_ended"|"paused"|"resumed"|"seeked"|"queue_changed"|"volume_changed"|"options_changed"|"output_error"|"output_changed"|"decode_error"|"stopped"|"library_updated"|"playlist_changed"|"alarm"|"message"|"startup"|"shutdown"|"lyric"
+---@alias songbox.event_name "track_started"|"track_ended"|"paused"|"resumed"|"seeked"|"queue_changed"|"volume_changed"|"options_changed"|"output_error"|"output_changed"|"decode_error"|"stopped"|"library_updated"|"playlist_changed"|"alarm"|"message"|"startup"|"shutdown"|"lyric"|"stream_title"
 
 ---An event: `type` and its fields (see docs/player.md#events).
 ---@class songbox.event
@@ -574,6 +576,8 @@ function songbox.daemon.command(name, ...) end
 ---@field index? integer lyric: the line's place in songbox.lyrics.get(track).lines (1-based)
 ---@field text? string lyric: the line's words
 ---@field t? number lyric: when the line starts, in seconds into the track
+---@field title? string stream_title: what the station says it plays now
+---@field station? string stream_title: the station's name (icy-name), when it gives one
 
 ---@class songbox.handle
 local handle = {}

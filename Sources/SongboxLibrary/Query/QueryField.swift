@@ -64,10 +64,10 @@ struct QueryField: Sendable, Equatable {
         QueryField("tempo", .number), QueryField("loudness", .number), QueryField("energy", .number),
         QueryField("danceability", .number), QueryField("valence", .number),
         QueryField("key", .text, column: "\"key\"", key: "lower(\"key\")"),
-        QueryField("playlist", .playlist, column: "id"),
-        // Remote tracks kept for offline listening (docs/remote.md).
-        QueryField("cached", .bool), QueryField("keep_offline", .bool),
+        // Remote tracks, and their copies kept for offline listening (docs/remote.md).
         QueryField("remote", .bool, column: "(path GLOB 'http://*' OR path GLOB 'https://*')"),
+        QueryField("cached", .bool), QueryField("keep_offline", .bool),
+        QueryField("playlist", .playlist, column: "id"),
     ]
 
     /// Other spellings of a field name.

@@ -138,6 +138,19 @@ assert(status["repeat"] == false and status.random == false and status.single ==
 assert(sb.player.set {} == true)
 lib.ok("set")
 
+-- A URL is a track too (internet radio, a remote file): outside the library, it has no id.
+local before = #sb.queue.list()
+local url_ids = assert(sb.queue.add("http://127.0.0.1:9/radio.mp3"))
+local more = assert(sb.queue.add({ "https://127.0.0.1:9/a.mp3", "https://127.0.0.1:9/b.mp3" }, { at = 1 }))
+assert(#url_ids == 1 and #more == 2)
+local urls = sb.queue.list()
+assert(#urls == before + 3 and urls[1].path == "https://127.0.0.1:9/a.mp3", songbox.json.encode(urls))
+assert(urls[#urls].path == "http://127.0.0.1:9/radio.mp3" and urls[#urls].id == -1 and urls[#urls].queue_id == url_ids[1])
+assert(sb.queue.remove({ url_ids[1], more[1], more[2] }))
+assert(#sb.queue.list() == before)
+changed = changed + 3
+lib.ok("urls")
+
 -- Wrong arguments raise Lua-standard errors at the caller's line.
 local here = "player%-queue%.lua:%d+: bad argument"
 local function wrong(expected, f)
@@ -145,7 +158,7 @@ local function wrong(expected, f)
   assert(err:find(here), "no position: " .. err)
 end
 wrong("bad argument #1 to 'add' (expected a track, a track id, or a list of them, got nil)", function() sb.queue.add() end)
-wrong("bad argument #1 to 'add' (expected a track, a track id, or a list of them, got string)", function() sb.queue.add("three") end)
+wrong("bad argument #1 to 'add' (a string must be an http:// or https:// URL, got 'three')", function() sb.queue.add("three") end)
 wrong("bad argument #1 to 'add' (item 2 is not a track or a track id (boolean))", function() sb.queue.add({ three, true }) end)
 wrong("bad argument #2 to 'add' (table expected, got string)", function() sb.queue.add(three, "next") end)
 wrong("bad argument #2 to 'add' (unknown option 'where' (options: at, lane))", function() sb.queue.add(three, { where = 1 }) end)
