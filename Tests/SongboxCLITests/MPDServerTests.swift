@@ -157,6 +157,20 @@ import Testing
         #expect(try ControlClient(path: daemon.socket).send("ping").isEmpty)
     }
 
+    /// 200 clients that never read their answers hold no thread and little memory: another
+    /// client is answered, the music plays on, and each of them is dropped after its timeout.
+    @Test func clientsThatNeverReadHoldNothingTheOthersNeed() throws {
+        let (daemon, port) = try startDaemon(config: "max_connections = 300\n")
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        let unread = try SongboxRunner.run(executable: "/usr/bin/python3", [
+            Fixtures.packageRoot + "/Tests/SongboxCLITests/mpd/unread.py", "127.0.0.1", String(port), daemon.socket, String(daemon.pid),
+        ])
+        #expect(unread.status == 0, "\(unread.stdout)\n\(unread.stderr)")
+        #expect(unread.lines == ["ok 200 unread clients", "ok another client is answered", "ok memory bounded", "ok still playing",
+                                 "ok unread clients dropped"], "\(unread.stderr)")
+        #expect(try ControlClient(path: daemon.socket).send("ping").isEmpty)
+    }
+
     @Test func albumArtIsTheCoverBesideTheSongInPieces() throws {
         // A library of its own: a tone and a 50 KB "cover" beside it (any bytes: sent as they are).
         let own = try TestLibrary()
