@@ -596,6 +596,11 @@ public struct MPDCommands: MPDCommandHandler {
         if recursive {
             // The whole tree, in pieces: each read on its own and sent before the next is read.
             let columns = withInfo ? MPDTag.songColumns : "path"
+            // Inside the one music folder (the common case) the lines are written from SQLite's
+            // bytes: a URI is the path's bytes after the folder.
+            let bytes = roots.onlyPrefix.flatMap { only in
+                Array(prefix.utf8).starts(with: only) ? Box(FolderLines(uriStart: only.count, relStart: prefix.utf8.count)) : nil
+            }
             var after: String?
             while true {
                 let start = after
@@ -603,13 +608,18 @@ public struct MPDCommands: MPDCommandHandler {
                     try store.readRaw { reader in
                         var count = 0, last: String?
                         try reader.forEachRow(under: path, after: start, limit: Self.piece, selecting: columns) { row in
-                            let trackPath = String(decoding: row.utf8(0), as: UTF8.self)
-                            _ = visit(trackPath)
-                            if withInfo { out.song(row, roots: roots, client: client) } else { out.field("file", roots.uri(trackPath)) }
                             count += 1
-                            last = trackPath
+                            if let bytes {
+                                bytes.value.write(row.utf8(0), file: !withInfo, to: out)
+                            } else {
+                                let trackPath = String(decoding: row.utf8(0), as: UTF8.self)
+                                _ = visit(trackPath)
+                                if !withInfo { out.field("file", roots.uri(trackPath)) }
+                                last = trackPath
+                            }
+                            if withInfo { out.song(row, roots: roots, client: client) }
                         }
-                        return (count, last)
+                        return (count, bytes.map { String(decoding: $0.value.previous, as: UTF8.self) } ?? last)
                     }
                 }
                 found += last.count
@@ -660,6 +670,37 @@ public struct MPDCommands: MPDCommandHandler {
     static func wholeSeconds(_ value: Double) -> String {
         guard value.isFinite, abs(value) < 1e15 else { return "0" }
         return String(Int(value.rounded()))
+    }
+}
+
+/// The folder and file lines of a recursive listing (`listall`, `listallinfo`) from each path's
+/// bytes as SQLite holds them, no String made: the folders on the way that the path before was
+/// not in, then the file. For paths inside the one music folder, whose URIs are their bytes
+/// after it (`uriStart`), below the folder listed (`relStart`: its bytes and the slash).
+struct FolderLines {
+    let uriStart: Int, relStart: Int
+    /// The path before.
+    private(set) var previous: [UInt8] = []
+
+    init(uriStart: Int, relStart: Int) {
+        self.uriStart = uriStart
+        self.relStart = relStart
+    }
+
+    mutating func write(_ path: UnsafeRawBufferPointer, file: Bool, to out: MPDResponse) {
+        // The bytes it shares with the path before: a folder whose closing slash is among them
+        // was listed with that path.
+        var common = relStart
+        let shared = min(path.count, previous.count)
+        while common < shared, path[common] == previous[common] { common += 1 }
+        if common < path.count {
+            for index in common..<path.count where path[index] == UInt8(ascii: "/") {
+                out.field("directory", utf8: UnsafeRawBufferPointer(rebasing: path[uriStart..<index]))
+            }
+        }
+        if file { out.field("file", utf8: UnsafeRawBufferPointer(rebasing: path[uriStart...])) }
+        previous.removeAll(keepingCapacity: true)
+        previous.append(contentsOf: path)
     }
 }
 
