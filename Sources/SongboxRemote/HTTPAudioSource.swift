@@ -127,7 +127,7 @@ public final class HTTPAudioSource: Sendable {
             state.taken = 0
             state.end = nil
             let generation = state.generation
-            state.task = Task.detached { [self] in await fetch(from: offset, generation: generation) }
+            state.task = Task.detached(executorPreference: DispatchExecutor.shared) { [self] in await fetch(from: offset, generation: generation) }
         }
     }
 

@@ -68,7 +68,7 @@ extension NetworkTracks {
     public func download(_ url: String, into cache: OfflineCache) throws(DownloadError) -> (file: String, size: Int64) {
         let outcome = Mutex<Result<(String, Int64), DownloadError>?>(nil)
         let done = DispatchSemaphore(value: 0)
-        Task.detached { [self] in
+        Task.detached(executorPreference: DispatchExecutor.shared) { [self] in
             let result: Result<(String, Int64), DownloadError>
             do { result = .success(try await fetchWhole(url, into: cache)) } catch let error as DownloadError {
                 result = .failure(error)

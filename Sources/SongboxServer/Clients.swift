@@ -39,7 +39,7 @@ public struct IdleSubsystems: OptionSet, Sendable, Hashable {
 
 /// The connected clients: what changed since each last looked (`idle`), the channels each is
 /// subscribed to and the messages waiting for it. Posting never blocks: a client is woken and
-/// answers on its own queue.
+/// answers in its own task.
 public final class Clients: Sendable {
     /// Messages kept for a client that does not read them (MPD keeps 64).
     public static let messageLimit = 64

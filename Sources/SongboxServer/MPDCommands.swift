@@ -50,7 +50,7 @@ public struct MPDCommands: MPDCommandHandler {
         "volume",
     ]
 
-    public func handle(_ command: String, _ arguments: [String], client: MPDClient, out: MPDResponse) throws(Failure) {
+    public func handle(_ command: String, _ arguments: [String], client: MPDClient, out: MPDResponse) async throws(Failure) {
         let args = Arguments(command: command, values: arguments)
         switch command {
         // Connection and server
@@ -264,13 +264,13 @@ public struct MPDCommands: MPDCommandHandler {
                 guard let position = items.firstIndex(where: { $0.id == id }) else { throw Failure(.noExist, "No such song") }
                 selected = [position]
             }
-            try queueItems(items, selected, client, out)
+            try await queueItems(items, selected, client, out)
         case "plchanges", "plchangesposid":
             // The items added or moved since the client's version (MPD's answer), by position.
             let queue = player.status.snapshot.queue
             let changed = queue.changes(since: try args.integer(0))
             if command == "plchanges" {
-                try queueItems(queue.items, changed, client, out)
+                try await queueItems(queue.items, changed, client, out)
             } else {
                 for position in changed {
                     out.field("cpos", String(position))
@@ -281,26 +281,25 @@ public struct MPDCommands: MPDCommandHandler {
             let selection = try MPDSelection(arguments, exact: command == "playlistfind", roots: roots())
             let items = player.status.snapshot.queue.items
             let wanted = Set(try library { () throws(SongboxError) in try store.tracks.files(matching: selection.query).map(\.id) })
-            try queueItems(items, items.indices.filter { wanted.contains(items[$0].track.trackID) }, client, out)
+            try await queueItems(items, items.indices.filter { wanted.contains(items[$0].track.trackID) }, client, out)
 
         // The database
         case "find", "search":
             let roots = roots()
             let selection = try MPDSelection(arguments, exact: command == "find", roots: roots)
             let window = selection.window ?? 0..<Int.max
-            // Read raw, by column index: a search answer is written as SQLite gives it.
             let query = try library { () throws(SongboxError) in try LibraryQuery.parse(selection.query) }
             let evaluated = try library { () throws(SongboxError) in try store.playlists.evaluateScriptPlaylists(reachedBy: query) }
-            try library { () throws(SongboxError) in
+            // The ids found, in order; then their songs in pieces, each sent before the next is read.
+            let ids = try library { () throws(SongboxError) in
                 try store.runner.readRaw { reader in
-                    let statement = try reader.statement(for: query, selecting: MPDTag.songColumns, evaluated: evaluated)
-                    var index = 0
-                    try reader.forEachRow(of: statement, reusing: true) { row in
-                        defer { index += 1 }
-                        if window.contains(index) { out.song(row, roots: roots, client: client) }
-                    }
+                    // Kept prepared: a client that repeats a search skips SQLite's compile.
+                    var ids: [Int64] = []
+                    try reader.forEachRow(of: try reader.statement(for: query, selecting: "id", evaluated: evaluated), reusing: true) { ids.append($0.int64(0)) }
+                    return ids
                 }
             }
+            try await songs(ids[window.clamped(to: 0..<ids.count)], roots: roots, client: client, out: out)
         case "findadd", "searchadd":
             let selection = try MPDSelection(arguments, exact: command == "findadd", roots: roots())
             var tracks = try library { () throws(SongboxError) in try store.tracks.playable(matching: selection.query) }
@@ -342,9 +341,9 @@ public struct MPDCommands: MPDCommandHandler {
                 out.field("songs", String(total.songs))
                 out.field("playtime", Self.wholeSeconds(total.seconds))
             }
-        case "list": try list(arguments, out)
+        case "list": try await list(arguments, out)
         case "lsinfo", "listall", "listallinfo", "listfiles":
-            try browse(command, uri: arguments.first ?? "", client: client, out: out)
+            try await browse(command, uri: arguments.first ?? "", client: client, out: out)
         case "update", "rescan":
             guard let job = backend.startUpdate() else { throw Failure(.updateAlready, "Already updating") }
             out.field("updating_db", String(job))
@@ -375,7 +374,7 @@ public struct MPDCommands: MPDCommandHandler {
             backend.deliver(message: text, channel: channel)
 
         default:
-            if try playlistCommand(command, args, client: client, out: out) { return }
+            if try await playlistCommand(command, args, client: client, out: out) { return }
             if let result = backend.songboxCommand(command, arguments) {
                 out.fields(try result.get())
                 return
@@ -468,8 +467,8 @@ public struct MPDCommands: MPDCommandHandler {
         }
     }
 
-    /// Queue items at `positions`, their tracks read in pieces.
-    private func queueItems(_ items: [QueueItem], _ positions: [Int], _ client: MPDClient, _ out: MPDResponse) throws(Failure) {
+    /// Queue items at `positions`, their tracks read in pieces, each sent before the next is read.
+    private func queueItems(_ items: [QueueItem], _ positions: [Int], _ client: MPDClient, _ out: MPDResponse) async throws(Failure) {
         let roots = roots()
         for start in stride(from: 0, to: positions.count, by: 500) {
             let chunk = positions[start..<min(start + 500, positions.count)]
@@ -477,8 +476,39 @@ public struct MPDCommands: MPDCommandHandler {
             for position in chunk {
                 out.queueItem(items[position], position: position, track: tracks[items[position].track.trackID], roots: roots, client: client)
             }
+            await out.flush()
+            guard out.open else { return }
         }
     }
+
+    /// Songs read raw (by column index, written as SQLite gives them), in the order of `ids`: in
+    /// pieces, each read in a read of its own and sent before the next is read, so a whole
+    /// library's answer is never held and no read stays open while the client takes it.
+    func songs(_ ids: ArraySlice<Int64>, roots: MusicRoots, client: MPDClient, out: MPDResponse) async throws(Failure) {
+        let idColumn = Int32(MPDTag.songTags.count + 4)
+        for start in stride(from: ids.startIndex, to: ids.endIndex, by: Self.piece) {
+            let piece = Array(ids[start..<min(start + Self.piece, ids.endIndex)])
+            // SQLite gives the rows in an order of its own: each song is written aside, then all
+            // in the order asked.
+            let aside = MPDResponse { _ in false }
+            let spans = Box([Int64: Range<Int>]())
+            try library { () throws(SongboxError) in
+                try store.runner.readRaw { reader in
+                    try reader.forEachRow(ids: piece, selecting: MPDTag.songColumns + ", id") { row in
+                        let first = aside.bytes.count
+                        aside.song(row, roots: roots, client: client)
+                        spans.value[row.int64(idColumn)] = first..<aside.bytes.count
+                    }
+                }
+            }
+            for id in piece { if let span = spans.value[id] { out.append(aside.bytes[span]) } }
+            await out.flush()
+            guard out.open else { return }
+        }
+    }
+
+    /// How many songs a long answer reads at a time.
+    static let piece = 500
 
     /// The tracks a URI names: a file, or every track under a folder in path order; a URL.
     func playable(under uri: String, single: Bool) throws(Failure) -> [PlayableTrack] {
@@ -494,7 +524,7 @@ public struct MPDCommands: MPDCommandHandler {
     }
 
     /// `list TAG [FILTER] [group TAG]...`
-    private func list(_ arguments: [String], _ out: MPDResponse) throws(Failure) {
+    private func list(_ arguments: [String], _ out: MPDResponse) async throws(Failure) {
         guard let first = arguments.first else { throw Failure(.argument, "too few arguments for \"list\"") }
         // A tag songbox does not keep lists nothing.
         guard let tag = try MPDTag.named(first) else { return }
@@ -526,11 +556,13 @@ public struct MPDCommands: MPDCommandHandler {
             last = values
             // A track without the tag lists as empty only when grouped (as MPD does).
             if let value = values.last!, !value.isEmpty { out.field(tag.name, value) } else if !names.isEmpty { out.field(tag.name, "") }
+            await out.flush()
+            guard out.open else { return }
         }
     }
 
     /// `lsinfo`, `listall`, `listallinfo`, `listfiles` of a folder (or one file).
-    private func browse(_ command: String, uri: String, client: MPDClient, out: MPDResponse) throws(Failure) {
+    private func browse(_ command: String, uri: String, client: MPDClient, out: MPDResponse) async throws(Failure) {
         let roots = roots()
         guard let path = roots.path(uri) else { throw Failure(.noExist, "No such directory") }
         if let track = try library({ () throws(SongboxError) in try store.tracks.track(path: path) }) {
@@ -563,24 +595,56 @@ public struct MPDCommands: MPDCommandHandler {
             previous.value = Array(folders)
             return recursive || parts.count == 1
         }
-        let found = try library { () throws(SongboxError) -> Int in
-            if withInfo, recursive {
-                return try store.tracks.forEach(under: path) { track in
-                    if visit(track.path) { out.song(track, path: track.path, duration: track.duration, roots: roots, client: client) }
-                }
+        var found = 0
+        if recursive {
+            // The whole tree, in pieces: each read on its own and sent before the next is read.
+            let columns = withInfo ? MPDTag.songColumns : "path"
+            // Inside the one music folder (the common case) the lines are written from SQLite's
+            // bytes: a URI is the path's bytes after the folder.
+            let bytes = roots.onlyPrefix.flatMap { only in
+                Array(prefix.utf8).starts(with: only) ? Box(FolderLines(uriStart: only.count, relStart: prefix.utf8.count)) : nil
             }
+            var after: String?
+            while true {
+                let start = after
+                let last = try library { () throws(SongboxError) -> (count: Int, path: String?) in
+                    try store.runner.readRaw { reader in
+                        var count = 0, last: String?
+                        try reader.forEachRow(under: path, after: start, limit: Self.piece, selecting: columns) { row in
+                            count += 1
+                            if let bytes {
+                                bytes.value.write(row.utf8(0), file: !withInfo, to: out)
+                            } else {
+                                let trackPath = String(decoding: row.utf8(0), as: UTF8.self)
+                                _ = visit(trackPath)
+                                if !withInfo { out.field("file", roots.uri(trackPath)) }
+                                last = trackPath
+                            }
+                            if withInfo { out.song(row, roots: roots, client: client) }
+                        }
+                        return (count, bytes.map { String(decoding: $0.value.previous, as: UTF8.self) } ?? last)
+                    }
+                }
+                found += last.count
+                await out.flush()
+                guard out.open, last.count == Self.piece else { break }
+                after = last.path
+            }
+        } else {
             // One level: the folders from the paths alone, then the few files of this level.
             let files = Box([String]())
-            let count = try store.tracks.forEachPath(under: path) { trackPath in
-                guard visit(trackPath) else { return }
-                if withInfo { files.value.append(trackPath) } else { out.field("file", roots.uri(trackPath)) }
-            }
-            for file in files.value {
-                if let track = try store.tracks.track(path: file) {
-                    out.song(track, path: track.path, duration: track.duration, roots: roots, client: client)
+            found = try library { () throws(SongboxError) -> Int in
+                try store.tracks.forEachPath(under: path) { trackPath in
+                    guard visit(trackPath) else { return }
+                    if withInfo { files.value.append(trackPath) } else { out.field("file", roots.uri(trackPath)) }
                 }
             }
-            return count
+            for file in files.value {
+                if let track = try library({ () throws(SongboxError) in try store.tracks.track(path: file) }) {
+                    out.song(track, path: track.path, duration: track.duration, roots: roots, client: client)
+                }
+                await out.flush()
+            }
         }
         if found == 0, !uri.isEmpty, roots.folders.first(where: { $0 == path }) == nil {
             throw Failure(.noExist, "No such directory")
@@ -609,6 +673,37 @@ public struct MPDCommands: MPDCommandHandler {
     static func wholeSeconds(_ value: Double) -> String {
         guard value.isFinite, abs(value) < 1e15 else { return "0" }
         return String(Int(value.rounded()))
+    }
+}
+
+/// The folder and file lines of a recursive listing (`listall`, `listallinfo`) from each path's
+/// bytes as SQLite holds them, no String made: the folders on the way that the path before was
+/// not in, then the file. For paths inside the one music folder, whose URIs are their bytes
+/// after it (`uriStart`), below the folder listed (`relStart`: its bytes and the slash).
+struct FolderLines {
+    let uriStart: Int, relStart: Int
+    /// The path before.
+    private(set) var previous: [UInt8] = []
+
+    init(uriStart: Int, relStart: Int) {
+        self.uriStart = uriStart
+        self.relStart = relStart
+    }
+
+    mutating func write(_ path: UnsafeRawBufferPointer, file: Bool, to out: MPDResponse) {
+        // The bytes it shares with the path before: a folder whose closing slash is among them
+        // was listed with that path.
+        var common = relStart
+        let shared = min(path.count, previous.count)
+        while common < shared, path[common] == previous[common] { common += 1 }
+        if common < path.count {
+            for index in common..<path.count where path[index] == UInt8(ascii: "/") {
+                out.field("directory", utf8: UnsafeRawBufferPointer(rebasing: path[uriStart..<index]))
+            }
+        }
+        if file { out.field("file", utf8: UnsafeRawBufferPointer(rebasing: path[uriStart...])) }
+        previous.removeAll(keepingCapacity: true)
+        previous.append(contentsOf: path)
     }
 }
 

@@ -11,7 +11,7 @@ extension MPDCommands {
                                        "playlistclear", "playlistdelete", "playlistmove", "rename", "rm", "save"]
 
     /// Answers a playlist command; false when `command` is not one.
-    func playlistCommand(_ command: String, _ args: Arguments, client: MPDClient, out: MPDResponse) throws(Failure) -> Bool {
+    func playlistCommand(_ command: String, _ args: Arguments, client: MPDClient, out: MPDResponse) async throws(Failure) -> Bool {
         switch command {
         case "listplaylists":
             for playlist in try library({ () throws(SongboxError) in try store.playlists.all() }) {
@@ -26,6 +26,7 @@ extension MPDCommands {
                 if command == "listplaylist" { out.field("file", roots.uri(track.path)) } else {
                     out.song(track, path: track.path, duration: track.duration, roots: roots, client: client)
                 }
+                await out.flush()
             }
         case "load":
             let playlist = try read(try args.string(0))

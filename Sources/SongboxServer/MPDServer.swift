@@ -2,13 +2,16 @@ import Foundation
 import SongboxMessages
 import NIOCore
 import NIOPosix
+import SongboxAudio
 import Synchronization
 
 /// Answers MPD commands for the server: the daemon's table (`MPDCommands`). Called off the
-/// event loop, on the connection's own serial queue, one command at a time per connection, so
-/// it may wait on the player or the library.
+/// event loop, in the connection's own task, one command at a time per connection, on a GCD
+/// thread (`MPDConnection.executor`), so it may wait on the player or the library. A long answer
+/// awaits `MPDResponse.flush()` between its pieces: while the client does not read, the command
+/// is suspended and holds no thread.
 public protocol MPDCommandHandler: Sendable {
-    func handle(_ command: String, _ arguments: [String], client: MPDClient, out: MPDResponse) throws(MPDProtocol.Failure)
+    func handle(_ command: String, _ arguments: [String], client: MPDClient, out: MPDResponse) async throws(MPDProtocol.Failure)
 }
 
 /// Where the server listens.
@@ -41,9 +44,10 @@ public enum MPDEndpoint: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// The MPD protocol server: Unix sockets and TCP addresses served by one SwiftNIO event loop
-/// (no thread per client). Each connection's commands run in order on a serial queue of its
-/// own, so a slow command never stalls the event loop or the other clients. Connections beyond
-/// `maximumConnections` are closed at once.
+/// (no thread per client). Each connection's commands run in order in a task of its own, so a
+/// slow command never stalls the event loop or the other clients, and a client that does not
+/// read its answers holds no thread while it waits. Connections beyond `maximumConnections` are
+/// closed at once.
 public final class MPDServer: Sendable {
     public let endpoints: [MPDEndpoint]
     public let clients: Clients
@@ -72,7 +76,12 @@ public final class MPDServer: Sendable {
                 guard count <= maximumConnections else { return channel.close() }
                 return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineDecoder()))
-                    try channel.pipeline.syncOperations.addHandler(MPDConnection(commands: commands, clients: clients, access: access))
+                    let connection = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(
+                        wrappingChannelSynchronously: channel,
+                        configuration: .init(backPressureStrategy: .init(lowWatermark: 16, highWatermark: 256)))
+                    Task(executorPreference: MPDConnection.executor) {
+                        await MPDConnection.serve(connection, commands: commands, clients: clients, access: access)
+                    }
                 }
             }
         var bound: [any Channel] = []
@@ -143,7 +152,7 @@ struct LineDecoder: ByteToMessageDecoder {
     }
 }
 
-/// What a connection keeps between its commands; touched only on its queue.
+/// What a connection keeps between its commands; touched only by the task that serves it.
 public final class MPDClient: @unchecked Sendable {
     /// The id under which `Clients` knows it.
     let id: Int
@@ -172,18 +181,19 @@ public final class MPDClient: @unchecked Sendable {
     public func takeMessages() -> [(channel: String, text: String)] { clients.takeMessages(id) }
 }
 
-/// A response being written: fields, binary chunks. Written to the client in pieces as it
-/// grows, so a large answer (a whole library) is never held whole.
+/// A response being written: fields, binary chunks. A command that writes much awaits
+/// `flush()` between its pieces, so a large answer (a whole library) goes out as it is made and
+/// is never held whole.
 public final class MPDResponse: @unchecked Sendable {
-    private var bytes: [UInt8] = []
-    private let flush: ([UInt8]) -> Bool
-    /// Bytes held before they are sent on.
+    private(set) var bytes: [UInt8] = []
+    private let sink: ([UInt8]) async -> Bool
+    /// Bytes held before `flush()` sends them on.
     static let chunk = 64 << 10
     /// False once the client went away mid-answer: writing more is pointless.
     public private(set) var open = true
 
-    init(flush: @escaping ([UInt8]) -> Bool) {
-        self.flush = flush
+    init(sink: @escaping ([UInt8]) async -> Bool) {
+        self.sink = sink
         bytes.reserveCapacity(1024)
     }
 
@@ -193,7 +203,6 @@ public final class MPDResponse: @unchecked Sendable {
         bytes.append(UInt8(ascii: " "))
         bytes += MPDProtocol.fieldValue(value).utf8
         bytes.append(UInt8(ascii: "\n"))
-        if bytes.count >= Self.chunk { send() }
     }
 
     public func fields(_ pairs: [(String, String)]) { for (key, value) in pairs { field(key, value) } }
@@ -209,7 +218,6 @@ public final class MPDResponse: @unchecked Sendable {
         bytes.append(contentsOf: value)
         for index in start..<bytes.count where MPDProtocol.breaksLine(bytes[index]) { bytes[index] = UInt8(ascii: " ") }
         bytes.append(UInt8(ascii: "\n"))
-        if bytes.count >= Self.chunk { send() }
     }
 
     /// `binary: N` and the bytes.
@@ -221,116 +229,143 @@ public final class MPDResponse: @unchecked Sendable {
 
     func line(_ text: String) { bytes += text.utf8 }
 
-    /// Sends what is held.
-    func send() {
+    /// Bytes written before, as they are (another response's, in an order of its own).
+    func append(_ written: ArraySlice<UInt8>) { bytes += written }
+
+    /// Sends what is held once it is a chunk or more, waiting (without a thread) until the
+    /// client has room for it. A command that writes much calls this between its pieces.
+    public func flush() async {
+        guard bytes.count >= Self.chunk else { return }
+        await send()
+        // Then the others' turn: many long answers made at once take turns piece by piece, so a
+        // new client's short one waits for a piece of each, not for all of them.
+        await Task.yield()
+    }
+
+    /// Sends what is held, waiting until the client has room for it.
+    func send() async {
         guard !bytes.isEmpty else { return }
-        if open { open = flush(bytes) }
+        if open { open = await sink(bytes) }
         bytes.removeAll(keepingCapacity: true)
     }
 }
 
 /// One client: greets it, then answers each request line in order, with MPD's command lists
 /// and `idle`.
-final class MPDConnection: ChannelInboundHandler, @unchecked Sendable {
-    typealias InboundIn = ByteBuffer
+///
+/// Its commands run in a task of its own (`serve`), which awaits the client: its next request
+/// (NIO reads no more than a few hundred lines ahead), and room for each piece of an answer
+/// (NIO's writability: the task is suspended while more than 64 KiB wait unsent). A client that
+/// never reads so holds no thread and only its last piece of memory, and is dropped when it leaves
+/// a piece unread for `writeTimeout`.
+final class MPDConnection: @unchecked Sendable {
+    typealias Outbound = NIOAsyncChannelOutboundWriter<ByteBuffer>
 
     /// The most commands a command list may hold, and its bytes (MPD: 2 MiB).
     static let listLimit = (commands: 10_000, bytes: 2 << 20)
-    /// How long a client may leave a reply unread before it is dropped.
-    static let writeTimeout = 30.0
+    /// How long a client may leave a reply unread before it is dropped (checked every 5 s).
+    static let writeTimeout = TimeAmount.seconds(30), watchInterval = TimeAmount.seconds(5)
+    /// Where the connections' tasks run: GCD's threads, as a command may block one (a library
+    /// read, the audio thread's answer), which Swift's few cooperative threads must not be. A task
+    /// that waits for its client is off every thread.
+    static let executor = DispatchExecutor.shared
 
     private let commands: any MPDCommandHandler
     private let clients: Clients
     private let access: MPDAccess
-    private let queue = DispatchQueue(label: "songbox mpd connection")
-    // Below: touched only on `queue`.
-    private var client: MPDClient?
-    private var channel: (any Channel)?
+    private let channel: any Channel
+    private let outbound: Outbound
+    // Below: touched only by the task that serves the connection.
+    private var client: MPDClient!
     private var list: (lines: [String], bytes: Int, ok: Bool)?
-    /// The subsystems an `idle` in progress waits for.
-    private var idling: IdleSubsystems?
+    /// The subsystems an `idle` in progress waits for; also ended by a wake-up (`answerIdle`).
+    private let idling = Mutex<IdleSubsystems?>(nil)
+    /// When the write waiting for the client began (`DispatchTime` nanoseconds); 0: none waits.
+    private let writing = Atomic<UInt64>(0)
 
-    init(commands: any MPDCommandHandler, clients: Clients, access: MPDAccess) {
+    private init(channel: any Channel, outbound: Outbound, commands: any MPDCommandHandler, clients: Clients, access: MPDAccess) {
+        self.channel = channel
+        self.outbound = outbound
         self.commands = commands
         self.clients = clients
         self.access = access
     }
 
-    func channelActive(context: ChannelHandlerContext) {
-        let channel = context.channel
+    /// Serves a connection until it closes.
+    static func serve(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>, commands: any MPDCommandHandler,
+                      clients: Clients, access: MPDAccess) async {
+        let channel = connection.channel
         // The Unix socket's clients may do everything: its folder decides who reaches it.
         let local = channel.localAddress?.protocol == .unix
-        queue.async { [self] in
-            self.channel = channel
-            let id = clients.register { [weak self] in
-                guard let connection = self else { return }
-                connection.queue.async { connection.answerIdle() }
+        try? await connection.executeThenClose { inbound, outbound in
+            let session = MPDConnection(channel: channel, outbound: outbound, commands: commands, clients: clients, access: access)
+            let id = clients.register { [weak session] in
+                guard let session else { return }
+                Task(executorPreference: executor) { await session.answerIdle() }
             }
-            client = MPDClient(id: id, clients: clients, permissions: local ? .all : access.defaultPermissions)
+            defer { clients.unregister(id) }
+            // A client that leaves a piece of its answer unread too long is dropped (its write
+            // then fails). One look every few seconds: no timer set and cancelled for each write.
+            let watch = channel.eventLoop.scheduleRepeatedTask(initialDelay: watchInterval, delay: watchInterval) { [weak session] _ in
+                guard let began = session?.writing.load(ordering: .relaxed), began != 0,
+                      DispatchTime.now().uptimeNanoseconds - began > UInt64(writeTimeout.nanoseconds) else { return }
+                channel.close(promise: nil)
+            }
+            defer { watch.cancel() }
+            session.client = MPDClient(id: id, clients: clients, permissions: local ? .all : access.defaultPermissions)
+            guard await session.write(Array((MPDProtocol.greeting + "\n").utf8)) else { return }
+            for try await line in inbound {
+                guard await session.receive(Array(line.readableBytesView)) else { return }
+                // The other connections' turn before the next request that may be waiting
+                // already (as `MPDResponse.flush` gives it between the pieces of an answer).
+                await Task.yield()
+            }
         }
-        context.writeAndFlush(NIOAny(context.channel.allocator.buffer(string: MPDProtocol.greeting + "\n")), promise: nil)
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
-        queue.async { [self] in
-            if let client { clients.unregister(client.id) }
-            client = nil
-            channel = nil
-        }
-        context.fireChannelInactive()
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let bytes = Array(unwrapInboundIn(data).readableBytesView)
-        queue.async { [self] in receive(bytes) }
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        context.close(promise: nil)
-    }
-
-    // MARK: On the connection's queue
-
-    private func receive(_ bytes: [UInt8]) {
-        guard let channel, let client else { return }
+    /// Answers a request line; false when the connection is to end.
+    private func receive(_ bytes: [UInt8]) async -> Bool {
         guard !bytes.contains(0), let line = String(validating: bytes, as: UTF8.self) else {
-            return write(MPDProtocol.ack(MPDProtocol.Failure(.argument, "malformed request: not UTF-8 text"), command: ""))
+            return await write(MPDProtocol.ack(MPDProtocol.Failure(.argument, "malformed request: not UTF-8 text"), command: ""))
         }
-        if idling != nil {
+        if let mask = idling.withLock({ $0 }) {
             // While idle, only `noidle` is allowed (MPD ends the connection otherwise).
-            guard line.trimmingCharacters(in: .whitespaces) == "noidle" else { return channel.close(promise: nil) as Void }
-            let changed = clients.take(client.id, idling ?? [])
-            idling = nil
-            return write(changed.names.map { "changed: \($0)\n" }.joined() + "OK\n")
+            guard line.trimmingCharacters(in: .whitespaces) == "noidle" else { return false }
+            guard let changed = idling.withLock({ idling -> IdleSubsystems? in
+                guard idling != nil else { return nil }  // a wake-up answered it meanwhile
+                idling = nil
+                return clients.take(client.id, mask)
+            }) else { return true }
+            return await write(changed.names.map { "changed: \($0)\n" }.joined() + "OK\n")
         }
         if var pending = list {
             if line == "command_list_end" {
                 list = nil
-                return run(pending.lines, listOK: pending.ok)
+                return await run(pending.lines, listOK: pending.ok)
             }
             pending.lines.append(line)
             pending.bytes += bytes.count
             guard pending.lines.count <= Self.listLimit.commands, pending.bytes <= Self.listLimit.bytes else {
                 list = nil
-                write(MPDProtocol.ack(MPDProtocol.Failure(.argument, "command list too long (at most \(Self.listLimit.commands) commands, 2 MiB)"),
-                                      command: "command_list_begin"))
-                return
+                return await write(MPDProtocol.ack(MPDProtocol.Failure(.argument, "command list too long (at most \(Self.listLimit.commands) commands, 2 MiB)"),
+                                                   command: "command_list_begin"))
             }
             list = pending
-            return
+            return true
         }
         switch line {
         case "command_list_begin": list = ([], 0, false)
         case "command_list_ok_begin": list = ([], 0, true)
-        default: run([line], listOK: nil)
+        default: return await run([line], listOK: nil)
         }
+        return true
     }
 
     /// Runs a command, or the commands of a list: each one's output (and `list_OK` after each
     /// with `listOK`), then `OK`; at the first failure its `ACK` with its index, and no more.
-    private func run(_ lines: [String], listOK: Bool?) {
-        guard let client, let channel else { return }
-        let out = MPDResponse { [weak self] bytes in self?.send(bytes, on: channel) ?? false }
+    /// False when the connection is to end.
+    private func run(_ lines: [String], listOK: Bool?) async -> Bool {
+        let out = MPDResponse { [self] bytes in await write(bytes) }
         for (index, line) in lines.enumerated() {
             var name = ""
             do throws(MPDProtocol.Failure) {
@@ -338,14 +373,14 @@ final class MPDConnection: ChannelInboundHandler, @unchecked Sendable {
                 name = command
                 switch command {
                 case "close":
-                    out.send()
-                    channel.close(promise: nil)
-                    return
+                    await out.send()
+                    return false
                 case "idle" where listOK == nil && client.may("idle"):
                     var mask: IdleSubsystems = arguments.isEmpty ? .all : []
                     for name in arguments { mask.formUnion(try IdleSubsystems(named: name)) }
-                    idling = mask
-                    return answerIdle()
+                    idling.withLock { $0 = mask }
+                    await answerIdle()
+                    return true
                 case "noidle":
                     break  // not idle: nothing to end
                 case "password":
@@ -358,47 +393,49 @@ final class MPDConnection: ChannelInboundHandler, @unchecked Sendable {
                 case "command_list_begin", "command_list_ok_begin", "idle":
                     throw MPDProtocol.Failure(.argument, "\(command) is not allowed here")
                 default:
-                    try commands.handle(command, arguments, client: client, out: out)
+                    try await commands.handle(command, arguments, client: client, out: out)
                 }
                 if listOK == true { out.line("list_OK\n") }
             } catch {
                 out.line(MPDProtocol.ack(error, command: name, index: listOK == nil ? 0 : index))
-                out.send()
-                return
+                await out.send()
+                return out.open
             }
+            // A long list's answers go out as they are made.
+            await out.flush()
+            guard out.open else { return false }
         }
         out.line("OK\n")
-        out.send()
+        await out.send()
+        return out.open
     }
 
     /// Ends an `idle` when something it waits for changed.
-    private func answerIdle() {
-        guard let mask = idling, let client else { return }
-        let changed = clients.take(client.id, mask)
-        guard !changed.isEmpty else { return }
-        idling = nil
-        write(changed.names.map { "changed: \($0)\n" }.joined() + "OK\n")
+    private func answerIdle() async {
+        guard let changed = idling.withLock({ idling -> IdleSubsystems? in
+            guard let mask = idling else { return nil }
+            let changed = clients.take(client.id, mask)
+            guard !changed.isEmpty else { return nil }
+            idling = nil
+            return changed
+        }) else { return }
+        _ = await write(changed.names.map { "changed: \($0)\n" }.joined() + "OK\n")
     }
 
-    private func write(_ text: String) {
-        guard let channel else { return }
-        _ = send(Array(text.utf8), on: channel)
-    }
+    private func write(_ text: String) async -> Bool { await write(Array(text.utf8)) }
 
-    /// Writes `bytes` and waits until they are on their way; a client that leaves them unread
-    /// too long is dropped. False when the connection is gone.
-    private func send(_ bytes: [UInt8], on channel: any Channel) -> Bool {
-        let done = DispatchSemaphore(value: 0)
-        let sent = Mutex(false)
-        channel.writeAndFlush(channel.allocator.buffer(bytes: bytes)).whenComplete { result in
-            if case .success = result { sent.withLock { $0 = true } }
-            done.signal()
-        }
-        guard done.wait(timeout: .now() + Self.writeTimeout) == .success else {
-            channel.close(promise: nil)
+    /// Writes `bytes`, waiting (on no thread) while the client has more unread than NIO's
+    /// high-water mark; a client that leaves them unread `writeTimeout` long is dropped. False when
+    /// the connection is gone.
+    private func write(_ bytes: [UInt8]) async -> Bool {
+        writing.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
+        defer { writing.store(0, ordering: .relaxed) }
+        do {
+            try await outbound.write(channel.allocator.buffer(bytes: bytes))
+            return true
+        } catch {
             return false
         }
-        return sent.withLock { $0 }
     }
 }
 

@@ -142,6 +142,48 @@ import Testing
         #expect(try ControlClient(path: daemon.socket).send("ping").isEmpty)
     }
 
+    /// 200 clients that never read their answers hold no thread and little memory: another
+    /// client is answered, the music plays on, and each of them is dropped after its timeout.
+    @Test func clientsThatNeverReadHoldNothingTheOthersNeed() throws {
+        let (daemon, port) = try startDaemon(config: "max_connections = 300\n")
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        let unread = try SongboxRunner.run(executable: "/usr/bin/python3", [
+            Fixtures.packageRoot + "/Tests/SongboxCLITests/mpd/unread.py", "127.0.0.1", String(port), daemon.socket, String(daemon.pid),
+        ])
+        #expect(unread.status == 0, "\(unread.stdout)\n\(unread.stderr)")
+        #expect(unread.lines == ["ok 200 unread clients", "ok another client is answered", "ok memory bounded", "ok still playing",
+                                 "ok unread clients dropped"], "\(unread.stderr)")
+        #expect(try ControlClient(path: daemon.socket).send("ping").isEmpty)
+    }
+
+    /// `listall` tells each folder once, before its first file, also where one folder's name
+    /// begins another's ("b", "bc") or sorts among them ("a b", "a-c" before "a/").
+    @Test func listallTellsEachFolderOnceBeforeItsFiles() throws {
+        let own = try TestLibrary()
+        for folder in ["a/b", "a/bc/d", "a b", "a-c"] {
+            try FileManager.default.createDirectory(atPath: own.music + "/" + folder, withIntermediateDirectories: true)
+        }
+        try own.add([("a/b/one", 0.2), ("a/bc/two", 0.2), ("a/bc/d/three", 0.2), ("a b/four", 0.2), ("a-c/five", 0.2), ("six", 0.2)])
+        let (daemon, port) = try Self.startDaemon(on: own)
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        let listing = try SongboxRunner.run(executable: "/usr/bin/python3", ["-c", """
+            import socket
+            s = socket.create_connection(("127.0.0.1", \(port)), timeout=20); f = s.makefile("rwb"); f.readline()
+            for command in [b'listall', b'listall "a"', b'listallinfo "a/bc"']:
+                f.write(command + b"\\n"); f.flush()
+                while (line := f.readline().decode().rstrip("\\n")) != "OK":
+                    if line.startswith(("directory:", "file:")): print(line)
+                print("--")
+            """])
+        #expect(listing.lines == [
+            "directory: a b", "file: a b/four.mp3", "directory: a-c", "file: a-c/five.mp3",
+            "directory: a", "directory: a/b", "file: a/b/one.mp3", "directory: a/bc", "directory: a/bc/d", "file: a/bc/d/three.mp3",
+            "file: a/bc/two.mp3", "file: six.mp3", "--",
+            "directory: a/b", "file: a/b/one.mp3", "directory: a/bc", "directory: a/bc/d", "file: a/bc/d/three.mp3", "file: a/bc/two.mp3", "--",
+            "directory: a/bc/d", "file: a/bc/d/three.mp3", "file: a/bc/two.mp3", "--",
+        ], "\(listing.stdout)\(listing.stderr)")
+    }
+
     @Test func albumArtIsTheCoverBesideTheSongInPieces() throws {
         // A library of its own: a tone and a 50 KB "cover" beside it (any bytes: sent as they are).
         let own = try TestLibrary()
