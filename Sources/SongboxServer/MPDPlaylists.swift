@@ -10,6 +10,15 @@ extension MPDCommands {
     static let playlistCommandNames = ["listplaylist", "listplaylistinfo", "listplaylists", "load", "playlistadd",
                                        "playlistclear", "playlistdelete", "playlistmove", "rename", "rm", "save"]
 
+    /// The library track of `url`. A stored playlist holds library tracks: a URL the library does
+    /// not keep yet is kept now, as a stream named by its URL (as `songbox add-url` keeps one).
+    func keptTrackID(url: String) throws(Failure) -> Int64 {
+        try library { () throws(SongboxError) in
+            if let known = try store.tracks.track(path: url) { return known.id }
+            return try store.offline.keepRemote(url: url, copy: nil, size: 0, title: url, artist: nil, album: nil).id
+        }
+    }
+
     /// Answers a playlist command; false when `command` is not one.
     func playlistCommand(_ command: String, _ args: Arguments, client: MPDClient, out: MPDResponse) async throws(Failure) -> Bool {
         switch command {
@@ -39,7 +48,14 @@ extension MPDCommands {
             }
         case "save":
             let name = try args.string(0)
-            let ids = player.status.snapshot.queue.items.map(\.track.trackID)
+            var ids: [Int64] = []
+            for item in player.status.snapshot.queue.items {
+                if item.track.trackID != PlayableTrack.notInLibrary {
+                    ids.append(item.track.trackID)
+                } else if item.track.isRemote {
+                    ids.append(try keptTrackID(url: item.track.path))
+                }
+            }
             try change { () throws(SongboxError) in try store.playlists.savePlaylist(named: name, trackIDs: ids) }
         case "rm":
             let name = try args.string(0)
@@ -49,7 +65,8 @@ extension MPDCommands {
             try change { () throws(SongboxError) in _ = try store.playlists.renamePlaylist(old, to: new) }
         case "playlistadd":
             let name = try args.string(0)
-            let ids = try playable(under: try args.string(1), single: false).map(\.trackID)
+            let uri = try args.string(1)
+            let ids = RemoteTracks.isURL(uri) ? [try keptTrackID(url: uri)] : try playable(under: uri, single: false).map(\.trackID)
             let position = try args.optionalInteger(2)
             try change { () throws(SongboxError) in
                 if try store.playlists.playlistExists(named: name) {

@@ -48,6 +48,14 @@ import Testing
         #expect(try run(["ls", "cached:yes"]).stdout.contains("Old Roads"))
         #expect(listed.stdout.contains("\"path\": \"\(url)\""), "\(listed.stdout)")
 
+        // Lua sees the flags on the track, and queries by them.
+        try """
+            local t = songbox.library.query("cached:yes")[1]
+            print(t.path, t.cached, t.keep_offline, #songbox.library.query("keep_offline:yes"))
+            """.write(toFile: folder + "/flags.lua", atomically: true, encoding: .utf8)
+        let flags = try run(["run", folder + "/flags.lua"])
+        #expect(flags.stdout == "\(url)\ttrue\tfalse\t0\n", "\(flags.stdout)\(flags.stderr)")
+
         server.stop()
         let wav = folder + "/played.wav"
         let played = try run(["play", "remote:yes", "--output", "wav:" + wav])

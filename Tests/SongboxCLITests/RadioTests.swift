@@ -51,6 +51,12 @@ import Testing
         // A stream has no length: the queue shows no time for it.
         let queue = try mpc(port, ["-f", "[%time%]%file%", "playlist"])
         #expect(queue.stdout == "\(url)\n", "\(queue.stdout)")
+        // A station saved in a stored playlist, and loaded back.
+        #expect(try mpc(port, ["save", "Stations"]).status == 0)
+        #expect(try mpc(port, ["-f", "%file%", "playlist", "Stations"]).stdout == "\(url)\n")
+        #expect(try mpc(port, ["clear"]).status == 0)
+        #expect(try mpc(port, ["load", "Stations"]).status == 0)
+        #expect(try mpc(port, ["-f", "%file%", "playlist"]).stdout == "\(url)\n")
     }
 
     @Test func songboxPlaysAURLInTheForegroundAndSaysWhenItCannot() throws {
