@@ -260,6 +260,24 @@ struct Remove: ParsableCommand {
     }
 }
 
+/// `songbox check`: SQLite's integrity check of the library file.
+struct Check: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check", abstract: tr("Check that the library database is sound (reads every page)."))
+
+    @OptionGroup var library: LibraryOptions
+
+    func run() throws {
+        let store = try library.openStore()
+        let problems = try store.integrityProblems()
+        guard problems.isEmpty else {
+            for problem in problems { complain("  \(problem)") }
+            throw SongboxError.damaged(at: store.path)
+        }
+        print(tr("The library at \(store.path) is sound."))
+    }
+}
+
 struct Stats: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "stats", abstract: tr("Show library totals."))
 

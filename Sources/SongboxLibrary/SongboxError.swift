@@ -128,7 +128,7 @@ public struct SongboxError: Error, CustomStringConvertible, Sendable {
                      hint: "check the path given with --db or SONGBOX_DB; if it was your library, it is damaged: restore it from a backup")
     }
 
-    static func damaged(at path: String?) -> SongboxError {
+    public static func damaged(at path: String?) -> SongboxError {
         SongboxError(.databaseDamaged, "the library database is damaged", at: path,
                      hint: "restore it from a backup, or move it away and scan again (play history would be lost)")
     }
