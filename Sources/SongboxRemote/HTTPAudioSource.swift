@@ -55,6 +55,8 @@ public final class HTTPAudioSource: Sendable {
         /// How it ended, once it has.
         var end: Take?
         var titles: [String] = []
+        /// The last title announced, across reconnections.
+        var lastTitle: String?
         var head: Head?
         /// The task, waiting for room in the buffer.
         var waitingForRoom: CheckedContinuation<Void, Never>?
@@ -134,7 +136,7 @@ public final class HTTPAudioSource: Sendable {
     // MARK: The task
 
     /// Why a fetch stopped.
-    private enum Stop: Error {
+    enum Stop: Error {
         /// For good, with this message.
         case failed(String)
         /// The connection went; make it again.
@@ -178,24 +180,38 @@ public final class HTTPAudioSource: Sendable {
         do {
             response = try await client.execute(request, deadline: .distantFuture)
         } catch {
+            // A SHOUTcast 1 server answers `ICY 200 OK`, which no HTTP parser takes.
+            if ShoutcastV1.answeredICY(error), let address = URL(string: url), address.scheme?.lowercased() == "http" {
+                return try await ShoutcastV1.fetch(address) { head, next in
+                    try await receive(head, next, from: &offset, generation: generation)
+                }
+            }
             throw Self.permanent(error) ? Stop.failed(Self.describe(error)) : Stop.dropped(Self.describe(error))
         }
-        let status = response.status
-        guard (200..<300).contains(status.code) else {
-            let said = "the server answered \(status.code) \(status.reasonPhrase)"
+        var body = response.body.makeAsyncIterator()
+        let head = ResponseHead(code: Int(response.status.code), reason: response.status.reasonPhrase) { response.headers.first(name: $0) }
+        try await receive(head, { try await body.next() }, from: &offset, generation: generation)
+    }
+
+    /// Takes an answer: its head checked (an error, something that is not audio) and its facts
+    /// kept, then its body into the buffer, the ICY metadata taken out.
+    private func receive(_ response: ResponseHead, _ next: () async throws -> ByteBuffer?, from offset: inout Int,
+                         generation: Int) async throws {
+        guard (200..<300).contains(response.code) else {
+            let said = "the server answered \(response.code) \(response.reason)"
             // A server's own trouble may pass, and so may a refusal of what was there a moment
             // ago (a station whose source restarts is a 404 meanwhile); a first refusal will not.
-            throw status.code >= 500 || head != nil ? Stop.dropped(said) : Stop.failed(said)
+            throw response.code >= 500 || head != nil ? Stop.dropped(said) : Stop.failed(said)
         }
-        if let type = response.headers.first(name: "content-type"), !Self.mayBeAudio(type) {
+        if let type = response.header("content-type"), !Self.mayBeAudio(type) {
             throw Stop.failed("not audio: the server sent \(type)")
         }
-        let partial = status == .partialContent
-        let told = response.headers.first(name: "content-length").flatMap { Int($0) }
-        let metaInterval = response.headers.first(name: "icy-metaint").flatMap { Int($0) }
+        let partial = response.code == 206
+        let told = response.header("content-length").flatMap { Int($0) }
+        let metaInterval = response.header("icy-metaint").flatMap { Int($0) }
         if head == nil {
-            let station = response.headers.first(name: "icy-name").map { $0.trimmingCharacters(in: .whitespaces) }
-            let found = Head(length: told, ranges: response.headers.first(name: "accept-ranges") == "bytes",
+            let station = response.header("icy-name").map { $0.trimmingCharacters(in: .whitespaces) }
+            let found = Head(length: told, ranges: response.header("accept-ranges") == "bytes",
                              station: station?.isEmpty == false ? station : nil,
                              live: told == nil || metaInterval != nil)
             shared.withLock { if $0.generation == generation { $0.head = found } }
@@ -204,7 +220,7 @@ public final class HTTPAudioSource: Sendable {
         // A server that ignored the range sends the file from its start: skip what was had.
         var skip = offset > 0 && !live && !partial ? offset : 0
         var metadata = metaInterval.flatMap(ICYMetadata.init(interval:))
-        for try await chunk in response.body {
+        while let chunk = try await next() {
             var bytes = Array(chunk.readableBytesView)
             if skip > 0 {
                 let dropped = min(skip, bytes.count)
@@ -245,7 +261,11 @@ public final class HTTPAudioSource: Sendable {
         return shared.withLock { state in
             guard state.generation == generation else { return false }
             state.buffer += bytes
-            state.titles += titles
+            // A reconnected stream says its title again: only a new one is news.
+            for title in titles where title != state.lastTitle {
+                state.titles.append(title)
+                state.lastTitle = title
+            }
             return true
         }
     }

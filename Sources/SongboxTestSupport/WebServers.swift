@@ -203,6 +203,21 @@ public final class IcecastServer: ServerProcess, @unchecked Sendable {
     static let sourceScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path + "/icecast_source.py"
 }
 
+/// A SHOUTcast 1 server (the tests' own, `shoutcast_v1.py`): answers `ICY 200 OK`, which is
+/// not HTTP, and sends `file` with `title` in its ICY metadata, station "Old Shoutcast".
+public final class ShoutcastV1Server: ServerProcess, @unchecked Sendable {
+    public let port: Int
+
+    public init(folder: String, file: String, title: String) throws {
+        port = try freePort()
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path + "/shoutcast_v1.py"
+        try super.init(folder: folder, executable: "/usr/bin/python3", arguments: [script, String(port), file, title], log: "shoutcast.out")
+        try waitUntilListening(port, "the SHOUTcast server")
+    }
+
+    public var url: String { "http://127.0.0.1:\(port)/" }
+}
+
 /// A source client streaming to Icecast (the tests' own, `icecast_source.py`): sets
 /// titles as a station's software does.
 public final class IcecastSource: @unchecked Sendable {

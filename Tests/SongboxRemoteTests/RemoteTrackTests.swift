@@ -198,6 +198,24 @@ import Testing
         }
     }
 
+    @Test func aShoutcastOneStreamThatAnswersICYPlaysWithItsTitleOnce() throws {
+        try Fixtures.withTemporaryDirectorySync { folder in
+            let tone = try AudioFixtures.tone(in: folder, name: "tone", seconds: 4)
+            let server = try ShoutcastV1Server(folder: folder, file: tone, title: "Старое радио")
+            // The server sends the file and closes: songbox connects again, as to a station.
+            let played = try Self.play([server.url], through: NetworkTracks(), in: folder, seconds: 30,
+                                       until: { engine, _ in engine.elapsed >= 6 })
+            #expect(played.errors == [])
+            #expect(played.titles == [StreamTitle(title: "Старое радио", station: "Old Shoutcast")])
+            let expected = try MP3Decoder(path: tone, rate: AudioFormat.streamRate)
+            var local = [Int16](repeating: 0, count: 2 * 44_100 * 2)
+            _ = try local.withUnsafeMutableBufferPointer { try expected.read(into: $0) }
+            // Its first two seconds are the file's.
+            #expect(difference(Array(played.samples.prefix(local.count)), local) == nil)
+            #expect(played.samples.count >= 6 * 44_100 * 2)
+        }
+    }
+
     /// The process's resident memory, in bytes.
     static func residentBytes() -> Int {
         let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
