@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import SongboxAudio
 import SongboxLibrary
 import SongboxWiring
 import SongboxFiles
@@ -251,6 +252,9 @@ struct Remove: ParsableCommand {
                 throw ExitCode(1)
             }
         }
+        // A remote track's offline copy goes with it (the index row would go, the file would stay).
+        let remote = Set(tracks.filter { RemoteTracks.isURL($0.path) }.map(\.id))
+        if !remote.isEmpty { try OfflineTracks(store: store, wiring: try Wiring.load()).remove(remote) }
         let removed = try store.tracks.remove(ids: tracks.map(\.id))
         for track in tracks {
             print(tr("removed: \(track.id)  \([track.artist, track.title ?? fileName(track.path)].compactMap { $0 }.joined(separator: " - "))"))

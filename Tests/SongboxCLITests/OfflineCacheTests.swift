@@ -123,5 +123,10 @@ import Testing
         #expect(try run(["ls", "cached:yes"]).lines.count == 3)
         let stats = try run(["cache", "stats", "--json"])
         #expect(stats.stdout.contains("\"pinned\": 1") && stats.stdout.contains("\"tracks\": 2"), "\(stats.stdout)")
+        // A remote track removed from the library takes its copy with it.
+        let copy = folder + "/cache/songbox/tracks/" + OfflineCache.name(of: server.url("/files/long.mp3"))
+        #expect(FileManager.default.fileExists(atPath: copy))
+        #expect(try run(["rm", "--yes", "path:long"]).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: copy))
     }
 }
