@@ -33,7 +33,7 @@ public struct StoredFeatures: Sendable, Equatable {
 
 extension TrackStore {
     /// The tracks matching the query text that need analyzing, in the query's order, and how
-    /// many matching ones are already done.
+    /// many matching ones are already done. Remote tracks are left out.
     public func tracksToAnalyze(matching text: String, now: Date = Date()) throws(SongboxError) -> (pending: [AnalysisCandidate], done: Int) {
         let query = try LibraryQuery.parse(text, now: now)
         let evaluated = try library.playlists.evaluateScriptPlaylists(reachedBy: query)
@@ -48,6 +48,8 @@ extension TrackStore {
             while let row = try rows.next() {
                 let id: Int64 = row[0]
                 if current.contains(id) { done += 1; continue }
+                // A remote track has no file here to decode (docs/remote.md): it is not analyzed.
+                if RemoteTrackStore.isURL(row[1]) { continue }
                 pending.append(AnalysisCandidate(id: id, path: row[1], size: row[2], mtime: row[3], duration: row[4], channels: row[5]))
             }
             return (pending, done)

@@ -48,6 +48,10 @@ import Testing
         #expect(try run(["ls", "cached:yes"]).stdout.contains("Old Roads"))
         #expect(listed.stdout.contains("\"path\": \"\(url)\""), "\(listed.stdout)")
 
+        // Analysis leaves a remote track out (it has no file here), without an error.
+        let analyzed = try run(["analyze"])
+        #expect(analyzed.status == 0 && !analyzed.stderr.contains(url), "\(analyzed.stdout)\(analyzed.stderr)")
+
         // Lua sees the flags on the track, and queries by them.
         try """
             local t = songbox.library.query("cached:yes")[1]
