@@ -132,5 +132,12 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: copy))
         #expect(try run(["rm", "--yes", "path:long"]).status == 0)
         #expect(!FileManager.default.fileExists(atPath: copy))
+        // A playlist's remote tracks: unpinned and dropped, then pinned and downloaded again.
+        #expect(try run(["playlist", "save", "Offline", "remote:yes"]).status == 0)
+        #expect(try run(["cache", "rm", "--playlist", "Offline"]).stdout == "Deleted 1 offline copy.\n")
+        #expect(try run(["ls", "cached:yes"]).stdout.isEmpty)
+        let pinned = try run(["cache", "add", "--playlist", "Offline"])
+        #expect(pinned.status == 0 && pinned.stdout.contains("Old Roads"), "\(pinned.stdout)\(pinned.stderr)")
+        #expect(try run(["ls", "keep_offline:yes", "cached:yes"]).stdout.contains("Old Roads"))
     }
 }
