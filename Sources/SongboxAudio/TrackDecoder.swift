@@ -1,3 +1,5 @@
+import SongboxFiles
+
 /// What a `TrackDecoder.decode` gave.
 public enum DecodedChunk: Sendable, Equatable {
     /// This many frames were written (at least one).
@@ -70,10 +72,7 @@ public struct RemoteTracks: Sendable, Hashable {
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(opener)) }
 
     /// Whether `path` names a track on the network (`http://`, `https://`) rather than a file.
-    public static func isURL(_ path: String) -> Bool {
-        let head = path.prefix(8).lowercased()
-        return head.hasPrefix("http://") || head.hasPrefix("https://")
-    }
+    public static func isURL(_ path: String) -> Bool { TrackLocation.isURL(path) }
 }
 
 extension PlayableTrack {

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SongboxFiles
 
 /// Playlist file formats songbox writes and reads.
 public enum PlaylistFileFormat: String, Sendable, CaseIterable {
@@ -261,7 +262,7 @@ extension PlaylistStore {
             }
             // A URL the library does not keep yet: kept now, as `songbox add-url` keeps a stream
             // (the entry's title and length; no download inside an import).
-            if RemoteTrackStore.isURL(path) {
+            if TrackLocation.isURL(path) {
                 return .success(try RemoteTrackStore.insert(url: path, probed: .remote(title: entry.title ?? path, artist: entry.artist,
                                                                                      duration: entry.duration ?? 0), in: db))
             }
@@ -419,7 +420,7 @@ extension PlaylistStore {
         if location.lowercased().hasPrefix("file:") {
             guard let url = URL(string: location), url.isFileURL else { return (nil, "not a valid file:// URL") }
             location = url.path
-        } else if RemoteTrackStore.isURL(location) {
+        } else if TrackLocation.isURL(location) {
             return (location, nil)
         } else if let scheme = location.range(of: "://"), location[..<scheme.lowerBound].allSatisfy(\.isLetter) {
             return (nil, "a URL songbox cannot play (http:// and https:// only)")

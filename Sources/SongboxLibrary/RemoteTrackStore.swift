@@ -64,12 +64,6 @@ public struct RemoteTrackStore: Sendable {
         return db.lastInsertedRowID
     }
 
-    /// Whether `path` is a URL songbox plays (`http://`, `https://`).
-    static func isURL(_ path: String) -> Bool {
-        let head = path.prefix(8).lowercased()
-        return head.hasPrefix("http://") || head.hasPrefix("https://")
-    }
-
     /// Every remote track the offline cache knows (pinned, or with a file), oldest use first.
     public func offlineEntries() throws(SongboxError) -> [OfflineEntry] {
         try runner.read { db in

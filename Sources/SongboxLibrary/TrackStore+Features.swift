@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SongboxFiles
 import SongboxAnalysis
 
 /// A track `songbox analyze` has to do: never analyzed, changed since, or by an older analyzer.
@@ -49,7 +50,7 @@ extension TrackStore {
                 let id: Int64 = row[0]
                 if current.contains(id) { done += 1; continue }
                 // A remote track has no file here to decode (docs/remote.md): it is not analyzed.
-                if RemoteTrackStore.isURL(row[1]) { continue }
+                if TrackLocation.isURL(row[1]) { continue }
                 pending.append(AnalysisCandidate(id: id, path: row[1], size: row[2], mtime: row[3], duration: row[4], channels: row[5]))
             }
             return (pending, done)

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 import SongboxAudio
 import Synchronization
 
@@ -293,7 +294,7 @@ public final class HTTPAudioSource: Sendable {
                 || String(describing: error).contains("unsupportedScheme")
         }
         // TLS: a certificate that is not trusted stays untrusted.
-        return String(reflecting: error).contains("SSL")
+        return error is NIOSSLError
     }
 
     /// An error of the HTTP client in words.

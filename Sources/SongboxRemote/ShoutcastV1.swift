@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import NIOHTTP1
 import NIOPosix
 
 /// An answer's status and headers, from either client.
@@ -17,7 +18,7 @@ struct ResponseHead {
 enum ShoutcastV1 {
     /// Whether the HTTP client failed on an `ICY` status line.
     static func answeredICY(_ error: any Error) -> Bool {
-        String(reflecting: error).contains("invalidConstant") || String(describing: error).contains("invalid constant string")
+        (error as? HTTPParserError) == .invalidConstant
     }
 
     /// The most an answer's head may take.
