@@ -103,14 +103,11 @@ public final class FeedDecoder {
         let bytesWanted = (buffer.count / AudioFormat.channels) * AudioFormat.bytesPerFrame
         guard bytesWanted > 0 else { return .frames(0) }
         var filled = 0
-        while filled < bytesWanted {
-            var done = 0
-            let raw = UnsafeMutableRawPointer(buffer.baseAddress!) + filled
-            let status = mpg123_read(handle, raw, bytesWanted - filled, &done)
-            filled += done
+        while true {
+            let status = MP3Decoder.fill(buffer, from: handle, bytes: bytesWanted, filled: &filled)
             switch status {
             case Int32(MPG123_OK.rawValue):
-                continue
+                return .frames(finish(filled))
             case Int32(MPG123_NEW_FORMAT.rawValue):
                 try take(newFormat: ())
             case Int32(MPG123_NEED_MORE.rawValue), Int32(MPG123_DONE.rawValue):
@@ -123,7 +120,6 @@ public final class FeedDecoder {
                 throw DecodeError(path: source, message: MP3Decoder.message(for: status, handle: handle))
             }
         }
-        return .frames(finish(filled))
     }
 
     /// The stream's format, found (or changed) at this frame: from here only this rate comes out.

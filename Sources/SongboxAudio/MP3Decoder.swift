@@ -116,13 +116,10 @@ public final class MP3Decoder {
     public func read(into buffer: UnsafeMutableBufferPointer<Int16>) throws(DecodeError) -> Int {
         let bytesWanted = (buffer.count / AudioFormat.channels) * AudioFormat.bytesPerFrame
         var filled = 0
-        while filled < bytesWanted {
-            var done = 0
-            let raw = UnsafeMutableRawPointer(buffer.baseAddress!) + filled
-            let status = mpg123_read(handle, raw, bytesWanted - filled, &done)
-            filled += done
+        while true {
+            let status = Self.fill(buffer, from: handle, bytes: bytesWanted, filled: &filled)
             switch status {
-            case Int32(MPG123_OK.rawValue): continue
+            case Int32(MPG123_OK.rawValue): return finish(filled)
             case Int32(MPG123_DONE.rawValue):
                 let frames = finish(filled)
                 length = position
@@ -140,7 +137,20 @@ public final class MP3Decoder {
                 throw DecodeError(path: path, message: Self.message(for: status, handle: handle))
             }
         }
-        return finish(filled)
+    }
+
+    /// Decodes into `buffer` from its byte `filled` on (which follows what is written) until
+    /// `bytes` are there or libmpg123 says anything but OK (a new format, the end, more input
+    /// wanted, an error); returns that, or OK once full. The one read loop of both decoders.
+    static func fill(_ buffer: UnsafeMutableBufferPointer<Int16>, from handle: OpaquePointer, bytes: Int,
+                     filled: inout Int) -> Int32 {
+        while filled < bytes {
+            var done = 0
+            let status = mpg123_read(handle, UnsafeMutableRawPointer(buffer.baseAddress!) + filled, bytes - filled, &done)
+            filled += done
+            if status != Int32(MPG123_OK.rawValue) { return status }
+        }
+        return Int32(MPG123_OK.rawValue)
     }
 
     /// Moves to `frame` (of `format`; clamped to `length`), sample-accurately: what `read` gives
