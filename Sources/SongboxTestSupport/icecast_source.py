@@ -39,15 +39,29 @@ def commands():
     stop.set()
 
 
-source = socket.create_connection(("127.0.0.1", int(port)))
-token = base64.b64encode(f"source:{password}".encode()).decode()
-source.sendall((f"PUT {mount} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Basic {token}\r\n"
-                "Content-Type: audio/mpeg\r\nIce-Name: Songbox Test Radio\r\nIce-Public: 0\r\n"
-                "Expect: 100-continue\r\n\r\n").encode())
-answer = source.recv(4096)
-if b" 100 " not in answer and b" 200 " not in answer:
+def connect():
+    """The source connection, once Icecast takes it (a server that has only just started may
+    reset the first ones)."""
+    token = base64.b64encode(f"source:{password}".encode()).decode()
+    answer = b""
+    for _ in range(20):
+        try:
+            connection = socket.create_connection(("127.0.0.1", int(port)))
+            connection.sendall((f"PUT {mount} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Basic {token}\r\n"
+                                "Content-Type: audio/mpeg\r\nIce-Name: Songbox Test Radio\r\nIce-Public: 0\r\n"
+                                "Expect: 100-continue\r\n\r\n").encode())
+            answer = connection.recv(4096)
+            if b" 100 " in answer or b" 200 " in answer:
+                return connection
+            connection.close()
+        except OSError as error:
+            answer = str(error).encode()
+        time.sleep(0.25)
     print("refused: " + answer.decode(errors="replace"), flush=True)
     sys.exit(1)
+
+
+source = connect()
 print("streaming", flush=True)
 threading.Thread(target=commands, daemon=True).start()
 chunk = 4096
