@@ -107,21 +107,23 @@ public struct MPDCommands: MPDCommandHandler {
         case "play":
             let position = try args.optionalInteger(0)
             try perform { engine throws(Failure) in
-                guard let position else { return engine.state == .paused ? engine.resume() : engine.play() }
+                guard let position else { return engine.play() }
                 guard engine.queue.items.indices.contains(position) else { throw Failure(.argument, "Bad song index") }
                 engine.play(id: engine.queue.items[position].id)
             }
         case "playid":
             let id = try args.optionalInteger(0)
             try perform { engine throws(Failure) in
-                guard let id else { return engine.state == .paused ? engine.resume() : engine.play() }
+                guard let id else { return engine.play() }
                 guard engine.queue.item(id: id) != nil else { throw Failure(.noExist, "No such song") }
                 engine.play(id: id)
             }
         case "pause":
             let pause = try args.optionalInteger(0)
             player.perform { engine in
-                switch (pause, engine.state) {
+                // Where playback is heading: a pause still fading out is already a pause, so
+                // `pause 0` pressed during its fade calls it off.
+                switch (pause, engine.heading) {
                 case (1?, .playing), (nil, .playing): engine.pause()
                 case (0?, .paused), (nil, .paused): engine.resume()
                 default: break

@@ -130,6 +130,32 @@ import Testing
         #expect(session.lines.contains { $0.hasPrefix("artwork ") }, "\(session.stdout)")
     }
 
+    /// A pause is a pause the moment it is asked for, though its fade plays on: `pause 0`,
+    /// `pause` or `play` sent during that fade call it off (Home Assistant's pause then play
+    /// once found the pause going on regardless).
+    @Test func playPressedWhileAPauseFadesOutCallsItOff() throws {
+        let (daemon, port) = try startDaemon(config: "fade = 5\n")
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        #expect(try mpc(port, ["add", "Mabel Grey"]).status == 0)
+        let states = try SongboxRunner.run(executable: "/usr/bin/python3", ["-c", """
+            import socket, time
+            s = socket.create_connection(("127.0.0.1", \(port)), timeout=20); f = s.makefile("rwb"); f.readline()
+            def ask(command):
+                f.write(command.encode() + b"\\n"); f.flush()
+                lines = []
+                while (line := f.readline().decode().rstrip("\\n")) not in ("OK",) and not line.startswith("ACK"):
+                    lines.append(line)
+                return next((l.split(": ")[1] for l in lines if l.startswith("state: ")), line)
+            for command in ["play", "pause 1", "pause 0", "pause", "pause", "pause 1", "play"]:
+                ask(command)
+                print(command, ask("status"))
+            time.sleep(6)
+            print("after the fade", ask("status"))
+            """])
+        #expect(states.lines == ["play play", "pause 1 pause", "pause 0 play", "pause pause", "pause play", "pause 1 pause", "play play",
+                                 "after the fade play"], "\(states.stdout)\(states.stderr)")
+    }
+
     @Test func clientsThatAbuseThePortLeaveTheDaemonAndTheMusicAlone() throws {
         let (daemon, port) = try startDaemon()
         defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
