@@ -143,7 +143,7 @@ public struct MPDCommands: MPDCommandHandler {
                     guard engine.queue.item(id: target) != nil else { throw Failure(.noExist, "No such song") }
                     id = target
                 }
-                if engine.currentID != id || engine.state == .stopped { engine.play(id: id) }
+                if engine.headingID != id || engine.heading == .stopped { engine.play(id: id) }
                 engine.seek(to: seconds)
             }
         case "seekcur":
@@ -151,7 +151,7 @@ public struct MPDCommands: MPDCommandHandler {
             guard let value = Double(text), value.isFinite, abs(value) < 1e7 else { throw Failure(.argument, "Number expected: \(text)") }
             let relative = text.hasPrefix("+") || text.hasPrefix("-")
             try perform { engine throws(Failure) in
-                guard engine.state != .stopped else { throw Failure(.playerSync, "Not playing") }
+                guard engine.heading != .stopped else { throw Failure(.playerSync, "Not playing") }
                 if relative { engine.seek(by: value) } else { engine.seek(to: value) }
             }
         case "setvol":
