@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 import NIOSSL
 import SongboxAudio
 import Synchronization
@@ -12,9 +13,9 @@ import Synchronization
 /// short pause, not a skipped track.
 ///
 /// A connection that drops is made again after a growing wait (a file from the byte where it
-/// stopped, with a range request; a live stream from now); a server that answers with an error,
-/// with something that is not audio, or with a certificate that is not trusted is given up on
-/// at once, with a message that says so.
+/// stopped, with a range request; a live stream from now); a server that is not there the first
+/// time, that answers with an error, with something that is not audio, or with a certificate
+/// that is not trusted is given up on at once, with a message that says so.
 public final class HTTPAudioSource: Sendable {
     /// What `take` gave.
     enum Take: Equatable {
@@ -41,8 +42,9 @@ public final class HTTPAudioSource: Sendable {
     /// The most bytes fetched and not yet taken: a minute of 128 kbit/s audio.
     static let readAhead = 1 << 20
     /// The waits before making a dropped connection again; once they are used up (with no byte
-    /// coming in between), the track fails.
-    public static let retryWaits: [Duration] = [.milliseconds(250), .seconds(1), .seconds(2), .seconds(4), .seconds(8)]
+    /// coming in between), the track fails. About a minute in all: long enough for Wi-Fi to
+    /// come back or a station's source to restart.
+    public static let retryWaits: [Duration] = [.milliseconds(250), .seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(15), .seconds(30)]
 
     let url: String
     private let client: HTTPClient
@@ -187,7 +189,9 @@ public final class HTTPAudioSource: Sendable {
                     try await receive(head, next, from: &offset, generation: generation)
                 }
             }
-            throw Self.permanent(error) ? Stop.failed(Self.describe(error)) : Stop.dropped(Self.describe(error))
+            // No answer yet at all: the server is not there (a dead URL would otherwise hold
+            // the queue through every wait). One that answered before is waited for.
+            throw Self.permanent(error) || head == nil ? Stop.failed(Self.describe(error)) : Stop.dropped(Self.describe(error))
         }
         var body = response.body.makeAsyncIterator()
         let head = ResponseHead(code: Int(response.status.code), reason: response.status.reasonPhrase) { response.headers.first(name: $0) }
@@ -314,7 +318,10 @@ public final class HTTPAudioSource: Sendable {
             return "its TLS certificate is not trusted"
         }
         if text.contains("SSL") { return "the TLS handshake failed (\(text))" }
-        if text.contains("connectionRefused") || text.contains("Connection refused") { return "the connection was refused" }
+        if let failure = (error as? NIOConnectionError)?.connectionErrors.first?.error as? IOError {
+            return failure.errnoCode == ECONNREFUSED ? "the connection was refused" : "no connection: \(failure.description)"
+        }
+        if let failure = error as? IOError, failure.errnoCode == ECONNREFUSED { return "the connection was refused" }
         return String(describing: error)
     }
 }

@@ -24,10 +24,13 @@ public final class NetworkTracks: RemoteTrackOpener {
         self.cache = cache
         var tls = TLSConfiguration.makeClientConfiguration()
         if let certificates { tls.additionalTrustRoots = [.file(certificates)] }
-        let configuration = HTTPClient.Configuration(
+        var configuration = HTTPClient.Configuration(
             tlsConfiguration: tls,
             redirectConfiguration: .follow(max: 5, allowCycles: false),
             timeout: .init(connect: .seconds(10), read: .seconds(30)))
+        // A refusal is an answer: the client would ask again until the connection's 10 seconds
+        // are up. Dropped connections are made again by the source, with its own waits.
+        configuration.connectionPool.retryConnectionEstablishment = false
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 

@@ -195,8 +195,13 @@ public final class IcecastServer: ServerProcess, @unchecked Sendable {
     /// Starts a source on `mount` that sends `file` over and over, `bytesPerSecond` (nil: as
     /// fast as Icecast takes it), named "Songbox Test Radio".
     public func source(mount: String, file: String, bytesPerSecond: Int?) throws -> IcecastSource {
-        try IcecastSource(port: port, mount: mount, file: file, rate: bytesPerSecond.map(String.init) ?? "fast",
-                          script: Self.sourceScript, folder: folder)
+        do {
+            return try IcecastSource(port: port, mount: mount, file: file, rate: bytesPerSecond.map(String.init) ?? "fast",
+                                     script: Self.sourceScript, folder: folder)
+        } catch {
+            // Say how Icecast was then (a run once found it refusing the source it had listened for).
+            throw FixtureError("\(error); icecast2 on \(port) \(isRunning ? "still runs" : "has ended"), its log:\n\(log.suffix(3000))")
+        }
     }
 
     /// The source client, beside this file.

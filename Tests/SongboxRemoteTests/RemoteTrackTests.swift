@@ -97,6 +97,17 @@ import Testing
         }
     }
 
+    /// Nothing listens on the port: said in words at the first refusal (not retried for the
+    /// connection's 10 seconds), and the next track plays.
+    @Test func aRefusedConnectionIsSaidAndTheQueueGoesOn() throws {
+        try Self.withServer { server, folder in
+            let nobody = "http://127.0.0.1:\(try freePort())/tone.mp3"
+            let played = try Self.play([nobody, server.url("/files/tone.mp3")], through: NetworkTracks(), in: folder)
+            #expect(played.errors == ["the connection was refused"])
+            #expect(difference(played.samples, try Self.local(folder)) == nil)
+        }
+    }
+
     @Test func serverErrorsPagesAndRedirectLoopsAreClearErrorsAndARedirectIsFollowed() throws {
         try Self.withServer { server, folder in
             let played = try Self.play([server.url("/missing/tone.mp3"), server.url("/files/page.html"),
