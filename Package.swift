@@ -67,6 +67,7 @@ let package = Package(
             name: "SongboxRemote",
             dependencies: [
                 "SongboxAudio",
+                "SongboxFiles",
                 "SongboxMessages",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -1,4 +1,5 @@
 import CMPG123
+import SongboxFiles
 
 /// Fills `FileTags` from the ID3v2 frames libmpg123 parsed (v2.2 frame names are already
 /// promoted to their v2.3 names; text is already UTF-8).

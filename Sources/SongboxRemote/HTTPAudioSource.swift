@@ -39,6 +39,8 @@ public final class HTTPAudioSource: Sendable {
         var live: Bool
     }
 
+    /// How many playlists are followed to a stream (a playlist may list playlists).
+    static let playlistDepth = 3
     /// The most bytes fetched and not yet taken: a minute of 128 kbit/s audio.
     static let readAhead = 1 << 20
     /// The waits before making a dropped connection again; once they are used up (with no byte
@@ -61,6 +63,8 @@ public final class HTTPAudioSource: Sendable {
         /// The last title announced, across reconnections.
         var lastTitle: String?
         var head: Head?
+        /// The stream that answered with audio: the URL, or one its playlist lists.
+        var stream: PlaylistStream?
         /// The task, waiting for room in the buffer.
         var waitingForRoom: CheckedContinuation<Void, Never>?
         var task: Task<Void, Never>?
@@ -144,18 +148,38 @@ public final class HTTPAudioSource: Sendable {
         case failed(String)
         /// The connection went; make it again.
         case dropped(String)
+        /// The answer was a playlist (a radio station's link) listing these streams.
+        case playlist([PlaylistStream])
     }
 
     private func fetch(from start: Int, generation: Int) async {
         var offset = start
         var failures = 0
+        // Where the track is: its URL, or the streams its playlist lists, tried in turn until
+        // one answers with audio (that one is kept for reconnections and seeks).
+        var streams = [shared.withLock { $0.stream } ?? PlaylistStream(url: url, name: nil)]
+        var playlists = 0
         while !Task.isCancelled {
             let before = offset
             do {
-                try await fetchOnce(from: &offset, generation: generation)
+                try await fetchOnce(streams[0], from: &offset, generation: generation)
                 finish(.ended, generation: generation)
                 return
+            } catch Stop.playlist(let listed) {
+                playlists += 1
+                guard playlists <= Self.playlistDepth else {
+                    return finish(.failed("its playlists lead only to more playlists"), generation: generation)
+                }
+                guard !listed.isEmpty else {
+                    return finish(.failed("a playlist with no http:// or https:// stream in it"), generation: generation)
+                }
+                streams = listed
             } catch Stop.failed(let message) {
+                // A station lists its streams in order of preference: the next is tried.
+                if head == nil, streams.count > 1 {
+                    streams.removeFirst()
+                    continue
+                }
                 return finish(.failed(message), generation: generation)
             } catch {
                 if Task.isCancelled { return }
@@ -172,10 +196,10 @@ public final class HTTPAudioSource: Sendable {
 
     /// One request, from byte `offset` of a file (a live stream starts from now), whose body
     /// goes into the buffer; `offset` follows the bytes added. Returns when the track is whole.
-    private func fetchOnce(from offset: inout Int, generation: Int) async throws {
+    private func fetchOnce(_ stream: PlaylistStream, from offset: inout Int, generation: Int) async throws {
         // A live stream has no bytes to resume from: it starts again from now.
         let resuming = head.map { !$0.live } ?? true
-        var request = HTTPClientRequest(url: url)
+        var request = HTTPClientRequest(url: stream.url)
         request.headers.add(name: "User-Agent", value: "songbox")
         request.headers.add(name: "Icy-MetaData", value: "1")
         if offset > 0, resuming { request.headers.add(name: "Range", value: "bytes=\(offset)-") }
@@ -184,9 +208,9 @@ public final class HTTPAudioSource: Sendable {
             response = try await client.execute(request, deadline: .distantFuture)
         } catch {
             // A SHOUTcast 1 server answers `ICY 200 OK`, which no HTTP parser takes.
-            if ShoutcastV1.answeredICY(error), let address = URL(string: url), address.scheme?.lowercased() == "http" {
+            if ShoutcastV1.answeredICY(error), let address = URL(string: stream.url), address.scheme?.lowercased() == "http" {
                 return try await ShoutcastV1.fetch(address) { head, next in
-                    try await receive(head, next, from: &offset, generation: generation)
+                    try await receive(head, next, of: stream, from: &offset, generation: generation)
                 }
             }
             // No answer yet at all: the server is not there (a dead URL would otherwise hold
@@ -195,20 +219,24 @@ public final class HTTPAudioSource: Sendable {
         }
         var body = response.body.makeAsyncIterator()
         let head = ResponseHead(code: Int(response.status.code), reason: response.status.reasonPhrase) { response.headers.first(name: $0) }
-        try await receive(head, { try await body.next() }, from: &offset, generation: generation)
+        try await receive(head, { try await body.next() }, of: stream, from: &offset, generation: generation)
     }
 
     /// Takes an answer: its head checked (an error, something that is not audio) and its facts
     /// kept, then its body into the buffer, the ICY metadata taken out.
-    private func receive(_ response: ResponseHead, _ next: () async throws -> ByteBuffer?, from offset: inout Int,
-                         generation: Int) async throws {
+    private func receive(_ response: ResponseHead, _ next: () async throws -> ByteBuffer?, of stream: PlaylistStream,
+                         from offset: inout Int, generation: Int) async throws {
         guard (200..<300).contains(response.code) else {
             let said = "the server answered \(response.code) \(response.reason)"
             // A server's own trouble may pass, and so may a refusal of what was there a moment
             // ago (a station whose source restarts is a 404 meanwhile); a first refusal will not.
             throw response.code >= 500 || head != nil ? Stop.dropped(said) : Stop.failed(said)
         }
-        if let type = response.header("content-type"), !Self.mayBeAudio(type) {
+        let type = response.header("content-type")
+        if head == nil, PlaylistStream.isPlaylist(type: type, url: stream.url) {
+            throw Stop.playlist(try await PlaylistStream.read(next, listedAt: stream.url))
+        }
+        if let type, !Self.mayBeAudio(type) {
             throw Stop.failed("not audio: the server sent \(type)")
         }
         let partial = response.code == 206
@@ -217,9 +245,13 @@ public final class HTTPAudioSource: Sendable {
         if head == nil {
             let station = response.header("icy-name").map { $0.trimmingCharacters(in: .whitespaces) }
             let found = Head(length: told, ranges: response.header("accept-ranges") == "bytes",
-                             station: station?.isEmpty == false ? station : nil,
+                             station: station?.isEmpty == false ? station : stream.name,
                              live: told == nil || metaInterval != nil)
-            shared.withLock { if $0.generation == generation { $0.head = found } }
+            shared.withLock { state in
+                guard state.generation == generation else { return }
+                state.head = found
+                state.stream = stream
+            }
         }
         let live = head?.live ?? false
         // A server that ignored the range sends the file from its start: skip what was had.
@@ -286,7 +318,7 @@ public final class HTTPAudioSource: Sendable {
     /// Whether a `Content-Type` may hold MP3 audio (servers label it many ways, and many
     /// label it `application/octet-stream`); a page, a text or an image is not.
     static func mayBeAudio(_ type: String) -> Bool {
-        let media = type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        let media = PlaylistStream.mediaType(type)
         return !(media.hasPrefix("text/") || media.hasPrefix("image/") || media.hasPrefix("video/")
                  || media.hasSuffix("/json") || media.hasSuffix("/xml") || media.hasSuffix("+xml") || media.hasSuffix("/html"))
     }

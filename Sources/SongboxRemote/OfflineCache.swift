@@ -96,7 +96,13 @@ extension NetworkTracks {
         guard (200..<300).contains(response.status.code) else {
             throw failed("the server answered \(response.status.code) \(response.status.reasonPhrase)")
         }
-        if let type = response.headers.first(name: "content-type"), !HTTPAudioSource.mayBeAudio(type) {
+        let type = response.headers.first(name: "content-type")
+        // A radio station's playlist link: kept as the station it names, played from its streams.
+        if PlaylistStream.isPlaylist(type: type, url: url) {
+            try? FileManager.default.removeItem(atPath: partial)
+            throw DownloadError(url: url, message: "a station's playlist has no end to download", liveStream: true)
+        }
+        if let type, !HTTPAudioSource.mayBeAudio(type) {
             throw failed("not audio: the server sent \(type)")
         }
         let resumed = have > 0 && response.status == .partialContent

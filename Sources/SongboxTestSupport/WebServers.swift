@@ -104,7 +104,7 @@ public final class NginxServer: ServerProcess, @unchecked Sendable {
                 fastcgi_temp_path \(folder)/temp/fastcgi;
                 uwsgi_temp_path \(folder)/temp/uwsgi;
                 scgi_temp_path \(folder)/temp/scgi;
-                types { audio/mpeg mp3; text/html html; }
+                types { audio/mpeg mp3; text/html html; audio/x-scpls pls; audio/x-mpegurl m3u; application/vnd.apple.mpegurl m3u8; }
                 default_type application/octet-stream;
                 server {
                     listen 127.0.0.1:\(self.port);

@@ -57,6 +57,13 @@ import Testing
         #expect(try mpc(port, ["clear"]).status == 0)
         #expect(try mpc(port, ["load", "Stations"]).status == 0)
         #expect(try mpc(port, ["-f", "%file%", "playlist"]).stdout == "\(url)\n")
+        // The station by its playlist link (Icecast serves one for each mount): played from the stream it lists.
+        let link = url + ".m3u"
+        #expect(try mpc(port, ["clear"]).status == 0)
+        #expect(try mpc(port, ["add", link]).status == 0)
+        #expect(try mpc(port, ["play"]).status == 0)
+        try daemon.waitForOutput("title: Evening News / Songbox Test Radio / \(link)")
+        #expect(try mpc(port, format).stdout == "Evening News ; Songbox Test Radio ; \(link)\n")
     }
 
     @Test func songboxPlaysAURLInTheForegroundAndSaysWhenItCannot() throws {

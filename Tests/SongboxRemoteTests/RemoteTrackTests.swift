@@ -108,6 +108,43 @@ import Testing
         }
     }
 
+    /// Stations are linked by a playlist naming their streams: the streams it lists are tried
+    /// in order (here the first refuses), a relative one is found beside the playlist, one
+    /// playlist may lead to another; HLS and playlists that only lead to playlists are said.
+    @Test func aStationsPlaylistLinkPlaysTheFirstStreamItListsThatAnswers() throws {
+        try Self.withServer { server, folder in
+            let root = folder + "/www"
+            let nobody = "http://127.0.0.1:\(try freePort())/tone.mp3"
+            let files: [String: String] = [
+                "station.pls": "[playlist]\nNumberOfEntries=2\nFile1=\(nobody)\nTitle1=Songbox FM\n"
+                    + "File2=\(server.url("/files/tone.mp3"))\nTitle2=Songbox FM (backup)\nVersion=2\n",
+                "relative.m3u": "#EXTM3U\n#EXTINF:-1,Relative FM\ntone.mp3\n",
+                "nested.m3u": server.url("/files/station.pls") + "\n",
+                "hls.m3u8": "#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\nsegment1.aac\n",
+                "loop.pls": "[playlist]\nFile1=\(server.url("/files/loop.pls"))\n",
+                "empty.pls": "[playlist]\nFile1=file:///home/someone/song.mp3\n",
+            ]
+            for (name, text) in files { try text.write(toFile: root + "/" + name, atomically: true, encoding: .utf8) }
+            let played = try Self.play(["station.pls", "relative.m3u", "nested.m3u", "hls.m3u8", "loop.pls", "empty.pls"].map { server.url("/files/" + $0) },
+                                       through: NetworkTracks(), in: folder)
+            #expect(played.errors == ["an HLS stream (audio sent in pieces), which songbox does not play",
+                                      "its playlists lead only to more playlists", "a playlist with no http:// or https:// stream in it"])
+            let tone = try Self.local(folder)
+            #expect(difference(played.samples, tone + tone + tone) == nil)
+        }
+    }
+
+    @Test func aStationsPlaylistNamesItsStreams() throws {
+        let listed = try PlaylistStream.streams(in: Data("[playlist]\nFile1=http://a.example/live\nTitle1=Radio א\nFile2=/b/live.mp3\n".utf8),
+                                                listedAt: "https://radio.example/links/listen.pls")
+        #expect(listed == [PlaylistStream(url: "http://a.example/live", name: "Radio א"),
+                           PlaylistStream(url: "https://radio.example/b/live.mp3", name: nil)])
+        #expect(PlaylistStream.isPlaylist(type: "audio/x-scpls", url: "http://a.example/listen"))
+        #expect(PlaylistStream.isPlaylist(type: "text/plain; charset=utf-8", url: "http://a.example/listen.m3u"))
+        #expect(!PlaylistStream.isPlaylist(type: "audio/mpeg", url: "http://a.example/listen.m3u"))
+        #expect(!PlaylistStream.isPlaylist(type: "text/plain", url: "http://a.example/song.mp3"))
+    }
+
     @Test func serverErrorsPagesAndRedirectLoopsAreClearErrorsAndARedirectIsFollowed() throws {
         try Self.withServer { server, folder in
             let played = try Self.play([server.url("/missing/tone.mp3"), server.url("/files/page.html"),

@@ -3,15 +3,15 @@
 /// ID3 says 8-bit text is ISO-8859-1, but Israeli collections are full of Windows-1255 Hebrew
 /// written into those frames (and into ID3v1). Read as Latin-1 it shows as "àäáä"; we decode
 /// such text as Hebrew when it looks like Hebrew and like nothing else.
-enum LegacyText {
+public enum LegacyText {
     /// Decodes bytes that the tag says are Latin-1.
-    static func decode(_ bytes: some Collection<UInt8>) -> String {
+    public static func decode(_ bytes: some Collection<UInt8>) -> String {
         looksLikeWindows1255(bytes) ? windows1255(bytes) : latin1(bytes)
     }
 
     /// Re-reads text that libmpg123 already converted from Latin-1 (each byte became one scalar
     /// U+0000...U+00FF), so the Windows-1255 check can be applied to it.
-    static func redecode(latin1Text text: String) -> String {
+    public static func redecode(latin1Text text: String) -> String {
         guard text.unicodeScalars.contains(where: { $0.value >= 0x80 }),
               text.unicodeScalars.allSatisfy({ $0.value <= 0xFF }) else { return text }
         return decode(text.unicodeScalars.map { UInt8($0.value) })
@@ -19,7 +19,7 @@ enum LegacyText {
 
     /// Hebrew in Windows-1255: letters 0xE0...0xFA, points 0xC0...0xD2. A word counts as Hebrew
     /// when it has at least two such letters and no ASCII letters, so "Café" and "Déjà" stay Latin-1.
-    static func looksLikeWindows1255(_ bytes: some Collection<UInt8>) -> Bool {
+    public static func looksLikeWindows1255(_ bytes: some Collection<UInt8>) -> Bool {
         var hebrewWords = 0
         var latinWords = 0
         for word in bytes.split(whereSeparator: { $0 == 0x20 || $0 == 0x2D || $0 == 0x2F || $0 == 0x2C }) {
@@ -37,11 +37,11 @@ enum LegacyText {
         return hebrewWords > 0 && latinWords == 0
     }
 
-    static func latin1(_ bytes: some Collection<UInt8>) -> String {
+    public static func latin1(_ bytes: some Collection<UInt8>) -> String {
         String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
     }
 
-    static func windows1255(_ bytes: some Collection<UInt8>) -> String {
+    public static func windows1255(_ bytes: some Collection<UInt8>) -> String {
         var scalars = String.UnicodeScalarView()
         for byte in bytes {
             switch byte {

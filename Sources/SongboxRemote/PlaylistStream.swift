@@ -1,0 +1,61 @@
+import Foundation
+import NIOCore
+import SongboxFiles
+
+/// A stream a radio station's playlist link lists. Stations are mostly linked as a `.pls` or
+/// `.m3u` file naming their streams (often several, the same audio from other servers); such
+/// an answer is read and its streams are tried in order, as players do.
+struct PlaylistStream: Sendable, Equatable {
+    var url: String
+    /// The name the playlist gives it (`TitleN=`, `#EXTINF`): the station's, when the stream
+    /// does not say its own.
+    var name: String?
+
+    /// The most a playlist may hold: a station's lists a few lines.
+    static let largest = 64 << 10
+
+    /// Media types of PLS and M3U playlists.
+    static let playlistTypes: Set<String> = [
+        "audio/x-scpls", "audio/scpls", "application/pls+xml", "application/pls",
+        "audio/x-mpegurl", "audio/mpegurl", "application/x-mpegurl", "application/vnd.apple.mpegurl", "audio/x-mpequrl",
+    ]
+
+    /// Whether an answer is a playlist: by its type, or by its name where the type says
+    /// little (`text/plain`, `application/octet-stream` or none).
+    static func isPlaylist(type: String?, url: String) -> Bool {
+        let media = type.map(mediaType) ?? ""
+        if playlistTypes.contains(media) { return true }
+        let named = ["pls", "m3u", "m3u8"].contains(URL(string: url)?.pathExtension.lowercased() ?? "")
+        return named && ["", "text/plain", "application/octet-stream"].contains(media)
+    }
+
+    static func mediaType(_ type: String) -> String {
+        type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+    }
+
+    /// Reads a playlist's body and gives the http(s) streams it lists, relative ones resolved
+    /// against `address`.
+    static func read(_ next: () async throws -> ByteBuffer?, listedAt address: String) async throws -> [PlaylistStream] {
+        var body: [UInt8] = []
+        while let chunk = try await next() {
+            body += chunk.readableBytesView
+            guard body.count <= largest else {
+                throw HTTPAudioSource.Stop.failed("a playlist larger than \(largest >> 10) KiB")
+            }
+        }
+        return try streams(in: Data(body), listedAt: address)
+    }
+
+    static func streams(in body: Data, listedAt address: String) throws(HTTPAudioSource.Stop) -> [PlaylistStream] {
+        // HLS lists pieces of one stream, not streams: not something songbox plays.
+        if String(decoding: body, as: UTF8.self).contains("#EXT-X-") {
+            throw .failed("an HLS stream (audio sent in pieces), which songbox does not play")
+        }
+        let base = URL(string: address)
+        return PlaylistText.entries(body).compactMap { entry in
+            guard let url = URL(string: entry.location, relativeTo: base)?.absoluteString, TrackLocation.isURL(url) else { return nil }
+            let name = [entry.artist, entry.title].compactMap { $0 }.joined(separator: " - ")
+            return PlaylistStream(url: url, name: name.isEmpty ? nil : name)
+        }
+    }
+}
