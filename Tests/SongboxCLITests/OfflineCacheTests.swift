@@ -60,9 +60,16 @@ import Testing
         let flags = try run(["run", folder + "/flags.lua"])
         #expect(flags.stdout == "\(url)\ttrue\tfalse\t0\n", "\(flags.stdout)\(flags.stderr)")
 
+        // A station's playlist link is kept as the station: nothing downloaded.
+        let station = server.url("/files/station.pls")
+        try "[playlist]\nFile1=\(server.url("/files/song.mp3"))\n".write(toFile: folder + "/nginx/www/station.pls", atomically: true, encoding: .utf8)
+        let link = try run(["add-url", station, "--title", "Songbox FM"])
+        #expect(link.stdout.hasPrefix("Kept the stream \(station) as track"), "\(link.stdout)\(link.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: OfflineCache(folder: folder + "/cache/songbox/tracks").file(of: station) + ".part"))
+
         server.stop()
         let wav = folder + "/played.wav"
-        let played = try run(["play", "remote:yes", "--output", "wav:" + wav])
+        let played = try run(["play", "cached:yes", "--output", "wav:" + wav])
         #expect(played.status == 0, "\(played.stderr)")
         // The copy's PCM is the local file's, sample for sample.
         #expect(difference(try AudioFixtures.pcm(ofWAV: wav), try AudioFixtures.referencePCM(of: Self.song)) == nil)
