@@ -43,7 +43,9 @@ struct Analyze: ParsableCommand {
         // Each track is committed (an interrupted run resumes), but not synced: features can be measured again.
         try store.runner.skipSyncPerCommit()
         let text = QueryArguments.join(query)
-        let (pending, done) = try store.tracks.tracksToAnalyze(matching: text)
+        // Remote tracks are analyzed from their offline copies.
+        let cache = try Wiring.load().offlineCache
+        let (pending, done) = try store.tracks.tracksToAnalyze(matching: text, copy: cache.completeFile(of:))
         guard !pending.isEmpty else {
             if done == 0 { throw List.nothingFound(query, in: store) }
             print(tr(tr(count: done, "The \(done) matching track is analyzed.", "All \(done) matching tracks are analyzed.")))
@@ -127,7 +129,7 @@ final class AnalysisRun: Sendable {
             guard index < tracks.count, state.withLock({ $0.stopped == nil }) else { return }
             let track = tracks[index]
             do {
-                let features = try TrackAnalysis.analyze(track.path, channels: track.channels)
+                let features = try TrackAnalysis.analyze(track.file, channels: track.channels)
                 let stored = try store.tracks.saveFeatures(features, of: track)
                 state.withLock { outcome in
                     if stored {

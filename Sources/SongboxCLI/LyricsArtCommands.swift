@@ -1,16 +1,19 @@
 import ArgumentParser
 import Foundation
+import SongboxFiles
 import SongboxLibrary
 import Synchronization
 
 /// The track a command names: by id or by file path.
 struct TrackArgument: ParsableArguments {
-    @Argument(help: ArgumentHelp(tr("A track id (from `songbox ls`) or a file path."), valueName: "id|path"))
+    @Argument(help: ArgumentHelp(tr("A track id (from `songbox ls`), a file path or a remote track's URL."), valueName: "id|path"))
     var track: String
 
     func find(in store: LibraryStore) throws -> Track {
+        // A URL is kept as it is written; a path is made absolute.
+        let path = TrackLocation.isURL(track) ? track : LibraryScanner.normalise([track]).first ?? track
         let found = try Int64(track).flatMap { id throws(SongboxError) in try store.tracks.track(id: id) }
-            ?? store.tracks.track(path: LibraryScanner.normalise([track]).first ?? track)
+            ?? store.tracks.track(path: path)
         guard let found else {
             throw SongboxError(.notFound, "no track '\(track)' in the library", hint: "find ids with `songbox ls`")
         }

@@ -6,7 +6,10 @@ import SongboxAnalysis
 /// A track `songbox analyze` has to do: never analyzed, changed since, or by an older analyzer.
 public struct AnalysisCandidate: Sendable, Equatable {
     public var id: Int64
+    /// The track's path or URL, as the library shows it.
     public var path: String
+    /// The file to decode: the path, or a remote track's offline copy.
+    public var file: String
     /// The file as the library knows it; stored with the features.
     public var size: Int64
     public var mtime: Int64
@@ -34,8 +37,10 @@ public struct StoredFeatures: Sendable, Equatable {
 
 extension TrackStore {
     /// The tracks matching the query text that need analyzing, in the query's order, and how
-    /// many matching ones are already done. Remote tracks are left out.
-    public func tracksToAnalyze(matching text: String, now: Date = Date()) throws(SongboxError) -> (pending: [AnalysisCandidate], done: Int) {
+    /// many matching ones are already done. A remote track is analyzed from its complete
+    /// offline copy (`copy` finds it); one with no copy is left out.
+    public func tracksToAnalyze(matching text: String, copy: @Sendable (String) -> String? = { _ in nil },
+                                now: Date = Date()) throws(SongboxError) -> (pending: [AnalysisCandidate], done: Int) {
         let query = try LibraryQuery.parse(text, now: now)
         let evaluated = try library.playlists.evaluateScriptPlaylists(reachedBy: query)
         return try runner.read { db in
@@ -49,9 +54,10 @@ extension TrackStore {
             while let row = try rows.next() {
                 let id: Int64 = row[0]
                 if current.contains(id) { done += 1; continue }
-                // A remote track has no file here to decode (docs/remote.md): it is not analyzed.
-                if TrackLocation.isURL(row[1]) { continue }
-                pending.append(AnalysisCandidate(id: id, path: row[1], size: row[2], mtime: row[3], duration: row[4], channels: row[5]))
+                let path: String = row[1]
+                // A remote track without a copy here has nothing to decode (docs/remote.md).
+                guard let file = TrackLocation.isURL(path) ? copy(path) : path else { continue }
+                pending.append(AnalysisCandidate(id: id, path: path, file: file, size: row[2], mtime: row[3], duration: row[4], channels: row[5]))
             }
             return (pending, done)
         }

@@ -25,7 +25,7 @@ public enum TrackAnalysis {
     public static func analyzeAll(in store: LibraryStore, matching query: String = "") throws -> [(path: String, reason: String)] {
         var failures: [(path: String, reason: String)] = []
         for track in try store.tracks.tracksToAnalyze(matching: query).pending {
-            do { try store.tracks.saveFeatures(try analyze(track.path, channels: track.channels), of: track) } catch let error as DecodeError {
+            do { try store.tracks.saveFeatures(try analyze(track.file, channels: track.channels), of: track) } catch let error as DecodeError {
                 failures.append((track.path, error.message))
             }
         }

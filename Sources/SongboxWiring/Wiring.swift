@@ -25,7 +25,12 @@ public struct Wiring: Sendable {
 
     /// How remote tracks are reached and kept offline, as the config says.
     public var remoteTracks: NetworkTracks {
-        NetworkTracks.shared(trusting: config.tlsCertificates, cache: OfflineCache(folder: config.cacheFolder ?? OfflineCache.defaultFolder()))
+        NetworkTracks.shared(trusting: config.tlsCertificates, cache: offlineCache)
+    }
+
+    /// Where remote tracks' offline copies are (`cache_folder`).
+    public var offlineCache: OfflineCache {
+        OfflineCache(folder: config.cacheFolder ?? OfflineCache.defaultFolder())
     }
 
     /// The config's player settings, with the way to remote tracks.

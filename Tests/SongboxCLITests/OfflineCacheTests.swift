@@ -48,9 +48,20 @@ import Testing
         #expect(try run(["ls", "cached:yes"]).stdout.contains("Old Roads"))
         #expect(listed.stdout.contains("\"path\": \"\(url)\""), "\(listed.stdout)")
 
-        // Analysis leaves a remote track out (it has no file here), without an error.
+        // Analysis measures a remote track from its offline copy, as the local file would be.
         let analyzed = try run(["analyze"])
-        #expect(analyzed.status == 0 && !analyzed.stderr.contains(url), "\(analyzed.stdout)\(analyzed.stderr)")
+        #expect(analyzed.status == 0 && !analyzed.stdout.contains("undecodable:"), "\(analyzed.stdout)\(analyzed.stderr)")
+        let measured = try run(["ls", "--json", "remote:yes", "loudness:-70..0"])
+        #expect(measured.stdout.contains("\"path\": \"\(url)\""), "\(measured.stdout)\(measured.stderr)")
+        let analysis = { (track: String) throws -> [String: Any]? in
+            let shown = try JSONSerialization.jsonObject(with: try run(["show", "--json", track]).stdoutBytes) as? [String: Any]
+            return shown?["analysis"] as? [String: Any]
+        }
+        let local = try #require(try analysis(Self.song))
+        let remote = try #require(try analysis(url))
+        for measure in ["track_gain", "true_peak", "brightness"] {
+            #expect(remote[measure] as? Double != nil && remote[measure] as? Double == local[measure] as? Double, "\(measure): \(remote)")
+        }
 
         // Lua sees the flags on the track, and queries by them.
         try """
