@@ -174,15 +174,15 @@ public final class HTTPAudioSource: Sendable {
                     return finish(.failed("a playlist with no http:// or https:// stream in it"), generation: generation)
                 }
                 streams = listed
-            } catch Stop.failed(let message) {
-                // A station lists its streams in order of preference: the next is tried.
+            } catch {
+                if Task.isCancelled { return }
+                // A station lists its streams in order of preference: one that has not
+                // answered yet gives way to the next at once.
                 if head == nil, streams.count > 1 {
                     streams.removeFirst()
                     continue
                 }
-                return finish(.failed(message), generation: generation)
-            } catch {
-                if Task.isCancelled { return }
+                if case Stop.failed(let message) = error { return finish(.failed(message), generation: generation) }
                 if offset > before { failures = 0 }
                 let reason = if case Stop.dropped(let why) = error { why } else { Self.describe(error) }
                 guard failures < retryWaits.count else {

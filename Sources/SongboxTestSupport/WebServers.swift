@@ -117,6 +117,7 @@ public final class NginxServer: ServerProcess, @unchecked Sendable {
                     location /loop/ { rewrite ^/loop/(.*)$ /loop2/$1 redirect; }
                     location /loop2/ { rewrite ^/loop2/(.*)$ /loop/$1 redirect; }
                     location /missing/ { return 404; }
+                    location /busy/ { return 503; }
                 }
             }
             """

@@ -109,15 +109,16 @@ import Testing
     }
 
     /// Stations are linked by a playlist naming their streams: the streams it lists are tried
-    /// in order (here the first refuses), a relative one is found beside the playlist, one
+    /// in order (here the first refuses, the second is busy), a relative one is found beside the playlist, one
     /// playlist may lead to another; HLS and playlists that only lead to playlists are said.
     @Test func aStationsPlaylistLinkPlaysTheFirstStreamItListsThatAnswers() throws {
         try Self.withServer { server, folder in
             let root = folder + "/www"
             let nobody = "http://127.0.0.1:\(try freePort())/tone.mp3"
             let files: [String: String] = [
-                "station.pls": "[playlist]\nNumberOfEntries=2\nFile1=\(nobody)\nTitle1=Songbox FM\n"
-                    + "File2=\(server.url("/files/tone.mp3"))\nTitle2=Songbox FM (backup)\nVersion=2\n",
+                "station.pls": "[playlist]\nNumberOfEntries=3\nFile1=\(nobody)\nTitle1=Songbox FM\n"
+                    + "File2=\(server.url("/busy/tone.mp3"))\nTitle2=Songbox FM (busy)\n"
+                    + "File3=\(server.url("/files/tone.mp3"))\nTitle3=Songbox FM (backup)\nVersion=2\n",
                 "relative.m3u": "#EXTM3U\n#EXTINF:-1,Relative FM\ntone.mp3\n",
                 "nested.m3u": server.url("/files/station.pls") + "\n",
                 "hls.m3u8": "#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\nsegment1.aac\n",
