@@ -9,9 +9,15 @@ extension RawReader {
     /// `path`, which the next piece starts after.
     public func forEachRow(under folder: String, after: String?, limit: Int, selecting columns: String,
                            _ visit: (RawRow) throws -> Void) throws {
+        try forEachRow(of: Self.piece(under: folder, after: after, limit: limit, selecting: columns), reusing: true, visit)
+    }
+
+    static func piece(under folder: String, after: String?, limit: Int, selecting columns: String) -> RowStatement {
         let (lower, upper) = TrackStore.pathRange(under: folder)
-        let statement = RowStatement(sql: "SELECT \(columns) FROM library WHERE path >= ? AND path > ? AND path < ? ORDER BY path LIMIT ?",
-                                     arguments: [lower, after ?? "", upper, limit])
-        try forEachRow(of: statement, reusing: true, visit)
+        // Paths alone are read from the index of present paths (`tracks_present_paths`), no row
+        // of the table touched; more columns come from the library view.
+        let source = columns == "path" ? "tracks WHERE missing_since IS NULL AND" : "library WHERE"
+        return RowStatement(sql: "SELECT \(columns) FROM \(source) path >= ? AND path > ? AND path < ? ORDER BY path LIMIT ?",
+                            arguments: [lower, after ?? "", upper, limit])
     }
 }

@@ -340,6 +340,12 @@ enum Schema {
             try db.execute(sql: "DROP VIEW library")
             try db.execute(sql: definition.replacingOccurrences(of: join, with: flags + join + " LEFT JOIN offline x ON x.track_id = t.id"))
         }
+        migrator.registerMigration("v11: present paths") { db in
+            // The paths of the tracks that are there, in order: a folder's listing (MPD's
+            // listall, lsinfo) reads this index alone, not each track's row for `missing_since`
+            // (which the index holds so that SQLite takes it as covering).
+            try db.execute(sql: "CREATE INDEX tracks_present_paths ON tracks(path, missing_since) WHERE missing_since IS NULL")
+        }
         return migrator
     }
 }

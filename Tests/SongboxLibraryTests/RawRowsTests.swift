@@ -100,6 +100,29 @@ import Testing
         #expect(read.sorted() == ids.filter { $0 % 3 == 0 })
     }
 
+    /// A folder read in pieces: paths after the last piece's, the missing left out; paths
+    /// alone come from the index of present paths without touching the table.
+    @Test func foldersAreReadInPiecesAndPathsFromTheirIndexAlone() throws {
+        for name in ["/m/a/1.mp3", "/m/a/2.mp3", "/m/a/3.mp3", "/m/b/4.mp3", "/n/5.mp3"] { _ = try insertTrack(name, title: nil) }
+        try store.runner.write { try $0.execute(sql: "UPDATE tracks SET missing_since = 1 WHERE path = '/m/a/2.mp3'") }
+        func piece(after: String?, columns: String) throws -> [String] {
+            try store.runner.readRaw { reader in
+                var paths: [String] = []
+                try reader.forEachRow(under: "/m", after: after, limit: 2, selecting: columns) { paths.append(String(decoding: $0.utf8(0), as: UTF8.self)) }
+                return paths
+            }
+        }
+        for columns in ["path", "path, title"] {
+            #expect(try piece(after: nil, columns: columns) == ["/m/a/1.mp3", "/m/a/3.mp3"])
+            #expect(try piece(after: "/m/a/3.mp3", columns: columns) == ["/m/b/4.mp3"])
+        }
+        let statement = RawReader.piece(under: "/m", after: nil, limit: 500, selecting: "path")
+        let plan = try store.runner.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + statement.sql, arguments: ["/m/", "", "/m0", 500]).map { $0["detail"] as String }
+        }
+        #expect(plan.contains { $0.contains("COVERING INDEX tracks_present_paths") }, "\(plan)")
+    }
+
     // MARK: Fields
 
     @Test func theFieldListIsTrackCodingKeys() {
