@@ -434,8 +434,11 @@ public final class PlayerEngine {
             }
         } catch {
             emit(.decodeError(item: item, message: error.message))
+            // A track that failed before a sound of it was heard (a station that is down) is one
+            // that would not play: counted as such, so a queue of them on repeat stops.
+            let heardNothing = delivered == 0
             endTrack(.error)
-            advance(after: item.id, reason: .next)
+            if heardNothing { skipOver(item, reason: .next) } else { advance(after: item.id, reason: .next) }
             return .rendered(frames: 0)
         }
         buffering = false

@@ -107,6 +107,26 @@ import Testing
         #expect(garbled.contains { $0.track == "alarm-tone.mp3" } && garbled.last { $0.kind == "check" }?.ok == true)
     }
 
+    /// A radio station kept in the library whose server is down when the alarm sounds: the
+    /// refusal comes at once and the tone takes over (no minute of silence waiting for it).
+    @Test func anAlarmWhoseStationIsDownSoundsTheTone() throws {
+        let serverFolder = folder + "/nginx", root = serverFolder + "/www"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        try "[playlist]\nFile1=http://127.0.0.1:\(try freePort())/live.mp3\nTitle1=Morning FM\n"
+            .write(toFile: root + "/station.pls", atomically: true, encoding: .utf8)
+        let station = try NginxServer(root: root, folder: serverFolder)
+        let url = station.url("/files/station.pls")
+        let kept = try songbox.run(["add-url", url, "--title", "Morning FM"])
+        #expect(kept.status == 0, "\(kept.stderr)")
+        station.stop()
+        #expect(try songbox.run(["alarm", "add", "radio", "--at", "07:00", "--query", "remote:yes", "--timeout", "20s"]).status == 0)
+        let radio = try timeline("radio")
+        #expect(radio.compactMap(\.phase) == ["sounding", "fallback", "timeout"], "\(radio)")
+        #expect(radio.contains { $0.track == "alarm-tone.mp3" } && radio.last { $0.kind == "check" }?.ok == true, "\(radio)")
+        let fallback = try #require(radio.first { $0.phase == "fallback" })
+        #expect(fallback.t < 10, "the tone at once, not after the station's wait: \(fallback.t) s")
+    }
+
     /// Snooze pauses the alarm for its length; then it sounds again from the start volume with
     /// its fade, and its timeout counts from then.
     @Test func aSnoozedAlarmSoundsAgainAfterTheSnoozeWithItsFade() throws {

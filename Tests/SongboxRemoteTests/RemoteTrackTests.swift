@@ -26,7 +26,7 @@ import Testing
     /// Plays `urls` in order through `tracks` until the queue ends (or `until` says so, or
     /// `seconds` of wall time pass), as fast as the network allows.
     static func play(_ urls: [String], through tracks: NetworkTracks, in folder: String, seconds: Double = 60, keep: Bool = true,
-                     during: (PlayerEngine) throws -> Void = { _ in },
+                     repeating: Bool = false, during: (PlayerEngine) throws -> Void = { _ in },
                      until: (PlayerEngine, [PlayerEvent]) -> Bool = { _, _ in false }) throws -> Played {
         var settings = PlayerSettings()
         settings.remote = RemoteTracks(tracks)
@@ -34,6 +34,9 @@ import Testing
         let wav = folder + "/played-\(UUID().uuidString).wav"
         let engine = PlayerEngine(output: keep ? WAVOutput(path: wav) : NullOutput(), settings: settings)
         engine.add(urls.map { PlayableTrack.outsideLibrary(url: $0) })
+        var modes = engine.modes
+        modes.repeat = repeating
+        engine.setModes(modes)
         engine.play()
         var events: [PlayerEvent] = [], waited = false
         let deadline = Date().addingTimeInterval(seconds)
@@ -105,6 +108,12 @@ import Testing
             let played = try Self.play([nobody, server.url("/files/tone.mp3")], through: NetworkTracks(), in: folder)
             #expect(played.errors == ["the connection was refused"])
             #expect(difference(played.samples, try Self.local(folder)) == nil)
+
+            // On repeat, a queue whose every track fails before a sound of it stops after one
+            // round instead of trying them for ever.
+            let round = try Self.play([nobody, nobody], through: NetworkTracks(), in: folder, seconds: 20, repeating: true)
+            #expect(round.errors == ["the connection was refused", "the connection was refused"])
+            #expect(round.events.contains { if case .stopped = $0 { true } else { false } }, "\(round.events)")
         }
     }
 
