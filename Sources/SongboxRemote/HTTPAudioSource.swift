@@ -350,8 +350,13 @@ public final class HTTPAudioSource: Sendable {
             return "its TLS certificate is not trusted"
         }
         if text.contains("SSL") { return "the TLS handshake failed (\(text))" }
-        if let failure = (error as? NIOConnectionError)?.connectionErrors.first?.error as? IOError {
-            return failure.errnoCode == ECONNREFUSED ? "the connection was refused" : "no connection: \(failure.description)"
+        if let failure = error as? NIOConnectionError {
+            if failure.dnsAError != nil || failure.dnsAAAAError != nil, failure.connectionErrors.isEmpty {
+                return "the server's name \(failure.host) was not found"
+            }
+            if let reason = failure.connectionErrors.first?.error as? IOError {
+                return reason.errnoCode == ECONNREFUSED ? "the connection was refused" : "no connection: \(reason.description)"
+            }
         }
         if let failure = error as? IOError, failure.errnoCode == ECONNREFUSED { return "the connection was refused" }
         return String(describing: error)

@@ -113,6 +113,10 @@ import Testing
             // round instead of trying them for ever.
             let round = try Self.play([nobody, nobody], through: NetworkTracks(), in: folder, seconds: 20, repeating: true)
             #expect(round.errors == ["the connection was refused", "the connection was refused"])
+
+            // A name that is no server's (`.invalid` never resolves) is said as such.
+            let unnamed = try Self.play(["http://songbox-test.invalid/tone.mp3"], through: NetworkTracks(), in: folder, seconds: 60)
+            #expect(unnamed.errors == ["the server's name songbox-test.invalid was not found"])
             #expect(round.events.contains { if case .stopped = $0 { true } else { false } }, "\(round.events)")
         }
     }
