@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import NIOCore
 import SongboxFiles
@@ -56,6 +57,32 @@ struct PlaylistStream: Sendable, Equatable {
             guard let url = URL(string: entry.location, relativeTo: base)?.absoluteString, TrackLocation.isURL(url) else { return nil }
             let name = [entry.artist, entry.title].compactMap { $0 }.joined(separator: " - ")
             return PlaylistStream(url: url, name: name.isEmpty ? nil : name)
+        }
+    }
+}
+
+extension NetworkTracks {
+    /// The streams a playlist on the network lists (`.pls`, `.m3u`; MPD's `load URL`), in its
+    /// order. An answer that is not a playlist, or none, is a `DownloadError` in words.
+    public func playlist(at url: String) async throws(DownloadError) -> [String] {
+        let failed = { (message: String) in DownloadError(url: url, message: message) }
+        do {
+            var request = HTTPClientRequest(url: url)
+            request.headers.add(name: "User-Agent", value: "songbox")
+            let response = try await client.execute(request, deadline: .now() + .seconds(30))
+            guard (200..<300).contains(response.status.code) else {
+                throw failed("the server answered \(response.status.code) \(response.status.reasonPhrase)")
+            }
+            let type = response.headers.first(name: "content-type")
+            guard PlaylistStream.isPlaylist(type: type, url: url) else { throw failed("not a playlist: the server sent \(type ?? "no type")") }
+            var body = response.body.makeAsyncIterator()
+            return try await PlaylistStream.read({ try await body.next() }, listedAt: url).map(\.url)
+        } catch let error as DownloadError {
+            throw error
+        } catch HTTPAudioSource.Stop.failed(let message) {
+            throw failed(message)
+        } catch {
+            throw failed(HTTPAudioSource.describe(error))
         }
     }
 }

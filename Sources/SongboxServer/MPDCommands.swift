@@ -19,6 +19,8 @@ public protocol MPDBackend: Sendable {
     /// songbox's own commands (`queryplay`, `plugins`, ...); nil when `command` is not one.
     func songboxCommand(_ command: String, _ arguments: [String]) -> Result<[(String, String)], MPDProtocol.Failure>?
     var songboxCommandNames: [String] { get }
+    /// The stream URLs a playlist on the network lists (`load http://...`), or why not.
+    func remotePlaylist(_ url: String) async throws(SongboxError) -> [String]
 }
 
 /// MPD's commands, answered from the daemon's library and player. See docs/mpd-compatibility.md

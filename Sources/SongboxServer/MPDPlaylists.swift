@@ -38,9 +38,18 @@ extension MPDCommands {
                 await out.flush()
             }
         case "load":
-            let playlist = try read(try args.string(0))
-            let chosen = try slice(playlist.tracks, try args.optionalRange(1))
-            let tracks = try library { () throws(SongboxError) in try store.tracks.playable(chosen) }
+            let name = try args.string(0)
+            let tracks: [PlayableTrack]
+            if RemoteTracks.isURL(name) {
+                // A playlist on the network (a station's .pls or .m3u): its streams, as MPD loads them.
+                let urls: [String]
+                do { urls = try await backend.remotePlaylist(name) } catch { throw Failure(.noExist, error.message) }
+                let chosen = try slice(urls, try args.optionalRange(1))
+                tracks = try library { () throws(SongboxError) in try chosen.map { url throws(SongboxError) in try store.tracks.playable(url: url) } }
+            } else {
+                let chosen = try slice(try read(name).tracks, try args.optionalRange(1))
+                tracks = try library { () throws(SongboxError) in try store.tracks.playable(chosen) }
+            }
             let position = try args.optionalInteger(2)
             try perform { engine throws(Failure) in
                 if let position, position > engine.queue.count { throw Failure(.argument, "Bad song index") }
@@ -101,7 +110,7 @@ extension MPDCommands {
         try library { () throws(SongboxError) in try store.playlists.playlist(named: name) }
     }
 
-    private func slice(_ tracks: [Track], _ range: Range<Int>?) throws(Failure) -> [Track] {
+    private func slice<Item>(_ tracks: [Item], _ range: Range<Int>?) throws(Failure) -> [Item] {
         guard let range else { return tracks }
         guard range.lowerBound <= tracks.count else { throw Failure(.argument, "Bad song index") }
         return Array(tracks[range.clamped(to: 0..<tracks.count)])

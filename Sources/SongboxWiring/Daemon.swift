@@ -272,6 +272,14 @@ public final class Daemon: MPDBackend, Sendable {
         for plugin in plugins.current { plugin.deliver(event) }
     }
 
+    public func remotePlaylist(_ url: String) async throws(SongboxError) -> [String] {
+        do {
+            return try await Wiring(config: config.value).remoteTracks.playlist(at: url)
+        } catch {
+            throw SongboxError(.notFound, "cannot load \(url): \(error.message)")
+        }
+    }
+
     public func songboxCommand(_ command: String, _ arguments: [String]) -> Result<[(String, String)], MPDProtocol.Failure>? {
         guard Self.songboxCommandNames.contains(command) else { return nil }
         return Result { () throws(MPDProtocol.Failure) in try answer(command, arguments) }

@@ -64,6 +64,15 @@ import Testing
         #expect(try mpc(port, ["play"]).status == 0)
         try daemon.waitForOutput("title: Evening News / Songbox Test Radio / \(link)")
         #expect(try mpc(port, format).stdout == "Evening News ; Songbox Test Radio ; \(link)\n")
+        // `load` of the link puts the streams it lists in the queue, as MPD does; a URL that is
+        // not a playlist is refused in words.
+        #expect(try mpc(port, ["clear"]).status == 0)
+        let loaded = try mpc(port, ["load", link])
+        #expect(loaded.status == 0, "\(loaded.stderr)")
+        #expect(try mpc(port, ["-f", "%file%", "playlist"]).stdout == "\(url)\n")
+        let notAList = try mpc(port, ["load", url])
+        #expect(notAList.status != 0 && notAList.stderr.contains("cannot load \(url): not a playlist: the server sent audio/mpeg"),
+                "\(notAList.stderr)")
     }
 
     @Test func songboxPlaysAURLInTheForegroundAndSaysWhenItCannot() throws {
