@@ -42,8 +42,9 @@ test:
 	@scripts/install-deps.sh --test
 	$(SWIFT) build --build-tests $(STRICT)
 	@$(MAKE) --no-print-directory locale
-	@# The tests' temporary folders go in one folder of this run's own, removed after it.
-	@scratch=$$(mktemp -d "$${TMPDIR:-/tmp}/songbox-tests.XXXXXX") && trap 'rm -rf "$$scratch"' EXIT && \
+	@# The tests' temporary folders go in one folder of this run's own, removed after it; open
+	@# to all, as /tmp is, for the servers the tests start that drop to `nobody` (Icecast).
+	@scratch=$$(mktemp -d "$${TMPDIR:-/tmp}/songbox-tests.XXXXXX") && chmod 755 "$$scratch" && trap 'rm -rf "$$scratch"' EXIT && \
 	  echo "TMPDIR=$$scratch $(SWIFT) test --skip-build" && TMPDIR=$$scratch $(SWIFT) test --skip-build
 
 ## bench: compare with MPD, lua5.4, mpg123, Essentia and librosa and print the numbers (see docs/benchmarks.md).
