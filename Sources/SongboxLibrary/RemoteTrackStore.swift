@@ -16,16 +16,11 @@ public struct OfflineEntry: Sendable, Equatable {
     public var trackID: Int64
     public var url: String
     public var title: String?
-    public var artist: String?
     /// `keep_offline`: downloaded, and never evicted.
     public var pinned: Bool
     /// The cache file is complete (and so is played instead of the network).
     public var complete: Bool
-    /// The cache file's name, in the cache folder, once complete.
-    public var file: String?
     public var size: Int64
-    /// Unix seconds: when it was last played, else when it was cached (what eviction orders by).
-    public var lastUsed: Int64
 }
 
 /// Remote tracks (a URL for a path) and their offline copies: `LibraryStore.offline`.
@@ -64,17 +59,16 @@ public struct RemoteTrackStore: Sendable {
         return db.lastInsertedRowID
     }
 
-    /// Every remote track the offline cache knows (pinned, or with a file), oldest use first.
+    /// Every remote track the offline cache knows (pinned, or with a file), oldest use first:
+    /// when it was last played, else when it was cached (the order eviction goes by).
     public func offlineEntries() throws(SongboxError) -> [OfflineEntry] {
         try runner.read { db in
             try Row.fetchAll(db, sql: """
-                SELECT o.track_id, l.path, l.title, l.artist, o.pinned, o.complete, o.file, o.size,
-                  coalesce(l.last_played, o.cached_at, 0) AS used
+                SELECT o.track_id, l.path, l.title, o.pinned, o.complete, o.size
                 FROM offline o JOIN library l ON l.id = o.track_id
-                ORDER BY used, o.cached_at, o.track_id
+                ORDER BY coalesce(l.last_played, o.cached_at, 0), o.cached_at, o.track_id
                 """).map { row in
-                OfflineEntry(trackID: row[0], url: row[1], title: row[2], artist: row[3], pinned: row[4], complete: row[5],
-                             file: row[6], size: row[7], lastUsed: row[8])
+                OfflineEntry(trackID: row[0], url: row[1], title: row[2], pinned: row[3], complete: row[4], size: row[5])
             }
         }
     }
