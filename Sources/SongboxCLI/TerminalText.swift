@@ -44,9 +44,10 @@ enum TerminalText {
         return String(decoding: output, as: UTF8.self)
     }
 
-    /// 215.4 -> "3:35"; 3725 -> "1:02:05".
+    /// 215.4 -> "3:35"; 3725 -> "1:02:05". Whole seconds, cut down as a player shows them and
+    /// as queries compare them (docs/query-language.md): 5.6 s is "0:05", as `duration:..0:05` finds it.
     static func duration(_ seconds: Double) -> String {
-        let total = Int(seconds.rounded())
+        let total = seconds.isFinite ? Int(min(max(seconds, 0), 1e9).rounded(.down)) : 0
         let (hours, minutes, secs) = (total / 3600, total / 60 % 60, total % 60)
         // Plain string building: String(format:) cost a visible share of a long listing.
         func twoDigits(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }

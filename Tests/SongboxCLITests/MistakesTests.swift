@@ -18,6 +18,17 @@ import Testing
         #expect(one.stdout == two.stdout)
     }
 
+    /// A 5.6-second track is shown as 0:05 and found by `duration:..0:05`: the listing and the
+    /// query both count whole seconds, cut down as a player shows them; JSON keeps the exact length.
+    @Test func aTracksShownLengthIsTheOneQueriesCompare() throws {
+        try library.add([("five-point-six", 5.6)])
+        let listed = try songbox.run(["ls", "path:five-point-six"])
+        #expect(listed.lines.last?.hasSuffix("0:05") == true, "\(listed.stdout)")
+        #expect(try songbox.run(["ls", "path:five-point-six", "duration:..0:05"]).lines.count == 2)
+        #expect(try songbox.run(["ls", "path:five-point-six", "duration:..0:04"]).status == 1)
+        #expect(try songbox.run(["ls", "--json", "path:five-point-six"]).stdout.contains("\"duration\": 5.6"))
+    }
+
     @Test func aMistypedOptionOrCommandIsAnErrorWithTheCloseOnes() throws {
         let option = try songbox.run(["ls", "--jsn"])
         #expect(option.status == 64)
