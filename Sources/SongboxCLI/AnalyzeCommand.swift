@@ -11,7 +11,7 @@ struct Analyze: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "analyze",
         abstract: tr("Measure tempo, key, loudness and moods of the tracks not yet analyzed."),
-        discussion: tr("""
+        discussion: helpParagraphs(tr("""
             QUERY picks the tracks (all when empty); those analyzed already, as their files are now,
             are left alone, so an interrupted run goes on where it stopped and a changed file is
             done again. Runs at low priority on every core, one track a core. See docs/moods.md
@@ -19,7 +19,7 @@ struct Analyze: ParsableCommand {
             Exit status 0 when the run completed (even with undecodable files), 1 when no track
             matches the query; when the library fails (a full disk) the run stops with its error,
             keeping every track committed before.
-            """))
+            """)))
 
     @OptionGroup var library: LibraryOptions
 

@@ -12,12 +12,12 @@ struct AutoplayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "autoplay",
         abstract: tr("Switch autoplay on or off, or show what it does (see docs/autoplay.md)."),
-        discussion: tr("""
+        discussion: helpParagraphs(tr("""
             With autoplay on, the daemon keeps a few tracks queued after yours (plugin.autoplay.ahead, \
             default 3) when your queue runs low; yours always play first. The switch is kept in the \
             library and a running daemon has it at once; until it is first used, the config's \
             plugin.autoplay.enabled decides (off by default).
-            """))
+            """)))
 
     enum Action: String, ExpressibleByArgument, CaseIterable {
         case on, off, status

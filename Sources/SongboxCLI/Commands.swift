@@ -13,7 +13,7 @@ struct Scan: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scan",
         abstract: tr("Index folders of MP3 files into the library."),
-        discussion: tr("""
+        discussion: helpParagraphs(tr("""
             Without PATH, scans the folders scanned before, else ~/Music. Unchanged files are not
             re-read. A track whose file is gone is marked missing: hidden, kept with its history,
             and back as it was when the file returns; it is deleted after missing_days (config,
@@ -22,7 +22,7 @@ struct Scan: ParsableCommand {
             unmounted drive): the folder is held, unless --prune says the files were deleted.
             Exit status 0 when the scan completed, even with unreadable files; 1 when a folder
             given was unavailable or a folder was held.
-            """))
+            """)))
 
     @OptionGroup var library: LibraryOptions
 
@@ -178,13 +178,13 @@ struct Edit: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "edit",
         abstract: tr("Override a track's title, artist, album, genre, year or language, or set its rating, liked or highlight."),
-        discussion: tr("""
+        discussion: helpParagraphs(tr("""
             Edits live in the library database; the music file is never written. An empty value
             (title=) goes back to the file's tag. rating is 1 to 5 (0 clears), liked is yes or no,
             highlight is the part `songbox play --highlights` plays (highlight=1:05..1:35),
             language (2 to 8 letters: he, en) replaces the guess moods filter on (language= goes
             back to it).
-            """))
+            """)))
 
     @OptionGroup var library: LibraryOptions
 

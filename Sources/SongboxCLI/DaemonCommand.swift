@@ -13,13 +13,13 @@ struct DaemonCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "daemon",
         abstract: tr("Run songbox as a service: the player, the plugins and the control socket."),
-        discussion: tr("""
+        discussion: helpParagraphs(tr("""
             Runs in the foreground (for systemd, or a terminal): plays to the configured output, \
             loads the bundled plugins and ~/.config/songbox/plugins, and answers `songbox play`, \
             `songbox plugin` and MPD-style requests on its control socket ($XDG_RUNTIME_DIR/songbox/control.sock). \
             SIGTERM or Ctrl-C stops it cleanly; SIGHUP reloads the config file and the plugins \
             without stopping the music. Every config key is in docs/config.md.
-            """))
+            """)))
 
     @OptionGroup var library: LibraryOptions
 

@@ -24,10 +24,10 @@ struct TrackArgument: ParsableArguments {
 struct LyricsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lyrics", abstract: tr("Print a track's lyrics."),
-        discussion: tr("""
+        discussion: helpParagraphs(tr("""
             From the track's ID3 USLT or SYLT frame, or an .lrc file beside it (same name), as the \
             last scan read them. See docs/lyrics-and-art.md.
-            """))
+            """)))
 
     @OptionGroup var library: LibraryOptions
 
@@ -81,11 +81,11 @@ struct LyricsCommand: ParsableCommand {
 struct ArtCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "art", abstract: tr("Write a track's picture (embedded, else a cover file beside it)."),
-        discussion: tr("""
+        discussion: helpParagraphs(tr("""
             The picture goes to FILE with -o, else to standard output when that is not a terminal \
             (songbox art 12 > cover.jpg). The embedded front cover comes first, then the first \
             embedded picture, then cover, folder, front or album .jpg/.jpeg/.png beside the track.
-            """))
+            """)))
 
     @OptionGroup var library: LibraryOptions
 

@@ -33,13 +33,13 @@ struct Play: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "play",
         abstract: tr("Play tracks matching a query, in the foreground."),
-        discussion: tr("""
+        discussion: helpParagraphs(tr("""
             Replaces the queue with the tracks QUERY finds (in the query's order) and plays them,
             printing a line as each track starts, until the queue ends or Ctrl-C. Without QUERY,
             picks up the saved queue where it was left. Plays and skips are recorded in the
             history as they happen (see docs/player.md for the rules, and for the config file
             that changes them: ~/.config/songbox/config).
-            """))
+            """)))
 
     @OptionGroup var library: LibraryOptions
     @OptionGroup var outputOptions: OutputOptions

@@ -7,10 +7,10 @@ struct PlaylistCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "playlist",
         abstract: tr("List, show, save, import and export playlists (saved and smart)."),
-        discussion: tr("""
+        discussion: helpParagraphs(tr("""
             A saved playlist is a list of tracks; a smart playlist is a query, evaluated each time it \
             is read. Either can be used in a query: songbox ls playlist:"Top 10". See docs/playlists.md.
-            """),
+            """)),
         subcommands: [List.self, Show.self, Save.self, Smart.self, Rename.self, Remove.self, Export.self, Import.self])
 }
 
@@ -109,10 +109,10 @@ extension PlaylistCommand {
         static let configuration = CommandConfiguration(
             commandName: "smart",
             abstract: tr("Store a smart playlist: a query evaluated each time the playlist is read."),
-            discussion: tr("""
+            discussion: helpParagraphs(tr("""
                 Defining an existing smart playlist again replaces its query; replacing a saved \
                 playlist needs --replace. Example: songbox playlist smart "Top 10" 'plays>0 sort:-plays limit:10'
-                """))
+                """)))
 
         @OptionGroup var library: LibraryOptions
 
@@ -180,10 +180,10 @@ extension PlaylistCommand {
         static let configuration = CommandConfiguration(
             commandName: "export",
             abstract: tr("Write a playlist to an M3U8 or portable JSON file."),
-            discussion: tr("""
+            discussion: helpParagraphs(tr("""
                 The format follows the file's extension (.json, else M3U8) unless --format is given. \
                 M3U8 paths are relative to the file's folder for tracks inside it, else absolute.
-                """))
+                """)))
 
         @OptionGroup var library: LibraryOptions
 
@@ -211,11 +211,11 @@ extension PlaylistCommand {
         static let configuration = CommandConfiguration(
             commandName: "import",
             abstract: tr("Read an M3U/M3U8 or portable JSON playlist file into a saved playlist."),
-            discussion: tr("""
+            discussion: helpParagraphs(tr("""
                 Entries are matched with library tracks (M3U: by path, relative to the file; JSON: by \
                 path, MusicBrainz id, ISRC, then artist and title). Unmatched entries are listed with \
                 the reason, and left out. Exit status 0 when the playlist was saved.
-                """))
+                """)))
 
         @OptionGroup var library: LibraryOptions
 

@@ -10,12 +10,12 @@ struct AddURL: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "add-url",
         abstract: tr("Keep a track on the network (http:// or https://) in the library."),
-        discussion: tr("""
+        discussion: helpParagraphs(tr("""
             A file is downloaded once to read its tags and length, and the copy stays in the offline \
             cache, so it plays without the network until the cache needs the room (--keep-offline: \
             never). A live stream (internet radio) is kept as it is, named by --title. Its plays are \
             counted like a local track's. See docs/remote.md.
-            """))
+            """)))
 
     @OptionGroup var library: LibraryOptions
 
@@ -66,12 +66,12 @@ struct CacheCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cache",
         abstract: tr("Download remote tracks for offline listening, list and remove them."),
-        discussion: tr("""
+        discussion: helpParagraphs(tr("""
             Tracks added with `songbox add-url` play from the network, or from their copy in the \
             offline cache when there is one (network or not). `cache add` downloads and pins them \
             (keep_offline: never evicted); other copies are evicted least recently played first \
             once the cache passes cache_size (config, default 2G). See docs/remote.md.
-            """),
+            """)),
         subcommands: [Add.self, List.self, Remove.self, Stats.self])
 }
 

@@ -14,14 +14,14 @@ struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: tr("Run a Lua script against the library."),
-        discussion: tr("""
+        discussion: helpParagraphs(tr("""
             The script runs in the plugin sandbox (see docs/lua-api.md) with `songbox` as a global \
             and `require "songbox"`, including songbox.library, .history, .playlist and .smart on \
             the library of --db; ARGs are in `songbox.args` and in `...`. `print` writes to \
             standard output, `songbox.log.*` to standard error. On a Lua error or a limit the exit \
             status is 1 and standard error shows `file:line: message` and a traceback. With \
             --dry-run, every function that would change something refuses.
-            """))
+            """)))
 
     @OptionGroup var library: LibraryOptions
     @OptionGroup var outputOptions: OutputOptions

@@ -15,3 +15,12 @@ func complain(_ message: Message) {
 func tr(count: Int, _ one: Message, _ other: Message) -> Message {
     Message(count: count, one: one, other: other)
 }
+
+/// A command's help text as paragraphs: the line breaks inside a paragraph (where the source or
+/// a translation was wrapped by hand) become spaces, so the argument parser wraps it once, at
+/// the terminal's width. A blank line still separates paragraphs.
+func helpParagraphs(_ text: String) -> String {
+    text.components(separatedBy: "\n\n")
+        .map { $0.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ") }
+        .joined(separator: "\n\n")
+}

@@ -206,6 +206,22 @@ import Testing
         #expect(output.stdout.contains("16 added"))
     }
 
+    /// Help is wrapped once, by the parser at the terminal's width (not by hand and again by
+    /// it): wider than any paragraph, each paragraph of a command's description is one line.
+    @Test func helpParagraphsAreWrappedOnceAtTheTerminalsWidth() throws {
+        for command in [["scan"], ["edit"], ["analyze"], ["run"], ["daemon"], ["play"], ["autoplay"], ["lyrics"], ["art"],
+                        ["playlist", "smart"], ["playlist", "export"], ["playlist", "import"], ["add-url"], ["cache", "add"]] {
+            for language in ["C.UTF-8", "he_IL.UTF-8"] {
+                let output = try songbox.run(command + ["--help"], environment: ["COLUMNS": "1000", "LANG": language],
+                                             useDatabase: false)
+                let description = output.stdout.components(separatedBy: "USAGE:").first ?? ""
+                let lines = description.split(separator: "\n", omittingEmptySubsequences: false)
+                let broken = zip(lines, lines.dropFirst()).filter { !$0.0.isEmpty && !$0.1.isEmpty }
+                #expect(output.status == 0 && broken.isEmpty, "\(command) \(language): \(description)")
+            }
+        }
+    }
+
     @Test func helpIsEverywhere() throws {
         for command in ["scan", "ls", "show", "edit", "rm", "stats", "version"] {
             let output = try songbox.run([command, "--help"], useDatabase: false)
