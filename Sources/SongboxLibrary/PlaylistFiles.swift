@@ -69,6 +69,9 @@ struct PortablePlaylist: Codable, Sendable {
 }
 
 extension PlaylistStore {
+    /// The largest playlist file an import reads.
+    static let largestPlaylistFile = 64 << 20
+
     // MARK: Export
 
     /// The playlist as the text of a file of `format`.
@@ -95,21 +98,16 @@ extension PlaylistStore {
     @discardableResult
     public func exportPlaylist(named name: String, to path: String, format: PlaylistFileFormat? = nil,
                                access: FileAccess = .user, now: Date = Date()) throws(SongboxError) -> Int {
-        let path = try access.protecting(library.managedFiles).check(path, writing: true)
+        let access = access.protecting(library.managedFiles)
         let format = format ?? PlaylistFileFormat(path: path) ?? .m3u8
-        let folder = FilePaths.resolved((FilePaths.absolute(path) as NSString).deletingLastPathComponent)
+        let folder = FilePaths.parent(try access.check(path, writing: true))
         let playlist = try playlist(named: name, now: now)
         let text = switch format {
         case .m3u8: Self.m3u8(playlist, relativeTo: folder)
         case .json: try Self.json(playlist)
         case .pls: Self.pls(playlist)
         }
-        do {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-        } catch {
-            throw SongboxError(.folderUnavailable, "cannot write the playlist file", at: path,
-                               hint: "check that the folder exists and is writable", cause: error)
-        }
+        try access.write(Data(text.utf8), to: path, unwritable: "cannot write the playlist file")
         return playlist.tracks.count
     }
 
@@ -180,13 +178,9 @@ extension PlaylistStore {
     public func importPlaylist(from path: String, name: String? = nil, format: PlaylistFileFormat? = nil,
                                replace: Bool = false, access: FileAccess = .user,
                                now: Date = Date()) throws(SongboxError) -> PlaylistImportReport {
-        _ = try access.check(path, writing: false)
-        guard let data = FileManager.default.contents(atPath: path) else {
-            let exists = FileManager.default.fileExists(atPath: path)
-            let message: Message = exists ? "cannot read the playlist file" : "no such playlist file"
-            throw SongboxError(exists ? .unreadableFile : .notFound, message, at: path)
-        }
-        let base = (FilePaths.absolute(path) as NSString).deletingLastPathComponent
+        let (data, absolute) = try access.read(path, most: Self.largestPlaylistFile, missing: "no such playlist file",
+                                              unreadable: "cannot read the playlist file")
+        let base = FilePaths.parent(absolute)
         let fallbackName = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
         return try importPlaylist(contents: data, format: format ?? PlaylistFileFormat(path: path), folder: base,
                                   name: name, defaultName: fallbackName, replace: replace, now: now, source: path)

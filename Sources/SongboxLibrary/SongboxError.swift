@@ -135,7 +135,7 @@ public struct SongboxError: Error, CustomStringConvertible, Sendable {
 }
 
 /// A cause already in words.
-private struct CauseText: Error, CustomStringConvertible {
+struct CauseText: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
