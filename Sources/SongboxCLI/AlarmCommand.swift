@@ -15,8 +15,8 @@ struct AlarmCommand: ParsableCommand {
         subcommands: [Add.self, List.self, Remove.self, Enable.self, Disable.self, Snooze.self, Dismiss.self, Fire.self, Test.self])
 
     /// Tells a running daemon's alarm plugin; says whether one was there.
-    static func tellDaemon(_ message: String) -> Bool {
-        guard let client = try? ControlClient.reach(host: nil, port: nil) else { return false }
+    static func tellDaemon(_ message: String, _ library: LibraryOptions) -> Bool {
+        guard let client = try? ControlClient(serving: library.path) else { return false }
         return (try? client.send("sendmessage", ["alarm", message])) != nil
     }
 
@@ -24,7 +24,7 @@ struct AlarmCommand: ParsableCommand {
     static func change(_ library: LibraryOptions, _ body: (AlarmBook) throws -> Void) throws {
         let store = try LibraryOptions.openStore(library.db)
         try body(AlarmBook(store: store))
-        if tellDaemon("reload") { print(tr("The running daemon has the change.")) }
+        if tellDaemon("reload", library) { print(tr("The running daemon has the change.")) }
     }
 
     /// "30m", "90s", "1h" or seconds, as `songbox run --for` reads them; nil for a bad one.
@@ -170,8 +170,8 @@ struct AlarmCommand: ParsableCommand {
     }
 
     /// Sends a message to the running daemon's alarm plugin, or says there is none.
-    static func send(_ message: String, done: Message) throws {
-        guard tellDaemon(message) else {
+    static func send(_ message: String, done: Message, _ library: LibraryOptions) throws {
+        guard tellDaemon(message, library) else {
             throw SongboxError(.notFound, "no songbox daemon is running to \(message.split(separator: ":")[0]) an alarm",
                                hint: "alarms sound in the daemon: `songbox daemon`")
         }
@@ -180,18 +180,21 @@ struct AlarmCommand: ParsableCommand {
 
     struct Snooze: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: tr("Snooze the sounding alarm (the daemon's)."))
-        func run() throws { try AlarmCommand.send("snooze", done: "Snoozed.") }
+        @OptionGroup var library: LibraryOptions
+        func run() throws { try AlarmCommand.send("snooze", done: "Snoozed.", library) }
     }
 
     struct Dismiss: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: tr("Stop the sounding alarm; what played before comes back."))
-        func run() throws { try AlarmCommand.send("dismiss", done: "Dismissed.") }
+        @OptionGroup var library: LibraryOptions
+        func run() throws { try AlarmCommand.send("dismiss", done: "Dismissed.", library) }
     }
 
     struct Fire: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: tr("Sound an alarm now (the daemon's)."))
         @Argument(help: ArgumentHelp(tr("The alarm's name."))) var name: String
-        func run() throws { try AlarmCommand.send("fire:" + name, done: "Alarm \(name) sounds.") }
+        @OptionGroup var library: LibraryOptions
+        func run() throws { try AlarmCommand.send("fire:" + name, done: "Alarm \(name) sounds.", library) }
     }
 
     struct Test: ParsableCommand {

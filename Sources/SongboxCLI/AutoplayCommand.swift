@@ -33,7 +33,7 @@ struct AutoplayCommand: ParsableCommand {
             let on = action == .on
             try store.state.save(Data(String(on).utf8), as: AutoplayAPI.stateKey + "enabled")
             print(tr(on ? "Autoplay is on." : "Autoplay is off."))
-            if let client = try? ControlClient.reach(host: nil, port: nil),
+            if let client = try? ControlClient(serving: library.path),
                (try? client.send("sendmessage", ["autoplay", action.rawValue])) != nil {
                 print(tr("The running daemon has the change."))
             }

@@ -10,7 +10,10 @@ struct ServerOptions: ParsableArguments {
     @Option(help: ArgumentHelp(tr("Its TCP port (default: $MPD_PORT, else 6600)."), valueName: "port"))
     var port: Int?
 
-    func client() throws -> ControlClient { try ControlClient.reach(host: host, port: port) }
+    /// The library whose daemon is meant when no server is named.
+    @OptionGroup var library: LibraryOptions
+
+    func client() throws -> ControlClient { try ControlClient.reach(host: host, port: port, database: library.path) }
 }
 
 /// The remote-control commands: the songbox daemon's player (or an MPD server's) over MPD's

@@ -82,8 +82,10 @@ struct PluginCommand: ParsableCommand {
     struct ListPlugins: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "ls", abstract: tr("The plugins, their state, last error, CPU and memory."))
 
+        @OptionGroup var library: LibraryOptions
+
         func run() throws {
-            let fields = try ControlClient().send("plugins")
+            let fields = try ControlClient(serving: library.path).send("plugins")
             var rows: [[String]] = []
             var errors: [(String, String)] = []
             var row: [String: String] = [:]
@@ -112,18 +114,21 @@ struct PluginCommand: ParsableCommand {
     struct Reload: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "reload", abstract: tr("Load a plugin (default: every plugin and the config) afresh."))
         @Argument(help: ArgumentHelp(tr("The plugin's name (its file name without .lua)."))) var name: String?
-        func run() throws { _ = try ControlClient().send("pluginreload", name.map { [$0] } ?? []) }
+        @OptionGroup var library: LibraryOptions
+        func run() throws { _ = try ControlClient(serving: library.path).send("pluginreload", name.map { [$0] } ?? []) }
     }
 
     struct Enable: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "enable", abstract: tr("Start a disabled plugin again."))
         @Argument(help: ArgumentHelp(tr("The plugin's name."))) var name: String
-        func run() throws { _ = try ControlClient().send("pluginenable", [name]) }
+        @OptionGroup var library: LibraryOptions
+        func run() throws { _ = try ControlClient(serving: library.path).send("pluginenable", [name]) }
     }
 
     struct Disable: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "disable", abstract: tr("Stop a plugin (it gets `shutdown`) until enabled or reloaded."))
         @Argument(help: ArgumentHelp(tr("The plugin's name."))) var name: String
-        func run() throws { _ = try ControlClient().send("plugindisable", [name]) }
+        @OptionGroup var library: LibraryOptions
+        func run() throws { _ = try ControlClient(serving: library.path).send("plugindisable", [name]) }
     }
 }

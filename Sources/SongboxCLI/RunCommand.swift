@@ -114,7 +114,7 @@ struct Run: ParsableCommand {
         // The user's own rights, except over songbox's files (the library's are always kept).
         runtime.fileAccess = FileAccess.user.protecting([SongboxConfig.defaultPath()])
         runtime.alarmTone = Wiring.alarmTone
-        try DaemonAPI.install(on: runtime)
+        try DaemonAPI.install(on: runtime, database: store.path)
         runtime.moodPresetFiles = Wiring.moodPresetFiles(userFolder: config.pluginFolder)
         let loop = ScriptEventLoop(runtime: runtime, host: host, fast: fast, bound: bound, wallStart: wallStart) { message in
             complain("\(message)")

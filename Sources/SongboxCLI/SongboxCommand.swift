@@ -26,6 +26,9 @@ struct LibraryOptions: ParsableArguments {
         valueName: "path"))
     var db: String?
 
+    /// The library's path: --db, else `$SONGBOX_DB`, else the default.
+    var path: String { db ?? defaultDatabasePath() }
+
     /// The library, able to read smart playlists defined by a script function (each read runs
     /// the script again, read-only; see `ScriptPlaylistRunner`).
     func openStore(creating: Bool = false) throws -> LibraryStore {

@@ -1,8 +1,9 @@
 import Foundation
 import SongboxMessages
 
-/// Where the daemon's control socket is: `$SONGBOX_SOCKET`, else
-/// `$XDG_RUNTIME_DIR/songbox/control.sock`, else `/tmp/songbox-UID/control.sock`.
+/// Where the daemon puts its control socket when none is named: `$SONGBOX_SOCKET`, else
+/// `$XDG_RUNTIME_DIR/songbox/control.sock`, else `/tmp/songbox-UID/control.sock` (its folder
+/// checked before use: `RuntimeFolder`).
 public func defaultControlSocketPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
     if let explicit = environment["SONGBOX_SOCKET"], !explicit.isEmpty { return explicit }
     if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty { return runtime + "/songbox/control.sock" }
@@ -15,8 +16,25 @@ public final class ControlClient {
     private let socket: Int32
     private var pending: [UInt8] = []
 
+    /// Connects to the daemon that serves the library at `database` (found through the library:
+    /// `LibraryDaemon`), or the one `$SONGBOX_SOCKET` names; throws when none answers.
+    public convenience init(serving database: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        guard let socket = Self.socket(serving: database, environment: environment) else {
+            throw DaemonError("no songbox daemon serves the library \(database)",
+                              hint: "start one with `songbox daemon` (with the same --db), or name a server with --host")
+        }
+        try self.init(path: socket)
+    }
+
+    /// The socket of the daemon serving the library at `database` (or `$SONGBOX_SOCKET`); nil
+    /// when no daemon serves it.
+    public static func socket(serving database: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        if let named = environment["SONGBOX_SOCKET"], !named.isEmpty { return named }
+        return LibraryDaemon.socket(serving: database)
+    }
+
     /// Connects to the daemon on `path`; throws when none answers there.
-    public convenience init(path: String = defaultControlSocketPath()) throws {
+    public convenience init(path: String) throws {
         let socket = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw DaemonError("cannot make a socket: \(String(cString: strerror(errno)))") }
         var address = sockaddr_un()
@@ -69,20 +87,15 @@ public final class ControlClient {
 
     /// Where `songbox status`, `next`, ... connect, as mpc does: `host` (or `$MPD_HOST`; a path
     /// is a socket; `password@host` takes the host) and `port` (or `$MPD_PORT`, else 6600).
-    /// With neither, the daemon's local socket, then 127.0.0.1:6600 (an MPD, maybe).
-    public static func reach(host: String?, port: Int?, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ControlClient {
+    /// With neither, the daemon of the library at `database`, and nothing else: a command is
+    /// never sent to a port the user did not name.
+    public static func reach(host: String?, port: Int?, database: String,
+                             environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ControlClient {
         var host = host ?? environment["MPD_HOST"].flatMap { $0.isEmpty ? nil : $0 }
         if let named = host, let at = named.lastIndex(of: "@") { host = String(named[named.index(after: at)...]) }
         let port = port ?? environment["MPD_PORT"].flatMap { Int($0) }
         if let host, host.hasPrefix("/") { return try ControlClient(path: host) }
-        if host == nil, port == nil {
-            let socket = defaultControlSocketPath(environment: environment)
-            if let local = try? ControlClient(path: socket) { return local }
-            do { return try ControlClient(host: "127.0.0.1", port: 6600) } catch {
-                throw DaemonError("no songbox daemon answers on \(socket), and no MPD server on 127.0.0.1:6600",
-                                  hint: "start one with `songbox daemon`, or name it with --host and --port")
-            }
-        }
+        if host == nil, port == nil { return try ControlClient(serving: database, environment: environment) }
         return try ControlClient(host: host ?? "127.0.0.1", port: port ?? 6600)
     }
 

@@ -124,6 +124,12 @@ public final class MPDServer: Sendable {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
         }
+        // Made by someone else (first, or meanwhile): they would decide who reaches the daemon.
+        var info = stat()
+        if !folder.isEmpty, lstat(folder, &info) == 0, info.st_uid != getuid(), info.st_uid != 0 {
+            throw DaemonError("the socket's folder \(folder) belongs to another user (uid \(info.st_uid))",
+                              hint: "name a socket in a folder of your own: --socket, or socket = PATH in the config")
+        }
         guard FileManager.default.fileExists(atPath: path) else { return }
         if (try? ControlClient(path: path)) != nil {
             throw DaemonError("a songbox daemon already answers on \(path)", hint: "stop it first (systemctl stop songbox, or kill its pid)")

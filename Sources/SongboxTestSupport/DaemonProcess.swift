@@ -8,8 +8,10 @@ public final class DaemonProcess: @unchecked Sendable {
     private let process = Process()
 
     /// Starts `songbox --db DATABASE daemon --socket SOCKET ARGUMENTS...` and waits until it
-    /// listens.
-    public init(database: String, folder: String, arguments: [String], environment: [String: String] = [:]) throws {
+    /// listens; in `workingDirectory` when given; without `--socket` when `namingSocket` is
+    /// false (the daemon then chooses, as for a user: `socket` is where it said it listens).
+    public init(database: String, folder: String, arguments: [String], environment: [String: String] = [:],
+                workingDirectory: String? = nil, namingSocket: Bool = true) throws {
         socket = folder + "/control.sock"
         stdoutPath = folder + "/daemon.out"
         stderrPath = folder + "/daemon.err"
@@ -18,7 +20,8 @@ public final class DaemonProcess: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: SongboxRunner.executable)
         // No TCP port unless the test names one: tests run side by side, and beside a real MPD.
         let binds = arguments.contains("--bind") ? [] : ["--bind", "none"]
-        process.arguments = ["--db", database, "daemon", "--socket", socket] + binds + arguments
+        process.arguments = ["--db", database, "daemon"] + (namingSocket ? ["--socket", socket] : []) + binds + arguments
+        if let workingDirectory { process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory) }
         process.environment = SongboxRunner.environment(environment, isolated: false)
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))

@@ -3,8 +3,10 @@ import Logging
 import ServiceLifecycle
 import SongboxServer
 import SongboxAudio
+import SongboxFiles
 import SongboxLibrary
 import SongboxPlayback
+import SongboxRemote
 import SongboxScript
 import Synchronization
 import UnixSignals
@@ -54,6 +56,10 @@ public final class Daemon: MPDBackend, Sendable {
     private let config: CurrentConfig
     /// The events plugins and `idle` clients get, after they are recorded.
     private let events: Mailbox<PlaybackEvent>
+    /// This daemon's claim on the library: no second daemon serves it.
+    private let claim: LibraryDaemon
+    /// The private folder made for the socket (`defaultSocket`), removed on the way out.
+    private let madeFolder = Mutex<String?>(nil)
 
     /// Opens the library and the output and loads the plugins; nothing is served yet.
     public init(options: DaemonOptions, logger: Logger) throws {
@@ -65,6 +71,7 @@ public final class Daemon: MPDBackend, Sendable {
         self.config = current
         let store = try LibraryStore(path: options.database, access: .shared)
         self.store = store
+        claim = try LibraryDaemon(claiming: options.database)
         let spec: OutputSpec
         do { spec = try wiring.output(options.output) } catch { throw DaemonError(error.message) }
         output = spec
@@ -113,13 +120,15 @@ public final class Daemon: MPDBackend, Sendable {
 
     /// Serves until SIGTERM or SIGINT, then stops cleanly.
     public func run() async throws {
-        let socketPath = options.socketPath ?? config.value.socket ?? defaultControlSocketPath()
+        let socketPath = try options.socketPath ?? config.value.socket ?? defaultSocket()
         var endpoints = [MPDEndpoint.unix(path: socketPath)]
         for bind in options.binds ?? config.value.binds ?? ["127.0.0.1:6600"] {
             do { endpoints.append(try MPDEndpoint(parsing: bind)) } catch { throw DaemonError(error.message) }
         }
         let server = try MPDServer(endpoints: endpoints, commands: MPDCommands(backend: self, clients: clients), clients: clients,
                                    access: config.value.access, maximumConnections: config.value.maxConnections)
+        claim.announce(socket: socketPath)
+        FetchPolicy.listening(on: server.tcpPorts)
         let tcp = server.tcpPorts.map(String.init).joined(separator: ", ")
         logger.info("songbox daemon: listening on \(socketPath)\(tcp.isEmpty ? "" : " and TCP port \(tcp)"), playing to \(output)")
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
@@ -131,7 +140,23 @@ public final class Daemon: MPDBackend, Sendable {
             ],
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
+        defer { madeFolder.withLock { $0 }.map { _ = rmdir($0) } }
         try await group.run()
+    }
+
+    /// The control socket when none is named: in the runtime folder, unless that folder is not
+    /// the user's own and closed to others (another user could have made it first, to stand in
+    /// for the daemon); then in a new private folder, said in the log. Commands find it through
+    /// the library either way.
+    private func defaultSocket() throws(DaemonError) -> String {
+        let path = defaultControlSocketPath()
+        let folder = (path as NSString).deletingLastPathComponent
+        guard let problem = RuntimeFolder.problem(with: folder) else { return path }
+        let made = try RuntimeFolder.makePrivate()
+        madeFolder.withLock { $0 = made }
+        let chosen = made + "/control.sock"
+        logger.warning("songbox daemon: not using the socket folder \(folder): \(problem); the socket is \(chosen) instead")
+        return chosen
     }
 
     /// Starts the plugins and the flow of events to them.
@@ -145,6 +170,7 @@ public final class Daemon: MPDBackend, Sendable {
                 clients.post(batch.reduce(into: IdleSubsystems()) { $0.formUnion(Self.subsystems(of: $1.event)) })
                 // One conversion per event (with the track the pipeline attached), handed to every plugin.
                 for event in batch {
+                    logProblem(event.event)
                     let value = PlayerAPI.event(ScriptEvent(event))
                     for plugin in plugins.current { plugin.deliver(value) }
                 }
@@ -152,6 +178,15 @@ public final class Daemon: MPDBackend, Sendable {
         }
         thread.name = "songbox events"
         thread.start()
+    }
+
+    /// A track that would not play, an output that failed: said in the log, never only to plugins.
+    private func logProblem(_ event: PlayerEvent) {
+        switch event {
+        case .decodeError(let item, let message): logger.warning("cannot play \(TrackLocation.shown(item.track.path)): \(message)")
+        case .outputError(let message): logger.warning("output \(message)")
+        default: break
+        }
     }
 
     /// Stops the player (what was heard is recorded, the place saved), then the plugins.

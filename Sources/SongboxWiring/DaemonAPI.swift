@@ -15,9 +15,10 @@ public enum DaemonAPI {
     /// library with `listallinfo` is told to query the library instead).
     static let longestAnswer = 10_000
 
-    public static func install(on runtime: LuaRuntime, socket: String = defaultControlSocketPath()) throws(LuaScriptError) {
+    /// `database`: the script's library, whose daemon it speaks to.
+    public static func install(on runtime: LuaRuntime, database: String) throws(LuaScriptError) {
         try runtime.register("daemon.running") { _ in
-            [.boolean((try? ControlClient(path: socket)) != nil)]
+            [.boolean((try? ControlClient(serving: database)) != nil)]
         }
         try runtime.register("daemon.command", writes: true) { args in
             let name = try args.string(1)
@@ -33,7 +34,7 @@ public enum DaemonAPI {
             let fields: [(String, String)]
             do {
                 // Read no more than a script may get: a whole library's listing stays in the daemon.
-                fields = try ControlClient(path: socket).send(name, arguments, most: longestAnswer)
+                fields = try ControlClient(serving: database).send(name, arguments, most: longestAnswer)
             } catch let error as DaemonError {
                 return [.nil, .string("songbox.daemon.command: \(error.message)")]
             } catch let tooLong as AnswerTooLong {

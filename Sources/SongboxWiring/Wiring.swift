@@ -25,7 +25,8 @@ public struct Wiring: Sendable {
 
     /// How remote tracks are reached and kept offline, as the config says.
     public var remoteTracks: NetworkTracks {
-        NetworkTracks.shared(trusting: config.tlsCertificates, cache: offlineCache)
+        NetworkTracks.shared(trusting: config.tlsCertificates, cache: offlineCache,
+                             policy: FetchPolicy(allowLocalFromElsewhere: config.allowLocalStreams))
     }
 
     /// Where remote tracks' offline copies are (`cache_folder`).
@@ -88,8 +89,8 @@ public struct Wiring: Sendable {
     public func scriptPlayer(store: LibraryStore, output spec: OutputSpec, fast: Bool) -> PlayerHost {
         let settings = self.settings
         return PlayerHost(store: store) { () throws(SongboxError) -> any ScriptPlayer in
-            if (try? ControlClient()) != nil {
-                throw SongboxError(.invalidArgument, "a songbox daemon runs (\(defaultControlSocketPath())) and owns the player: put the script in its plugin folder (~/.config/songbox/plugins), or stop it to play from songbox run")
+            if let socket = ControlClient.socket(serving: store.path), (try? ControlClient(path: socket)) != nil {
+                throw SongboxError(.invalidArgument, "a songbox daemon runs (\(socket)) and owns the player: put the script in its plugin folder (~/.config/songbox/plugins), or stop it to play from songbox run")
             }
             // ALSA keeps real time whatever --fast says: only the other outputs are stepped.
             var stepped = fast

@@ -1,0 +1,127 @@
+import Foundation
+import SongboxTestSupport
+import Testing
+
+/// Issue 31's holes and faults around the daemon: one daemon to a library, found through the
+/// library; a socket folder another user made is not used; a plugin reads only its own files.
+@Suite(.serialized) struct DaemonTrustTests: TestLibrarySuite {
+    let library: TestLibrary
+    let noPlugins: String
+
+    init() throws {
+        library = try TestLibrary()
+        noPlugins = library.folder + "/no-plugins"
+        try FileManager.default.createDirectory(atPath: noPlugins, withIntermediateDirectories: true)
+    }
+
+    func daemonFolder(_ name: String) throws -> String {
+        let path = folder + "/" + name
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    /// A command with no socket named: it finds the daemon through the library, or none.
+    func command(_ arguments: [String], environment: [String: String] = [:]) throws -> SongboxRunner.Output {
+        try songbox.run(arguments, environment: ["SONGBOX_SOCKET": ""].merging(environment) { $1 })
+    }
+
+    @Test func aSecondDaemonOnTheSameLibraryIsRefusedNamingTheFirst() throws {
+        try library.scanExamples()
+        let first = try DaemonProcess(database: songbox.database, folder: try daemonFolder("first"),
+                                      arguments: ["--output", "null", "--plugins", noPlugins])
+        defer { first.signal(SIGTERM); _ = try? first.waitForExit() }
+        do {
+            let second = try DaemonProcess(database: songbox.database, folder: try daemonFolder("second"),
+                                           arguments: ["--output", "null", "--plugins", noPlugins])
+            second.signal(SIGKILL)
+            Issue.record("a second daemon started on the same library")
+        } catch let error as FixtureError {
+            let said = String(describing: error)
+            #expect(said.contains("a songbox daemon (pid \(first.pid)) already serves this library on \(first.socket)"), "\(said)")
+        }
+        // The first still serves, and a command finds it through the library.
+        let status = try command(["status"])
+        #expect(status.status == 0, "\(status.stderr)")
+        #expect(status.stdout.contains("volume:"))
+        #expect(try command(["plugin", "ls"]).status == 0)
+
+        // Stopped: commands say there is none, and try nothing else.
+        first.signal(SIGTERM)
+        try first.waitForExit()
+        let none = try command(["status"])
+        #expect(none.status != 0)
+        #expect(none.stderr.contains("no songbox daemon serves the library \(songbox.database)"), "\(none.stderr)")
+        // A daemon killed outright leaves nothing that stops the next one.
+        let next = try DaemonProcess(database: songbox.database, folder: try daemonFolder("third"),
+                                     arguments: ["--output", "null", "--plugins", noPlugins])
+        next.signal(SIGKILL)
+        _ = try next.waitForExit()
+        let after = try DaemonProcess(database: songbox.database, folder: try daemonFolder("fourth"),
+                                      arguments: ["--output", "null", "--plugins", noPlugins])
+        defer { after.signal(SIGTERM); _ = try? after.waitForExit() }
+        #expect(try command(["status"]).status == 0)
+    }
+
+    @Test(arguments: [(uid_t(65534), "it belongs to another user (uid 65534)"), (getuid(), "others may use it (mode 777)")])
+    func aSocketFolderAnotherUserCouldHaveMadeIsNotUsed(owner: uid_t, reason: String) throws {
+        let runtime = try daemonFolder("run")
+        let taken = runtime + "/songbox"
+        try FileManager.default.createDirectory(atPath: taken, withIntermediateDirectories: true)
+        chmod(taken, 0o777)
+        #expect(chown(taken, owner, owner) == 0, "this test needs root to give a folder to another user")
+        let environment = ["XDG_RUNTIME_DIR": runtime]
+        let daemon = try DaemonProcess(database: songbox.database, folder: try daemonFolder("daemon"),
+                                       arguments: ["--output", "null", "--plugins", noPlugins], environment: environment,
+                                       namingSocket: false)
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        #expect(daemon.errors.contains("not using the socket folder \(taken): \(reason); the socket is /tmp/songbox-\(getuid())-"),
+                "\(daemon.errors)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: taken).isEmpty)
+        // Commands find it all the same, through the library.
+        let status = try command(["status"], environment: environment)
+        #expect(status.status == 0, "\(status.stderr)")
+        // The folder it made is its own, closed to others, and gone with it.
+        let chosen = daemon.errors.components(separatedBy: "the socket is ").last?.components(separatedBy: "/control.sock").first ?? ""
+        var info = stat()
+        #expect(lstat(chosen, &info) == 0 && info.st_uid == getuid() && info.st_mode & 0o777 == 0o700)
+        daemon.signal(SIGTERM)
+        try daemon.waitForExit()
+        #expect(!FileManager.default.fileExists(atPath: chosen))
+    }
+
+    @Test func aPluginReadsOnlyItsOwnFilesWhereverTheDaemonStarts() throws {
+        try library.scanExamples()
+        let plugins = try daemonFolder("plugins")
+        // Its own folder, beside the library, holding a link to a file outside it.
+        let own = (songbox.database as NSString).deletingLastPathComponent + "/plugins/reader"
+        try FileManager.default.createDirectory(atPath: own, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: own + "/link.m3u", withDestinationPath: "/etc/passwd")
+        try "#EXTM3U\nnothing.mp3\n".write(toFile: own + "/mine.m3u", atomically: true, encoding: .utf8)
+        try """
+            for _, path in ipairs{"etc/passwd", "../../../../../../../etc/passwd", "/etc/passwd", "link.m3u", "mine.m3u"} do
+              local report, message = songbox.playlist.import(path, {name = "x", replace = true})
+              if report then
+                local lines = {}
+                for _, entry in ipairs(report.unmatched) do lines[#lines + 1] = entry.text end
+                print(path .. " => read: " .. table.concat(lines, "|"))
+              else
+                print(path .. " => " .. message)
+              end
+            end
+            print("done")
+            """.write(toFile: plugins + "/reader.lua", atomically: true, encoding: .utf8)
+        // As systemd starts it: in /.
+        let daemon = try DaemonProcess(database: songbox.database, folder: try daemonFolder("daemon"),
+                                       arguments: ["--output", "null", "--plugins", plugins], workingDirectory: "/")
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        try daemon.waitForOutput("done")
+        let output = daemon.output
+        #expect(!output.contains("root:"), "\(output)")
+        #expect(output.contains("[reader] etc/passwd => songbox.playlist.import: no such playlist file"), "\(output)")
+        for refused in ["../../../../../../../etc/passwd", "/etc/passwd", "link.m3u"] {
+            #expect(output.contains("[reader] \(refused) => songbox.playlist.import: a plugin may use files only in its own folder (\(own))"),
+                    "\(refused): \(output)")
+        }
+        #expect(output.contains("mine.m3u => read: nothing.mp3"), "\(output)")
+    }
+}
