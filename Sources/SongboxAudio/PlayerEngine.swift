@@ -430,6 +430,15 @@ public final class PlayerEngine {
             case .ended: frames = 0
             case .waiting:
                 buffering = true
+                // A pause, stop or skip fading out a stream that went quiet: nothing more can
+                // be heard of it, so it is done now, not when (or if) the network comes back.
+                if let pending = transition {
+                    if case .fadeIn = pending.action {} else {
+                        transition = nil
+                        carryOut(pending.action)
+                        return .rendered(frames: 0)
+                    }
+                }
                 return .waiting
             }
         } catch {
@@ -736,9 +745,10 @@ public final class PlayerEngine {
         transition = nil
     }
 
-    /// A state change that fades out first when something is audible.
+    /// A state change that fades out first when something is audible (not while a network
+    /// track waits for its bytes).
     private func change(to action: Transition.Action) {
-        if state == .playing, settings.transitionFade > 0, decoder != nil {
+        if state == .playing, settings.transitionFade > 0, decoder != nil, !buffering {
             transition = Transition(action: action, start: clock, length: settings.transitionFade)
         } else {
             carryOut(action)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SongboxFiles
 import SongboxAudio
 import SongboxServer
 import SongboxWiring
@@ -64,7 +65,7 @@ struct Play: ParsableCommand {
 
     func run() throws {
         // A running daemon owns the output and the queue: play there.
-        if let daemon = try? ControlClient() { return try playThrough(daemon) }
+        if let daemon = try? ControlClient(serving: library.path) { return try playThrough(daemon) }
         let store = try library.openStore()
         let wiring = try Wiring.load().replayGain(outputOptions.replayGain)
         let spec = try OutputOptions.resolve(outputOptions.output, wiring: wiring)
@@ -134,7 +135,7 @@ extension Play {
     /// queue). The daemon plays to its own output: asking for another one is refused.
     func playThrough(_ daemon: ControlClient) throws {
         guard outputOptions.output == nil, !highlights else {
-            throw ValidationError(tr("a songbox daemon runs and owns the output (\(defaultControlSocketPath())): `songbox play` queues there, to the daemon's output and without --highlights; stop the daemon to play elsewhere"))
+            throw ValidationError(tr("a songbox daemon runs and owns the output (\(ControlClient.socket(serving: library.path) ?? "")): `songbox play` queues there, to the daemon's output and without --highlights; stop the daemon to play elsewhere"))
         }
         if let volume { _ = try daemon.send("setvol", [String(Int(volume.rounded()))]) }
         if let mode = outputOptions.replayGain { _ = try daemon.send("replay_gain_mode", [mode.rawValue]) }
@@ -170,7 +171,7 @@ private struct Tally {
             let track = delivered.track
             if track == nil, item.track.isRemote {
                 // A URL outside the library: no tags, and no length until it has played.
-                print(tr("\(position + 1). \(item.track.path)"))
+                print(tr("\(position + 1). \(TrackLocation.shown(item.track.path))"))
             } else {
                 let name = [track?.artist, track?.title ?? fileName(item.track.path)].compactMap { $0 }.joined(separator: " - ")
                 print(tr("\(position + 1). \(name) (\(TerminalText.duration(track?.duration ?? item.track.duration)))"))
@@ -183,7 +184,7 @@ private struct Tally {
             // A network track starts before its server answers: one that failed then did not play.
             started -= 1
         case .decodeError(let item, let message):
-            reportToStandardError(tr("cannot play \(item.track.path): \(message); skipped"))
+            reportToStandardError(tr("cannot play \(TrackLocation.shown(item.track.path)): \(message); skipped"))
         case .outputError(let message):
             reportToStandardError(tr("output \(message); retrying"))
         default:

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SongboxFiles
 import SongboxAudio
 import SongboxLibrary
 import SongboxRemote
@@ -47,12 +48,12 @@ struct AddURL: ParsableCommand {
         do {
             kept = try offline.keep(url, title: title, artist: artist, album: album, keepOffline: keepOffline)
         } catch let error as DownloadError {
-            throw SongboxError(.unreadableFile, "cannot keep \(url): \(error.message)")
+            throw SongboxError(.unreadableFile, "cannot keep \(TrackLocation.shown(url)): \(error.message)")
         }
         guard let track = try store.tracks.track(id: kept.id) else { return }
         let name = [track.artist, track.title].compactMap { $0 }.joined(separator: " - ")
         if kept.stream {
-            print(tr("Kept the stream \(url) as track \(kept.id) (\(name))."))
+            print(tr("Kept the stream \(TrackLocation.shown(url)) as track \(kept.id) (\(name))."))
         } else if kept.added {
             print(tr("Added track \(kept.id): \(name) (\(TerminalText.duration(track.duration)))."))
         } else {

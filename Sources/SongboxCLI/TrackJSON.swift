@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import SongboxFiles
 import SongboxLibrary
 
 /// A JSON value. Objects keep their keys in order (Foundation's encoder does not), so output
@@ -66,8 +67,12 @@ enum TrackJSON {
     /// Every field, for `songbox show`.
     static func allFields(_ track: Track) -> [(String, JSONValue)] { json(track.allFields) }
 
+    /// The fields as JSON; a URL's password is left out of its path.
     private static func json(_ fields: [(name: String, value: FieldValue)]) -> [(String, JSONValue)] {
-        fields.map { ($0.name, JSONValue($0.value)) }
+        fields.map { field in
+            if field.name == "path", case .text(let path) = field.value { return ("path", .string(TrackLocation.shown(path))) }
+            return (field.name, JSONValue(field.value))
+        }
     }
 }
 

@@ -6,4 +6,28 @@ public enum TrackLocation {
         let head = path.prefix(8).lowercased()
         return head.hasPrefix("http://") || head.hasPrefix("https://")
     }
+
+    /// `path` as it may be shown (listings, MPD clients, logs): a URL without the
+    /// `user:password@` it may hold, which is sent to its server and to no one else.
+    public static func shown(_ path: String) -> String {
+        guard let (scheme, userInfo, rest) = split(path), userInfo != nil else { return path }
+        return String(scheme) + rest
+    }
+
+    /// A URL's `user:password@`, percent-decoded; nil when it has none.
+    public static func credentials(_ path: String) -> (user: String, password: String)? {
+        guard let info = split(path)?.userInfo else { return nil }
+        let parts = info.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        let decode = { (part: Substring) in part.removingPercentEncoding ?? String(part) }
+        return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")
+    }
+
+    /// `scheme://`, the user info before the host's `@` (when there is one), and the rest.
+    private static func split(_ path: String) -> (scheme: Substring, userInfo: Substring?, rest: Substring)? {
+        guard isURL(path), let separator = path.range(of: "://") else { return nil }
+        let rest = path[separator.upperBound...]
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return (path[..<separator.upperBound], nil, rest) }
+        return (path[..<separator.upperBound], rest[..<at], rest[rest.index(after: at)...])
+    }
 }

@@ -49,7 +49,7 @@ public final class HTTPAudioSource: Sendable {
     public static let retryWaits: [Duration] = [.milliseconds(250), .seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(15), .seconds(30)]
 
     let url: String
-    private let client: HTTPClient
+    private let network: NetworkTracks
     private let retryWaits: [Duration]
     private let shared = Mutex(Shared())
 
@@ -74,9 +74,9 @@ public final class HTTPAudioSource: Sendable {
         var held: Int { buffer.count - taken }
     }
 
-    init(url: String, client: HTTPClient, retryWaits: [Duration] = HTTPAudioSource.retryWaits) {
+    init(url: String, network: NetworkTracks, retryWaits: [Duration] = HTTPAudioSource.retryWaits) {
         self.url = url
-        self.client = client
+        self.network = network
         self.retryWaits = retryWaits
         start(at: 0)
     }
@@ -199,20 +199,18 @@ public final class HTTPAudioSource: Sendable {
     private func fetchOnce(_ stream: PlaylistStream, from offset: inout Int, generation: Int) async throws {
         // A live stream has no bytes to resume from: it starts again from now.
         let resuming = head.map { !$0.live } ?? true
-        var request = HTTPClientRequest(url: stream.url)
-        request.headers.add(name: "User-Agent", value: "songbox")
-        request.headers.add(name: "Icy-MetaData", value: "1")
-        if offset > 0, resuming { request.headers.add(name: "Range", value: "bytes=\(offset)-") }
+        var headers = [("Icy-MetaData", "1")]
+        if offset > 0, resuming { headers.append(("Range", "bytes=\(offset)-")) }
         let response: HTTPClientResponse
         do {
-            response = try await client.execute(request, deadline: .distantFuture)
-        } catch {
-            // A SHOUTcast 1 server answers `ICY 200 OK`, which no HTTP parser takes.
-            if ShoutcastV1.answeredICY(error), let address = URL(string: stream.url), address.scheme?.lowercased() == "http" {
-                return try await ShoutcastV1.fetch(address) { head, next in
-                    try await receive(head, next, of: stream, from: &offset, generation: generation)
-                }
+            response = try await network.get(stream.url, headers: headers, deadline: .distantFuture, origin: stream.listedBy).response
+        } catch let icy as Fetch.AnsweredICY {
+            return try await ShoutcastV1.fetch(icy.url, authorization: icy.authorization) { head, next in
+                try await receive(head, next, of: stream, from: &offset, generation: generation)
             }
+        } catch let stop as Stop {
+            throw stop
+        } catch {
             // No answer yet at all: the server is not there (a dead URL would otherwise hold
             // the queue through every wait). One that answered before is waited for.
             throw Self.permanent(error) || head == nil ? Stop.failed(Self.describe(error)) : Stop.dropped(Self.describe(error))
@@ -335,6 +333,8 @@ public final class HTTPAudioSource: Sendable {
 
     /// An error of the HTTP client in words.
     static func describe(_ error: any Error) -> String {
+        if case Stop.failed(let message) = error { return message }
+        if case Stop.dropped(let message) = error { return message }
         if let error = error as? HTTPClientError {
             switch error {
             case .redirectCycleDetected: return "its redirects go round in a circle"

@@ -88,10 +88,7 @@ extension NetworkTracks {
         if let size = Self.size(of: final) { return (final, size) }
         if !FileManager.default.fileExists(atPath: partial) { _ = FileManager.default.createFile(atPath: partial, contents: nil) }
         let have = Self.size(of: partial) ?? 0
-        var request = HTTPClientRequest(url: url)
-        request.headers.add(name: "User-Agent", value: "songbox")
-        if have > 0 { request.headers.add(name: "Range", value: "bytes=\(have)-") }
-        let response = try await client.execute(request, deadline: .now() + .hours(6))
+        let response = try await get(url, headers: have > 0 ? [("Range", "bytes=\(have)-")] : [], deadline: .now() + .hours(6)).response
         let failed = { (message: String) in DownloadError(url: url, message: message) }
         guard (200..<300).contains(response.status.code) else {
             throw failed("the server answered \(response.status.code) \(response.status.reasonPhrase)")

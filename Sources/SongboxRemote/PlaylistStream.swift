@@ -11,6 +11,8 @@ struct PlaylistStream: Sendable, Equatable {
     /// The name the playlist gives it (`TitleN=`, `#EXTINF`): the station's, when the stream
     /// does not say its own.
     var name: String?
+    /// The playlist that lists it; nil for the URL itself.
+    var listedBy: String?
 
     /// The most a playlist may hold: a station's lists a few lines.
     static let largest = 64 << 10
@@ -56,7 +58,7 @@ struct PlaylistStream: Sendable, Equatable {
         return PlaylistText.entries(body).compactMap { entry in
             guard let url = URL(string: entry.location, relativeTo: base)?.absoluteString, TrackLocation.isURL(url) else { return nil }
             let name = [entry.artist, entry.title].compactMap { $0 }.joined(separator: " - ")
-            return PlaylistStream(url: url, name: name.isEmpty ? nil : name)
+            return PlaylistStream(url: url, name: name.isEmpty ? nil : name, listedBy: address)
         }
     }
 }
@@ -67,16 +69,15 @@ extension NetworkTracks {
     public func playlist(at url: String) async throws(DownloadError) -> [String] {
         let failed = { (message: String) in DownloadError(url: url, message: message) }
         do {
-            var request = HTTPClientRequest(url: url)
-            request.headers.add(name: "User-Agent", value: "songbox")
-            let response = try await client.execute(request, deadline: .now() + .seconds(30))
+            let fetched = try await get(url, deadline: .now() + .seconds(30))
+            let response = fetched.response
             guard (200..<300).contains(response.status.code) else {
                 throw failed("the server answered \(response.status.code) \(response.status.reasonPhrase)")
             }
             let type = response.headers.first(name: "content-type")
             guard PlaylistStream.isPlaylist(type: type, url: url) else { throw failed("not a playlist: the server sent \(type ?? "no type")") }
             var body = response.body.makeAsyncIterator()
-            return try await PlaylistStream.read({ try await body.next() }, listedAt: url).map(\.url)
+            return try await PlaylistStream.read({ try await body.next() }, listedAt: fetched.url).map(\.url)
         } catch let error as DownloadError {
             throw error
         } catch HTTPAudioSource.Stop.failed(let message) {

@@ -24,20 +24,26 @@ enum ShoutcastV1 {
     /// The most an answer's head may take.
     static let largestHead = 16 << 10
 
-    /// Asks for `url` and hands its head and a reader of its body to `receive`.
-    static func fetch(_ url: URL, _ receive: (ResponseHead, () async throws -> ByteBuffer?) async throws -> Void) async throws {
-        guard let host = url.host, !host.isEmpty else { throw HTTPAudioSource.Stop.failed("the URL has no host") }
+    /// The longest a server may send nothing, before or during its answer.
+    static let readTimeout = TimeAmount.seconds(30)
+
+    /// Asks for `url` (already checked by `FetchPolicy`) and hands its head and a reader of its
+    /// body to `receive`.
+    static func fetch(_ url: URL, authorization: String?,
+                      _ receive: (ResponseHead, () async throws -> ByteBuffer?) async throws -> Void) async throws {
+        let request = try requestHead(url, authorization: authorization)
+        guard let host = url.host else { throw HTTPAudioSource.Stop.failed("the URL has no host") }
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(.seconds(10))
             .connect(host: host, port: url.port ?? 80) { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                    // A server that goes quiet is given up on: the connection closes, the read ends.
+                    try channel.pipeline.syncOperations.addHandlers(IdleStateHandler(readTimeout: readTimeout), CloseWhenIdle())
+                    return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                 }
             }
         try await channel.executeThenClose { inbound, outbound in
-            var target = url.path.isEmpty ? "/" : url.path
-            if let query = url.query { target += "?" + query }
-            try await outbound.write(ByteBuffer(string: "GET \(target) HTTP/1.0\r\nHost: \(host)\r\nUser-Agent: songbox\r\nIcy-MetaData: 1\r\n\r\n"))
+            try await outbound.write(ByteBuffer(bytes: request))
             var chunks = inbound.makeAsyncIterator()
             var received: [UInt8] = []
             var end: Int?
@@ -46,11 +52,15 @@ enum ShoutcastV1 {
                     throw HTTPAudioSource.Stop.dropped("the server closed the connection before it answered")
                 }
                 received += chunk.readableBytesView
+                // What speaks another protocol (an MPD greeting) is no station.
+                if let newline = received.firstIndex(of: 10), !(received.starts(with: Array("ICY ".utf8)) || received.starts(with: Array("HTTP/".utf8))) || newline == 0 {
+                    throw HTTPAudioSource.Stop.failed("not audio: the server does not answer as an HTTP or ICY server does")
+                }
                 end = headEnd(received)
                 if end == nil, received.count > largestHead { throw HTTPAudioSource.Stop.failed("an answer that is not HTTP") }
             }
             guard let end, let head = parse(received[..<end]) else {
-                throw HTTPAudioSource.Stop.failed("an answer that is not HTTP")
+                throw HTTPAudioSource.Stop.failed("not audio: the server does not answer as an HTTP or ICY server does")
             }
             // The body's first bytes came with the head.
             var first: ByteBuffer? = received.count > end + 4 ? ByteBuffer(bytes: received[(end + 4)...]) : nil
@@ -62,6 +72,24 @@ enum ShoutcastV1 {
                 return try await chunks.next()
             }
         }
+    }
+
+    /// The request's bytes: its target from the URL's encoded form (never decoded: a `%0A`
+    /// stays three characters), and nothing that could end a line or the head.
+    static func requestHead(_ url: URL, authorization: String?) throws(HTTPAudioSource.Stop) -> [UInt8] {
+        guard let parts = URLComponents(url: url, resolvingAgainstBaseURL: true), let host = parts.percentEncodedHost, !host.isEmpty else {
+            throw .failed("the URL has no host")
+        }
+        var target = parts.percentEncodedPath.isEmpty ? "/" : parts.percentEncodedPath
+        if let query = parts.percentEncodedQuery { target += "?" + query }
+        let hostField = url.port.map { "\(host):\($0)" } ?? host
+        guard ![target, hostField].contains(where: { $0.utf8.contains { $0 <= 0x20 || $0 == 0x7f } }),
+              authorization?.utf8.contains(where: { $0 < 0x20 || $0 == 0x7f }) != true else {
+            throw .failed("the URL holds spaces or control characters")
+        }
+        var head = "GET \(target) HTTP/1.0\r\nHost: \(hostField)\r\nUser-Agent: songbox\r\nIcy-MetaData: 1\r\n"
+        if let authorization { head += "Authorization: \(authorization)\r\n" }
+        return Array((head + "\r\n").utf8)
     }
 
     /// Where the head ends (the index of its blank line's CR LF CR LF).
@@ -83,5 +111,18 @@ enum ShoutcastV1 {
             headers[line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
         return ResponseHead(code: code, reason: status.count > 2 ? String(status[2]) : "") { headers[$0.lowercased()] }
+    }
+}
+
+/// Closes a connection whose `IdleStateHandler` says it went quiet.
+final class CloseWhenIdle: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is IdleStateHandler.IdleStateEvent {
+            context.close(promise: nil)
+        } else {
+            context.fireUserInboundEventTriggered(event)
+        }
     }
 }

@@ -1,4 +1,5 @@
 import SongboxAudio
+import SongboxFiles
 
 /// A remote track as the player plays it: the bytes `HTTPAudioSource` fetches ahead, decoded as
 /// they come (libmpg123's feed mode). Never waits: with no bytes at hand it says `waiting`.
@@ -55,7 +56,7 @@ final class StreamDecoder: TrackDecoder {
                 case .ended:
                     decoder.finish()
                 case .failed(let message):
-                    throw DecodeError(path: source.url, message: message)
+                    throw DecodeError(path: TrackLocation.shown(source.url), message: message)
                 }
             }
         }

@@ -1,5 +1,6 @@
 import Foundation
 import SongboxAudio
+import SongboxFiles
 import SongboxLibrary
 
 /// How MPD clients name songs and folders: URIs relative to the music folder. With one music
@@ -22,8 +23,9 @@ public struct MusicRoots: Sendable {
 
     private func name(_ folder: String) -> String { (folder as NSString).lastPathComponent }
 
-    /// The URI of the track or folder at `path`.
+    /// The URI of the track or folder at `path`; a URL without its password.
     public func uri(_ path: String) -> String {
+        if TrackLocation.isURL(path) { return TrackLocation.shown(path) }
         for folder in byLength {
             let relative: Substring
             if path == folder {

@@ -29,6 +29,7 @@ import SongboxServer
 /// default_permissions = read   # what it may do before (default: everything)
 /// plugin_restart_pause = 1  # seconds before a failed plugin is restarted (doubling each time)
 /// plugin_failures = 5     # failures within 10 minutes before a plugin is disabled
+/// allow_local_streams = no   # may a station's playlist or a redirect lead to a loopback address?
 /// grant.alarm = /home/pi/sounds  # a folder the daemon's plugin alarm.lua may read and write
 /// plugin.top10.limit = 20 # songbox.options.limit for plugins/top10.lua
 /// ```
@@ -49,6 +50,9 @@ public struct SongboxConfig: Sendable, Equatable {
     /// `$XDG_CACHE_HOME/songbox/tracks`), and the most bytes kept there (pinned tracks aside).
     public var cacheFolder: String?
     public var cacheLimit: Int64 = 2 << 30
+    /// Whether a station's playlist or a redirect from a server elsewhere may lead to a loopback
+    /// or link-local address (`FetchPolicy`).
+    public var allowLocalStreams = false
     /// Minutes between the daemon's rescans; 0: only when asked.
     public var rescanMinutes: Double = 0
     /// The daemon's control socket, when the file names one.
@@ -121,7 +125,7 @@ public struct SongboxConfig: Sendable, Equatable {
     static let keys = ["output", "play_fraction", "play_seconds", "skip_after", "fade", "sleep_fade", "replay_gain",
                        "replay_gain_preamp", "replay_gain_missing_preamp", "missing_days", "music", "plugins",
                        "rescan_minutes", "socket", "plugin_restart_pause", "plugin_failures", "bind", "max_connections",
-                       "password", "default_permissions", "tls_certificates", "cache_folder", "cache_size"]
+                       "password", "default_permissions", "tls_certificates", "cache_folder", "cache_size", "allow_local_streams"]
 
     /// `500M`, `4G`, `1.5G`, `800K` or a number of bytes; at most 1 PiB.
     static func byteCount(_ text: String) -> Int64? {
@@ -190,6 +194,13 @@ public struct SongboxConfig: Sendable, Equatable {
                     access.defaultPermissions = try MPDPermissions(parsing: value)
                 }
             } catch { throw SongboxError(.invalidArgument, Message(verbatim: error.message), at: place) }
+            return
+        }
+        if key == "allow_local_streams" {
+            guard let allowed = ["yes": true, "no": false][value.lowercased()] else {
+                throw SongboxError(.invalidArgument, "allow_local_streams is yes or no, got '\(value)'", at: place)
+            }
+            allowLocalStreams = allowed
             return
         }
         if key == "cache_size" {
