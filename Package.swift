@@ -129,8 +129,13 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-            ]
+            ],
+            // The bundled plugins and the alarm tone, compiled in: a copied binary is complete.
+            plugins: ["BundleFiles"]
         ),
+        // plugins/ into Swift source, at build time (for SongboxWiring).
+        .executableTarget(name: "bundle-files"),
+        .plugin(name: "BundleFiles", capability: .buildTool(), dependencies: ["bundle-files"]),
         .target(
             name: "SongboxCLI",
             dependencies: [
@@ -160,7 +165,7 @@ let package = Package(
             dependencies: ["SongboxLibrary", "SongboxFiles", "SongboxAudio", "SongboxTestSupport"]
         ),
         .testTarget(name: "SongboxAnalysisTests", dependencies: ["SongboxAnalysis"]),
-        .testTarget(name: "SongboxRemoteTests", dependencies: ["SongboxRemote", "SongboxAudio", "SongboxTestSupport"]),
+        .testTarget(name: "SongboxRemoteTests", dependencies: ["SongboxRemote", "SongboxAudio", "SongboxFiles", "SongboxTestSupport"]),
         .testTarget(
             name: "SongboxAudioTests",
             dependencies: ["SongboxAudio", "SongboxPlayback", "SongboxLibrary", "SongboxScript", "SongboxWiring", "SongboxTestSupport",
@@ -180,6 +185,6 @@ let package = Package(
 )
 
 // Swift settings for every Swift target (CLuaShim is C: its flags are above).
-for target in package.targets where target.type != .system && target.name != "CLuaShim" {
+for target in package.targets where target.type != .system && target.type != .plugin && target.name != "CLuaShim" {
     target.swiftSettings = (target.swiftSettings ?? []) + strictSettings
 }

@@ -151,8 +151,10 @@ import Testing
     @Test func aStationsPlaylistNamesItsStreams() throws {
         let listed = try PlaylistStream.streams(in: Data("[playlist]\nFile1=http://a.example/live\nTitle1=Radio א\nFile2=/b/live.mp3\n".utf8),
                                                 listedAt: "https://radio.example/links/listen.pls")
-        #expect(listed == [PlaylistStream(url: "http://a.example/live", name: "Radio א"),
-                           PlaylistStream(url: "https://radio.example/b/live.mp3", name: nil)])
+        // Each knows the playlist that listed it: where it leads is checked against that (FetchPolicy).
+        let list = "https://radio.example/links/listen.pls"
+        #expect(listed == [PlaylistStream(url: "http://a.example/live", name: "Radio א", listedBy: list),
+                           PlaylistStream(url: "https://radio.example/b/live.mp3", name: nil, listedBy: list)])
         #expect(PlaylistStream.isPlaylist(type: "audio/x-scpls", url: "http://a.example/listen"))
         #expect(PlaylistStream.isPlaylist(type: "text/plain; charset=utf-8", url: "http://a.example/listen.m3u"))
         #expect(!PlaylistStream.isPlaylist(type: "audio/mpeg", url: "http://a.example/listen.m3u"))
