@@ -124,4 +124,33 @@ import Testing
         }
         #expect(output.contains("mine.m3u => read: nothing.mp3"), "\(output)")
     }
+
+    /// The API fuzz (`lua/fuzz.lua`) as a daemon plugin: every function, every argument shape,
+    /// hostile values and hostile paths (outside its folder, through a link, devices, /proc).
+    /// The daemon lives through it, and nothing outside the plugin's folder is read or written.
+    @Test func everyPluginFunctionSurvivesHostileValuesAndPaths() throws {
+        try library.scanExamples()
+        let plugins = try daemonFolder("plugins")
+        try FileManager.default.copyItem(atPath: Fixtures.packageRoot + "/Tests/SongboxScriptTests/lua/fuzz.lua", toPath: plugins + "/fuzz.lua")
+        let own = (songbox.database as NSString).deletingLastPathComponent + "/plugins/fuzz"
+        try FileManager.default.createDirectory(atPath: own, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: own + "/link-out", withDestinationPath: "/etc")
+        let passwd = FileManager.default.contents(atPath: "/etc/passwd")
+        let config = folder + "/config"
+        try "plugin.fuzz.seed = 5\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(database: songbox.database, folder: try daemonFolder("daemon"),
+                                       arguments: ["--output", "null", "--fast", "--plugins", plugins, "--config", config])
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        try daemon.waitForOutput("fuzz done: ", timeout: 600)
+        let done = daemon.output.components(separatedBy: "\n").first { $0.contains("fuzz done: ") } ?? ""
+        let functions = Int(done.components(separatedBy: "fuzz done: ").last?.split(separator: " ").first ?? "") ?? 0
+        #expect(functions > 80, "\(done)")
+        #expect(daemon.isRunning)
+        #expect(!daemon.errors.contains("plugin fuzz: disabled"), "\(daemon.errors.suffix(2000))")
+        #expect(FileManager.default.contents(atPath: "/etc/passwd") == passwd)
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/fuzz-escape.m3u8"))
+        var info = stat()
+        #expect(stat("/dev/zero", &info) == 0 && (info.st_mode & S_IFMT) == S_IFCHR)
+        #expect(try command(["status"]).status == 0)
+    }
 }

@@ -2,8 +2,13 @@
 -- each call under pcall: it must end in a Lua error or a result, never kill the process.
 -- Run by RunCommandTests.everyFunctionSurvivesHostileValues through the binary, with a seed
 -- (songbox.args[1]) so a failure reproduces: `songbox run --fast --output null fuzz.lua SEED`.
+-- As a daemon plugin (DaemonTests.everyPluginFunctionSurvivesHostileValuesAndPaths: the seed in
+-- `plugin.fuzz.seed`), every path argument gets hostile paths too (outside its folder, through
+-- a link, devices, /proc): a plugin's files are fenced in, so none may be read or written. Each
+-- function is called from a timer of its own there (each callback has its own budget).
 local sb = require "songbox"
-local seed = tonumber(sb.args[1]) or 1
+local daemon = sb.options and sb.options.seed ~= nil
+local seed = tonumber(daemon and sb.options.seed or sb.args[1]) or 1
 
 -- A small deterministic generator (a 31-bit LCG), the same on every machine.
 local state = seed % 2147483647
@@ -33,6 +38,13 @@ local hostile = {
   print, function() error("callback error") end, coroutine.create(function() end),
   { math.mininteger, math.huge, 0 / 0 }, { id = math.mininteger }, { id = 1 / 0 }, { at = math.mininteger },
 }
+if daemon then
+  -- A script the user runs has the user's rights, so paths are fuzzed only where they are fenced.
+  for _, path in ipairs { "/etc/passwd", "../../../../../../../etc/passwd", "/dev/zero", "/proc/self/mem", "link-out",
+                          "link-out/x", ".", "/", "sub/../../../x", "/tmp/fuzz-escape.m3u8" } do
+    hostile[#hostile + 1] = path
+  end
+end
 local function value() return hostile[random(#hostile)] end
 
 -- Every function reachable from the module, by dotted name, in a stable order.
@@ -59,17 +71,38 @@ local shapes = {
 }
 
 local calls, errors = 0, 0
-for _, entry in ipairs(functions) do
-  if entry.name ~= "songbox.exit" then  -- ends the run: called once, last
-    for _ = 1, 3 do
-      for _, shape in ipairs(shapes) do
-        local ok = pcall(shape, entry.fn)
-        calls = calls + 1
-        if not ok then errors = errors + 1 end
-      end
+local function fuzz(entry)
+  for _ = 1, 3 do
+    for _, shape in ipairs(shapes) do
+      local ok = pcall(shape, entry.fn)
+      calls = calls + 1
+      if not ok then errors = errors + 1 end
     end
   end
 end
-sb.player.stop()
-print(("fuzz done: %d functions, %d calls, %d errors"):format(#functions, calls, errors))
-print(pcall(sb.exit, math.huge))
+local function done()
+  sb.player.stop()
+  print(("fuzz done: %d functions, %d calls, %d errors"):format(#functions, calls, errors))
+end
+
+-- songbox.exit ends the run (called once, last); a plugin's own timers and handlers are left
+-- alone there, or the fuzz would stop itself.
+local skipped = { ["songbox.exit"] = true }
+if daemon then
+  for _, name in ipairs { "songbox.after", "songbox.every", "songbox.at", "songbox.on", "songbox.off" } do skipped[name] = true end
+  local index = 0
+  local function step()
+    index = index + 1
+    local entry = functions[index]
+    if not entry then return done() end
+    if not skipped[entry.name] then fuzz(entry) end
+    sb.after(0, step)
+  end
+  sb.after(0, step)
+else
+  for _, entry in ipairs(functions) do
+    if not skipped[entry.name] then fuzz(entry) end
+  end
+  done()
+  print(pcall(sb.exit, math.huge))
+end
