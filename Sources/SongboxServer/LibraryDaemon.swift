@@ -29,9 +29,8 @@ public final class LibraryDaemon: Sendable {
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             let running = Self.record(descriptor)
             close(descriptor)
-            let pid = running.pid.map { " (pid \($0))" } ?? ""
-            let socket = running.socket.map { " on \($0)" } ?? ""
-            throw DaemonError("a songbox daemon\(pid) already serves this library\(socket): \(database)",
+            let pid = running.pid.map(String.init) ?? "?", socket = running.socket ?? "?"
+            throw DaemonError("a songbox daemon (pid \(pid)) already serves this library on \(socket)",
                               hint: "stop it first (systemctl --user stop songbox, or kill its pid), or give this daemon another library with --db")
         }
         self.descriptor = descriptor

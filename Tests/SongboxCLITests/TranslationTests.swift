@@ -133,7 +133,7 @@ import Testing
                          " (did you mean %s?)",  // return ... in one
                          "List tracks matching a query.",  // help
                          "Removed files stay out of later scans.",  // a discussion
-                         "no songbox daemon answers on %s, and no MPD server on 127.0.0.1:6600",  // DaemonError
+                         "no songbox daemon serves the library %s",  // DaemonError
                          "Seek in the playing song: SECONDS, M:SS, +N/-N seconds, or N%%."] {  // a literal %
             #expect(keys.contains(expected), "\(expected)")
         }
