@@ -62,10 +62,8 @@ public struct Wiring: Sendable {
         return [bundledPlugin("moods.lua"), FileManager.default.fileExists(atPath: user) ? user : nil].compactMap { $0 }
     }
 
-    /// A file of the bundled plugins' folder, when it is there.
-    public static func bundledPlugin(_ name: String) -> String? {
-        Daemon.bundledPluginFolder.map { $0 + "/" + name }.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
-    }
+    /// A file of the bundled plugins (compiled in, written out on first use).
+    public static func bundledPlugin(_ name: String) -> String? { BundledPlugins.file(name) }
 
     /// Where the audio goes: `override`, else `$SONGBOX_OUTPUT`, else the config's, else ALSA's
     /// default; a file output's folder must exist.
@@ -89,7 +87,7 @@ public struct Wiring: Sendable {
     public func scriptPlayer(store: LibraryStore, output spec: OutputSpec, fast: Bool) -> PlayerHost {
         let settings = self.settings
         return PlayerHost(store: store) { () throws(SongboxError) -> any ScriptPlayer in
-            if let socket = ControlClient.socket(serving: store.path), (try? ControlClient(path: socket)) != nil {
+            if let socket = LibraryDaemon.socket(serving: store.path), (try? ControlClient(path: socket)) != nil {
                 throw SongboxError(.invalidArgument, "a songbox daemon runs (\(socket)) and owns the player: put the script in its plugin folder (~/.config/songbox/plugins), or stop it to play from songbox run")
             }
             // ALSA keeps real time whatever --fast says: only the other outputs are stepped.

@@ -345,4 +345,21 @@ import Testing
         _ = try mpc("sendmessage", "alarm", "explode")
         try daemon.waitForLog("unknown message 'explode'")
     }
+
+    /// `alarm test` runs on a copy of the library, which no daemon serves: a daemon running on
+    /// the library itself changes nothing (it crashed with a Lua traceback: issue 25).
+    @Test func anAlarmIsTestedWhileADaemonRuns() throws {
+        #expect(try songbox.run(["alarm", "add", "wake", "--at", "07:00", "--query", "path:steady", "--timeout", "30s"]).status == 0)
+        let empty = folder + "/no-plugins"
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        let daemon = try DaemonProcess(database: songbox.database, folder: folder, arguments: ["--plugins", empty, "--output", "null"])
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        for environment in [daemon.clientEnvironment, ["SONGBOX_SOCKET": ""]] {
+            let output = try songbox.run(["alarm", "test", "wake", "--json"], environment: environment)
+            #expect(output.status == 0, "\(output.stderr)")
+            let entries = try JSONDecoder().decode([Entry].self, from: Data(output.stdout.utf8))
+            #expect(entries.compactMap(\.phase) == ["sounding", "timeout"], "\(output.stdout)")
+            #expect(entries.contains { $0.kind == "track" && $0.track == "steady.mp3" })
+        }
+    }
 }
