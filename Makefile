@@ -71,14 +71,13 @@ $(LOCALEDIR)/%/LC_MESSAGES/songbox.mo: po/%.po
 	@mkdir -p $(dir $@)
 	msgfmt --check -o $@.tmp $< && mv $@.tmp $@
 
-## install: what `make release` built: the binary to $(PREFIX)/bin, the bundled plugins (and the
-## alarm tone) to $(PREFIX)/share/songbox/plugins, the catalogs to $(PREFIX)/share/locale, and
-## completions for bash, zsh and fish (written by the binary itself). It builds nothing, so
-## `sudo make install` writes nothing in .build.
+## install: what `make release` built: the binary to $(PREFIX)/bin (the bundled plugins and the
+## alarm tone are inside it), the catalogs to $(PREFIX)/share/locale, and completions for bash,
+## zsh and fish (written by the binary itself). It builds nothing, so `sudo make install` writes
+## nothing in .build.
 install:
 	@test -x $(BINARY) || { echo "make release first" >&2; exit 1; }
 	install -D -m 755 $(BINARY) $(DESTDIR)$(PREFIX)/bin/songbox
-	for file in plugins/*; do install -D -m 644 $$file $(DESTDIR)$(PREFIX)/share/songbox/$$file; done
 	for mo in $(CATALOGS); do test -f $$mo || { echo "$$mo is missing: make locale (or make release) first" >&2; exit 1; }; \
 	    install -D -m 644 $$mo $(DESTDIR)$(PREFIX)/share/locale/$${mo#$(LOCALEDIR)/}; done
 	mkdir -p $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \

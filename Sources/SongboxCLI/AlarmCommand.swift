@@ -213,7 +213,7 @@ struct AlarmCommand: ParsableCommand {
                 throw SongboxError(.notFound, "no alarm named '\(name)'", hint: "`songbox alarm ls` lists them")
             }
             guard let plugin = Wiring.bundledPlugin("alarm.lua") else {
-                throw SongboxError(.notFound, "the bundled alarm plugin (alarm.lua) is not installed beside this songbox")
+                throw SongboxError(.notFound, "the bundled alarm plugin (alarm.lua) could not be written out to a cache folder")
             }
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("songbox-alarm-test-\(getpid())").path
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

@@ -11,13 +11,13 @@ public final class DaemonProcess: @unchecked Sendable {
     /// listens; in `workingDirectory` when given; without `--socket` when `namingSocket` is
     /// false (the daemon then chooses, as for a user: `socket` is where it said it listens).
     public init(database: String, folder: String, arguments: [String], environment: [String: String] = [:],
-                workingDirectory: String? = nil, namingSocket: Bool = true) throws {
+                workingDirectory: String? = nil, namingSocket: Bool = true, executable: String = SongboxRunner.executable) throws {
         socket = folder + "/control.sock"
         stdoutPath = folder + "/daemon.out"
         stderrPath = folder + "/daemon.err"
         _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
         _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
-        process.executableURL = URL(fileURLWithPath: SongboxRunner.executable)
+        process.executableURL = URL(fileURLWithPath: executable)
         // No TCP port unless the test names one: tests run side by side, and beside a real MPD.
         let binds = arguments.contains("--bind") ? [] : ["--bind", "none"]
         process.arguments = ["--db", database, "daemon"] + (namingSocket ? ["--socket", socket] : []) + binds + arguments

@@ -216,21 +216,8 @@ public final class Daemon: MPDBackend, Sendable {
         return [Self.bundledPluginFolder, user].compactMap { $0 }
     }
 
-    /// The plugins that come with songbox: `share/songbox/plugins` beside the binary's `bin`
-    /// (installed), else the `plugins` folder of the source tree the binary was built in (a
-    /// binary under `.build/`, as on a Pi that builds songbox itself).
-    static let bundledPluginFolder: String? = {
-        var folder = URL(fileURLWithPath: Executable.folder)
-        let installed = folder.deletingLastPathComponent().appendingPathComponent("share/songbox/plugins").path
-        if FileManager.default.fileExists(atPath: installed) { return installed }
-        for _ in 0..<4 {
-            folder = folder.deletingLastPathComponent()
-            let plugins = folder.appendingPathComponent("plugins").path
-            if FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path),
-               FileManager.default.fileExists(atPath: plugins) { return plugins }
-        }
-        return nil
-    }()
+    /// The plugins that come with songbox (compiled in, written out once: `BundledPlugins`).
+    static var bundledPluginFolder: String? { BundledPlugins.folder }
 
     /// What `idle` clients hear of a player event.
     static func subsystems(of event: PlayerEvent) -> IdleSubsystems {
