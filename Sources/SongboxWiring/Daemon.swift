@@ -79,8 +79,10 @@ public final class Daemon: MPDBackend, Sendable {
             limits: Daemon.pluginLimits,
             options: { current.value.pluginOptions }, logger: logger,
             output: { name, text in
-                // A plugin's print, one line each, named.
-                FileHandle.standardOutput.write(Data("[\(name)] \(text)".utf8))
+                // A plugin's print, one line each, named; a control character in it (a line
+                // break among them) is shown escaped, so none forges a line or reaches a terminal.
+                let line = text.utf8.last == 0x0A ? String(decoding: text.utf8.dropLast(), as: UTF8.self) : text
+                FileHandle.standardOutput.write(Data("[\(name)] \(VisibleText.escaped(line))\n".utf8))
             },
             now: { MonotonicClock.seconds - start })
         // A plugin reads and writes files only in its own folder beside the library
