@@ -394,6 +394,8 @@ songbox.state = {}
 function songbox.state.get(key) end
 
 ---(writes) Keeps `value` (JSON-encodable, at most 1 MiB as JSON) under `key`; nil removes it.
+---A script's whole state holds at most 8 MiB (keys and values as JSON): a value that would take
+---it beyond is not kept, and the answer is `nil, message`.
 ---@param key string
 ---@param value any
 ---@return true? ok
