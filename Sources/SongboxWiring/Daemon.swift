@@ -324,18 +324,29 @@ final class PluginSet: Sendable {
 
     func named(_ name: String) -> Plugin? { current.first { $0.name == name } }
 
-    /// The `*.lua` files of `folders`; a later folder's file replaces an earlier one of the same name.
-    static func files(in folders: [String]) -> [String] {
+    /// The `*.lua` files of `folders`; a later folder's file replaces an earlier one of the same
+    /// name. A file whose name is no plugin's name (`ScriptSetup.pluginNameProblem`) is
+    /// refused, with the reason.
+    static func files(in folders: [String]) -> (files: [String], refused: [(file: String, reason: String)]) {
         var byName: [String: String] = [:]
+        var refused: [(file: String, reason: String)] = []
         for folder in folders {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-            for name in names where name.hasSuffix(".lua") { byName[String(name.dropLast(4))] = folder + "/" + name }
+            for name in names.sorted() where name.hasSuffix(".lua") {
+                let file = folder + "/" + name
+                if let problem = ScriptSetup.pluginNameProblem(ScriptSetup.scriptName(file)) {
+                    refused.append((file, problem))
+                } else {
+                    byName[ScriptSetup.scriptName(file)] = file
+                }
+            }
         }
-        return byName.keys.sorted().map { byName[$0]! }
+        return (byName.keys.sorted().map { byName[$0]! }, refused)
     }
 
     func load(folders: [String]) {
-        let files = Self.files(in: folders)
+        let (files, refused) = Self.files(in: folders)
+        for (file, reason) in refused { logger.warning("plugin file \(file): not loaded: \(reason)") }
         let (kept, gone) = plugins.withLock { list in
             (list.filter { files.contains($0.file) }, list.filter { !files.contains($0.file) })
         }

@@ -2,7 +2,8 @@ import Foundation
 import SongboxTestSupport
 import Testing
 
-/// What a daemon's plugin can grow, through the real daemon (issue 31): its log (fault 3).
+/// What a daemon's plugin can grow, through the real daemon (issue 31): its log (fault 3), and
+/// its name, which names its folder (the smaller hole).
 @Suite(.serialized) struct PluginBoundsTests: TestLibrarySuite {
     let library: TestLibrary
     let plugins: String
@@ -49,5 +50,28 @@ import Testing
         let dropped = log.matches(of: try Regex(#"warning: plugin flood: (\d+) log lines dropped \(more than 5 a second\)\n"#))
             .compactMap { $0.output[1].substring.flatMap { Int($0) } }
         #expect(warnings + dropped.reduce(0, +) == 50_000, "\(warnings) written, \(dropped) dropped")
+    }
+
+    /// `...lua` would be plugin `..`, whose own folder is the library's; a hidden file, a name
+    /// with a control character: refused, said in the log with the file; the others load.
+    @Test func aPluginFileWhoseNameIsNoNameIsRefused() throws {
+        for name in ["...lua", ".hidden.lua", "bell\u{07}.lua", "good.lua"] {
+            try """
+                print("loaded " .. #songbox.state.keys())
+                songbox.state.set("was here", true)
+                """.write(toFile: plugins + "/" + name, atomically: true, encoding: .utf8)
+        }
+        let daemon = try daemon()
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        try daemon.waitForOutput("[good] loaded 0")
+        try daemon.waitForLog("plugin good: loaded from")
+        let log = daemon.errors
+        #expect(log.contains("warning: plugin file \(plugins)/...lua: not loaded: its name '..' starts with a dot"), "\(log)")
+        #expect(log.contains("warning: plugin file \(plugins)/.hidden.lua: not loaded: its name '.hidden' starts with a dot"), "\(log)")
+        #expect(log.contains(#"not loaded: its name 'bell\a' holds a control character"#), "\(log)")
+        #expect(daemon.output == "[good] loaded 0\n", "\(daemon.output)")
+        let listed = try songbox.run(["plugin", "ls"], environment: daemon.clientEnvironment)
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.lines.count == 2 && listed.lines.last?.hasPrefix("good ") == true, "\(listed.stdout)")
     }
 }
