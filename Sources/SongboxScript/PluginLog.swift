@@ -4,8 +4,9 @@ import Synchronization
 /// What a daemon's plugin writes to the log (its `print`, `songbox.log.*`, its errors), bounded,
 /// so a plugin in a loop cannot fill an SD card through journald (DESIGN rule 12):
 /// - a line longer than `Limits.lineLength` characters is cut, saying how much was cut;
-/// - a line the same as the one before is folded: it is counted, and said once a window ends
-///   (`the same message 9412 more times in 10 s`), or when another line comes;
+/// - a line the same as the one before, beyond `Limits.sameLines` in a row, is folded: it is
+///   counted, and said once a window ends (`the same message 9412 more times in 10 s`), or when
+///   another line comes;
 /// - lines (and fold notes) take tokens from a bucket of `Limits.burst` that refills at
 ///   `Limits.perSecond`; what finds it empty is dropped and counted, and the next line that gets
 ///   through says how many were.
@@ -13,6 +14,8 @@ import Synchronization
 public final class PluginLog: Sendable {
     public struct Limits: Sendable {
         public var lineLength = 1000
+        /// The same line this many times in a row is written (a plugin may mean it); more is folded.
+        public var sameLines = 3
         public var burst = 100.0
         public var perSecond = 5.0
         public var foldWindow = 10.0
@@ -26,7 +29,8 @@ public final class PluginLog: Sendable {
         case logged(Logger.Level, String, location: String)
         case error(String)
 
-        var text: String {
+        /// What the plugin wrote (a printed line with its line break).
+        public var text: String {
             switch self {
             case .printed(let text), .logged(_, let text, _), .error(let text): text
             }
@@ -45,6 +49,8 @@ public final class PluginLog: Sendable {
         var last: Line?
         /// Whether `last` was written (not dropped): only then are the same lines folded.
         var lastWritten = false
+        /// Times `last` was written in a row.
+        var sameWritten = 0
         /// Lines the same as `last` since `since`, not written.
         var repeats = 0
         var since = 0.0
@@ -75,6 +81,10 @@ public final class PluginLog: Sendable {
         let (lines, notes) = state.withLock { state -> ([Line], [String]) in
             var notes: [String] = []
             if state.lastWritten, state.last == line {
+                if state.repeats == 0, state.sameWritten < limits.sameLines, take(&state, at: time, into: &notes) {
+                    state.sameWritten += 1
+                    return ([line], notes)
+                }
                 state.repeats += 1
                 if time - state.since >= limits.foldWindow { fold(&state, at: time, into: &notes) }
                 return ([], notes)
@@ -83,6 +93,7 @@ public final class PluginLog: Sendable {
             state.last = line
             state.since = time
             state.lastWritten = take(&state, at: time, into: &notes)
+            state.sameWritten = 1
             guard state.lastWritten else {
                 state.dropped += 1
                 return ([], notes)

@@ -12,7 +12,7 @@ import Testing
 
         func log(_ limits: PluginLog.Limits = PluginLog.Limits()) -> PluginLog {
             PluginLog(limits: limits, now: { self.time.withLock { $0 } },
-                      write: { line in self.written.withLock { $0.append(line.textForTests) } },
+                      write: { line in self.written.withLock { $0.append(line.text) } },
                       note: { text in self.written.withLock { $0.append("note: " + text) } })
         }
 
@@ -23,15 +23,15 @@ import Testing
     @Test func theSameLineIsSaidOnceAWindowWithItsCount() {
         let recorder = Recorder()
         let log = recorder.log()
-        // 640 lines in 10 s (a 64th of a second apart: exact sums): the first, then the count
-        // once the window ended (the plugin's thread looks after each job).
+        // 640 lines in 10 s (a 64th of a second apart: exact sums): the first three, then the
+        // count once the window ended (the plugin's thread looks after each job).
         for _ in 0..<640 {
             log.log(.error("stuck"))
             recorder.pass(1.0 / 64)
         }
-        #expect(recorder.take() == ["stuck"])
+        #expect(recorder.take() == ["stuck", "stuck", "stuck"])
         log.flush()
-        #expect(recorder.take() == ["note: the same message 639 more times in 10 s"])
+        #expect(recorder.take() == ["note: the same message 637 more times in 10 s"])
         // Going on: nothing more until the next window ends; a line within it says it at once.
         for _ in 0..<320 {
             log.log(.error("stuck"))
@@ -45,6 +45,13 @@ import Testing
         log.log(.error("stuck"))
         log.log(.printed("moved on\n"))
         #expect(recorder.take() == ["note: the same message 1 more time in 0 s", "moved on\n"])
+    }
+
+    @Test func aLineSaidTwiceIsWrittenTwice() {
+        let recorder = Recorder()
+        let log = recorder.log()
+        for line in ["denied", "denied", "done"] { log.log(.printed(line)) }
+        #expect(recorder.take() == ["denied", "denied", "done"])
     }
 
     @Test func aFloodIsCutToTheBucketAndTheDroppedAreCounted() {
@@ -72,13 +79,5 @@ import Testing
         log.log(.error(word + String(repeating: "x", count: 100)))
         // Cut by Unicode scalars: the points count, the bytes stay bounded.
         #expect(recorder.take() == [word + String(repeating: "x", count: 10 - marked) + "… (\(100 + marked - 10) more characters cut)"])
-    }
-}
-
-extension PluginLog.Line {
-    var textForTests: String {
-        switch self {
-        case .printed(let text), .logged(_, let text, _), .error(let text): text
-        }
     }
 }

@@ -18,8 +18,9 @@ songbox = {}
 
 ---Logging: arguments are converted with `tostring` and joined with spaces; each record carries
 ---the caller's file:line. A control character (a line break among them) is shown escaped. In
----the daemon a plugin's lines (and its `print`) are bounded: cut at 1,000 characters, repeats
----folded into one count each 10 s, at most 100 lines at once and 5 a second after.
+---the daemon a plugin's lines (and its `print`) are bounded: cut at 1,000 characters, the same
+---line more than 3 times in a row folded into one count each 10 s, at most 100 lines at once
+---and 5 a second after.
 ---@class songbox.log
 songbox.log = {}
 
