@@ -29,7 +29,7 @@ enum ClientCommands {
         let status = Dictionary(try client.send("status")) { first, _ in first }
         let song = Dictionary(try client.send("currentsong")) { first, _ in first }
         if let file = song["file"] {
-            print([song["Artist"], song["Title"]].compactMap { $0 }.joined(separator: " - ").nonEmpty ?? file)
+            print(TerminalText.name(song["Artist"], song["Title"]) ?? TerminalText.line(file))
         }
         if let state = status["state"], state != "stop", let position = status["song"].flatMap(Int.init) {
             let elapsed = status["elapsed"].flatMap(Double.init) ?? 0, duration = status["duration"].flatMap(Double.init) ?? 0
@@ -159,7 +159,7 @@ enum ClientCommands {
             var song: [String: String] = [:]
             func show() {
                 guard let position = song["Pos"].flatMap(Int.init) else { return }
-                let name = [song["Artist"], song["Title"]].compactMap { $0 }.joined(separator: " - ").nonEmpty ?? song["file"] ?? ""
+                let name = TerminalText.name(song["Artist"], song["Title"]) ?? TerminalText.line(song["file"] ?? "")
                 let length = song["duration"].flatMap(Double.init).map { " (\(clock($0)))" } ?? ""
                 print("\(song["Pos"] == current ? ">" : " ")\(position + 1). \(name)\(length)")
             }

@@ -156,7 +156,7 @@ struct Show: ParsableCommand {
         fields += analysis ?? []
         let width = fields.map { $0.0.count }.max() ?? 0
         for (name, value) in fields where name != "lyrics" {
-            print(TerminalText.pad(name, to: width) + "  " + value.display)
+            print(TerminalText.pad(name, to: width) + "  " + TerminalText.line(value.display))
         }
         if let lyrics = found.lyrics { print("\nlyrics:\n" + lyrics) }
     }
@@ -210,7 +210,7 @@ struct Edit: ParsableCommand {
         if !parsed.isEmpty { try store.tracks.apply(parsed, to: id) }
         if let highlight = highlights.last { try store.tracks.setHighlight(highlight, of: id) }
         if let track = try store.tracks.track(id: id) {
-            print("\(track.id)  \(track.artist ?? "")  \(track.title ?? fileName(track.path))")
+            print("\(track.id)  \(TerminalText.line(track.artist ?? ""))  \(TerminalText.line(track.title ?? fileName(track.path)))")
         }
     }
 }
@@ -257,7 +257,7 @@ struct Remove: ParsableCommand {
         if !remote.isEmpty { try OfflineTracks(store: store, wiring: try Wiring.load()).remove(remote) }
         let removed = try store.tracks.remove(ids: tracks.map(\.id))
         for track in tracks {
-            print(tr("removed: \(track.id)  \([track.artist, track.title ?? fileName(track.path)].compactMap { $0 }.joined(separator: " - "))"))
+            print(tr("removed: \(track.id)  \(TerminalText.name(track.artist, track.title ?? fileName(track.path)) ?? "")"))
         }
         print(tr(tr(count: removed, "Removed \(removed) track from the library (files untouched).",
                     "Removed \(removed) tracks from the library (files untouched).")))

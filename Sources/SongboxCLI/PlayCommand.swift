@@ -171,14 +171,14 @@ private struct Tally {
             let track = delivered.track
             if track == nil, item.track.isRemote {
                 // A URL outside the library: no tags, and no length until it has played.
-                print(tr("\(position + 1). \(TrackLocation.shown(item.track.path))"))
+                print(tr("\(position + 1). \(TerminalText.line(TrackLocation.shown(item.track.path)))"))
             } else {
-                let name = [track?.artist, track?.title ?? fileName(item.track.path)].compactMap { $0 }.joined(separator: " - ")
+                let name = TerminalText.name(track?.artist, track?.title ?? fileName(item.track.path)) ?? ""
                 print(tr("\(position + 1). \(name) (\(TerminalText.duration(track?.duration ?? item.track.duration)))"))
             }
             fflush(nil)
         case .streamTitle(_, let title):
-            print(tr("   now playing: \(title.title)"))
+            print(tr("   now playing: \(TerminalText.line(title.title))"))
             fflush(nil)
         case .trackEnded(let item, .error, let played, _, _) where played == 0 && item.track.isRemote:
             // A network track starts before its server answers: one that failed then did not play.

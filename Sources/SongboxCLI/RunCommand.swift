@@ -162,8 +162,10 @@ struct StandardErrorLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
+    /// A log line is one line: a line break or another control character in a plugin's
+    /// message, a tag or a file name is shown escaped (`TerminalText.line`), so none forges a line.
     func log(event: LogEvent) {
         let location = event.metadata?["script"].map { "\($0): " } ?? ""
-        complain("\(event.level): \(location)\(event.message)")
+        writeToStandardError(TerminalText.line("\(event.level): \(location)\(event.message)"))
     }
 }

@@ -42,7 +42,7 @@ public enum SongboxProgram {
         var text = ours.map { "Error: " + $0 } ?? SongboxCommand.fullMessage(for: error)
         let prefix = "Error: "
         if text.hasPrefix(prefix) { text = tr("Error: \(Message(verbatim: String(text.dropFirst(prefix.count))))") }
-        if !text.isEmpty { FileHandle.standardError.write(Data((text + "\n").utf8)) }
+        if !text.isEmpty { writeToStandardError(text) }
         Foundation.exit(status.rawValue)
     }
 

@@ -1,9 +1,25 @@
 import Foundation
 import SongboxLibrary
 
+/// Everything the command line prints on standard output goes through here (this module's
+/// `print` hides Swift's): a control character in a tag, a stream title or a file name is shown
+/// escaped (`VisibleText`), never obeyed by the terminal. Line breaks are kept: a value that must
+/// stay on its line is made one with `TerminalText.line` where it is laid out.
+func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+    Swift.print(TerminalText.lines(items.map { "\($0)" }.joined(separator: separator)), terminator: terminator)
+}
+
 /// Text layout for a terminal: aligned tables and durations, widths counted in columns
-/// (`TextWidth`, which scripts use too).
+/// (`TextWidth`, which scripts use too), and text from outside made safe to show.
 enum TerminalText {
+    /// `text` as one line: every control character escaped, line breaks and tabs too (a title,
+    /// a table's cell).
+    static func line(_ text: String) -> String { VisibleText.escaped(text) }
+    /// `text` of many lines: control characters escaped, line breaks kept.
+    static func lines(_ text: String) -> String { VisibleText.escaped(text, lineBreaks: .kept) }
+    /// `Artist - Title` as one line: the parts there are; nil when none.
+    static func name(_ parts: String?...) -> String? { line(parts.compactMap { $0 }.joined(separator: " - ")).nonEmpty }
+
     static func width(_ text: String) -> Int { TextWidth.of(text) }
     static func width(of character: Character) -> Int { TextWidth.of(character) }
     static func truncate(_ text: String, to limit: Int) -> String { TextWidth.truncate(text, to: limit) }
@@ -13,11 +29,11 @@ enum TerminalText {
     }
 
     /// Rows laid out in aligned columns separated by two spaces; `rightAligned` columns are
-    /// numbers. Text cells wider than `maxWidth` are truncated.
+    /// numbers. Text cells wider than `maxWidth` are truncated; a cell is one line.
     static func table(header: [String], rows: [[String]], rightAligned: Set<Int> = [], maxWidth: Int = 40) -> String {
         // Each cell's width is measured once: this runs for every row of a large listing.
         let cells = ([header] + rows).map { row in
-            row.map { fitted($0, to: maxWidth) }
+            row.map { fitted(line($0), to: maxWidth) }
         }
         var widths = Array(repeating: 0, count: header.count)
         for row in cells { for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.width) } }

@@ -6,8 +6,12 @@ import SongboxMessages
 func tr(_ message: Message) -> String { message.localized }
 
 /// Writes `message`, translated, and a newline on standard error.
-func complain(_ message: Message) {
-    FileHandle.standardError.write(Data((message.localized + "\n").utf8))
+func complain(_ message: Message) { writeToStandardError(message.localized) }
+
+/// `text` and a newline on standard error, its control characters shown escaped as `print`
+/// shows them (`TerminalText.lines`).
+func writeToStandardError(_ text: String) {
+    FileHandle.standardError.write(Data((TerminalText.lines(text) + "\n").utf8))
 }
 
 /// `one` or `other` as `count` asks, in the reader's language (`1 track`, `2 tracks`; Hebrew

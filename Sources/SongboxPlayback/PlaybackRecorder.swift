@@ -3,9 +3,10 @@ import SongboxAudio
 import SongboxLibrary
 import Synchronization
 
-/// Tells the user something that stops nothing, on standard error as `songbox: message`.
+/// Tells the user something that stops nothing, on standard error as `songbox: message` (one
+/// line: a server's words in it are shown, not obeyed by the terminal).
 public let reportToStandardError: @Sendable (String) -> Void = { message in
-    FileHandle.standardError.write(Data(("songbox: " + message + "\n").utf8))
+    FileHandle.standardError.write(Data(("songbox: " + VisibleText.escaped(message) + "\n").utf8))
 }
 
 /// What the library keeps of playback: each counted play or skip as a history row, and the

@@ -52,6 +52,8 @@ public final class Plugin: Sendable {
         public var logger: Logger
         /// Where `print` goes: the plugin's name and the line.
         public var output: @Sendable (String, String) -> Void
+        /// The bounds of what a plugin logs and prints (`PluginLog`).
+        public var logLimits = PluginLog.Limits()
         /// Seconds on the daemon's clock (monotonic); timers count on it.
         public var now: @Sendable () -> Double
         /// Unix seconds on the wall clock: `songbox.at` schedules by it (tests set their own).
@@ -94,6 +96,9 @@ public final class Plugin: Sendable {
     public let name: String
     public let file: String
     private let environment: Environment
+    /// Its `print`, `songbox.log.*` and errors on their way to the log, bounded; kept across
+    /// restarts (a plugin failing in a loop is bounded too).
+    private let log: PluginLog
     /// Bounded: a plugin that falls behind loses the oldest events that only say a value
     /// changed (the newest of each kind follows), lyric lines among them; track and playback
     /// events are all kept.
@@ -110,6 +115,14 @@ public final class Plugin: Sendable {
         self.name = ScriptSetup.scriptName(file)
         self.environment = environment
         info = Mutex(Info(name: name, file: file))
+        log = PluginLog(limits: environment.logLimits, now: environment.now, write: { [name] line in
+            switch line {
+            case .printed(let text): environment.output(name, text)
+            case .logged(let level, let text, let location):
+                environment.logger.log(level: level, "\(text)", metadata: location.isEmpty ? nil : ["script": "\(location)"])
+            case .error(let text): environment.logger.error("plugin \(name): \(text)")
+            }
+        }, note: { [name] text in environment.logger.warning("plugin \(name): \(text)") })
     }
 
     public var snapshot: Info { info.withLock { $0 } }
@@ -183,6 +196,7 @@ public final class Plugin: Sendable {
                         advanceTimers()
                     }
                     noteUsage()
+                    plugin.log.flush()
                     continue
                 case .event(let event)?:
                     call("dispatch", [event, .number(environment.now())])
@@ -201,14 +215,17 @@ public final class Plugin: Sendable {
                     reply.put(evaluate(playlist))
                 case .stop?:
                     unload(status: .stopped)
+                    plugin.log.flush(final: true)
                     plugin.finished.put(())
                     return
                 }
                 // Timers first: the next deadline after what the job did.
                 if runtime != nil { advanceTimers() }
                 noteUsage()
+                plugin.log.flush()
             }
             unload(status: .stopped)
+            plugin.log.flush(final: true)
             plugin.finished.put(())
         }
 
@@ -216,12 +233,13 @@ public final class Plugin: Sendable {
         mutating func load() {
             plugin.info.withLock { $0.status = .starting }
             let name = plugin.name
-            let output = environment.output
+            let log = plugin.log
             do {
                 let made = try ScriptSetup.makeRuntime(
                     file: plugin.file, store: environment.store, limits: environment.limits,
-                    options: environment.options(), player: environment.player(), logger: environment.logger,
-                    output: { bytes in output(name, String(decoding: bytes, as: UTF8.self)) })
+                    options: environment.options(), player: environment.player(),
+                    logger: log.logger(level: environment.logger.logLevel),
+                    output: { bytes in log.log(.printed(String(decoding: bytes, as: UTF8.self))) })
                 made.fileAccess = environment.fileAccess(name)
                 made.wallClock = environment.wall
                 made.timeZone = environment.timeZone
@@ -285,7 +303,7 @@ public final class Plugin: Sendable {
                 $0.lastError = message
                 $0.errors += 1
             }
-            environment.logger.error("plugin \(plugin.name): \(message)")
+            plugin.log.log(.error(message))
         }
 
         /// The state is gone: restart it after a pause, or give up.

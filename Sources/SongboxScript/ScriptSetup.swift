@@ -24,4 +24,17 @@ public enum ScriptSetup {
     public static func scriptName(_ file: String) -> String {
         ((file as NSString).lastPathComponent as NSString).deletingPathExtension
     }
+
+    /// Why `name` cannot be a daemon's plugin, nil when it can. The name is a folder beside the
+    /// library (the plugin's own files), a key prefix of its state and a word in logs and
+    /// `songbox plugin` commands: `...lua` would be plugin `..`, whose folder is the library's.
+    public static func pluginNameProblem(_ name: String) -> String? {
+        if name.isEmpty { return "its name (the file's name without .lua) is empty" }
+        if name.hasPrefix(".") { return "its name '\(VisibleText.escaped(name))' starts with a dot (. and .. are folders; a hidden file is no plugin)" }
+        if name.contains("/") { return "its name '\(name)' holds a /" }
+        if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            return "its name '\(VisibleText.escaped(name))' holds a control character"
+        }
+        return nil
+    }
 }

@@ -7,6 +7,9 @@ import SongboxLibrary
 enum StateAPI {
     /// The most a value may take, as JSON.
     static let largestValue = 1 << 20
+    /// The most one script's state may hold, its keys and values (as JSON) counted: a plugin
+    /// that keeps writing new keys is refused beyond it, not left to fill the SD card.
+    static let largestState = 8 << 20
 
     static func install(on runtime: LuaRuntime, store: LibraryStore) throws(LuaScriptError) {
         // The scope is read at each call: the script's path is known once it runs.
@@ -52,7 +55,9 @@ enum StateAPI {
             guard text.utf8.count <= largestValue else {
                 throw LuaFunctionError.argument(2, "value too large to keep (\(text.utf8.count) bytes as JSON; at most \(largestValue))")
             }
-            try store.state.save(Data(text.utf8), as: name)
+            if let total = try store.state.save(Data(text.utf8), as: name, under: try scope(), limit: largestState) {
+                return [.nil, .string("songbox.state.set: not kept: the state would hold \(total) bytes, more than the \(largestState) a script may keep (\(largestState >> 20) MiB); remove keys with songbox.state.set(key, nil)")]
+            }
             return [.boolean(true)]
         }
         try register("state.keys") { _ in

@@ -74,18 +74,39 @@ public enum MPDProtocol {
         return quoted + "\""
     }
 
-    /// Bytes that would end or cut a protocol line: LF, CR, NUL.
-    static func breaksLine(_ byte: UInt8) -> Bool { byte == 10 || byte == 13 || byte == 0 }
-
-    /// A value as one response line holds it: a line break or a NUL would break the framing.
+    /// A value as one response line holds it: each control character becomes a space, as MPD
+    /// clears them from tags. A line break or a NUL would break the framing; ESC, BEL and the
+    /// others would reach a client's terminal (DESIGN rule 11).
     public static func fieldValue(_ value: String) -> String {
         var scanned = value
-        guard scanned.withUTF8({ $0.contains(where: Self.breaksLine) }) else { return value }
-        // By byte: "\r\n" is one Character in Swift, equal to neither "\r" nor "\n", so a
-        // comment with Windows line ends kept them and broke the framing. These bytes never occur
-        // inside a multi-byte UTF-8 sequence.
-        return String(decoding: value.utf8.map { Self.breaksLine($0) ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
+        guard scanned.withUTF8({ $0.contains(where: Self.mayControl) }) else { return value }
+        var bytes = Array(value.utf8)
+        clearControls(&bytes, from: 0)
+        return String(decoding: bytes, as: UTF8.self)
     }
+
+    /// The one rule of `fieldValue`, on the bytes of a response from `start` on, in place: C0
+    /// controls and DEL become a space, a C1 control (U+0080–U+009F, `C2 80`–`C2 9F`) two.
+    /// By byte: "\r\n" is one Character in Swift, equal to neither "\r" nor "\n", so a comment
+    /// with Windows line ends kept them and broke the framing. A byte below 0x80 never occurs
+    /// inside a multi-byte UTF-8 sequence.
+    static func clearControls(_ bytes: inout [UInt8], from start: Int) {
+        var index = start
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte < 0x20 || byte == 0x7F {
+                bytes[index] = UInt8(ascii: " ")
+            } else if byte == 0xC2, index + 1 < bytes.count, (0x80...0x9F).contains(bytes[index + 1]) {
+                bytes[index] = UInt8(ascii: " ")
+                bytes[index + 1] = UInt8(ascii: " ")
+                index += 1
+            }
+            index += 1
+        }
+    }
+
+    /// The bytes that start what `clearControls` clears.
+    private static func mayControl(_ byte: UInt8) -> Bool { byte < 0x20 || byte == 0x7F || byte == 0xC2 }
 
     /// The `ACK` line of a failure of the `index`th command of a list (0 outside lists).
     public static func ack(_ failure: Failure, command: String, index: Int = 0) -> String {

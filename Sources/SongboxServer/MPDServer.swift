@@ -214,7 +214,8 @@ public final class MPDResponse: @unchecked Sendable {
     public func fields(_ pairs: [(String, String)]) { for (key, value) in pairs { field(key, value) } }
 
     /// A field whose value is text as SQLite holds it: its bytes go out as they are, no String
-    /// made (a search answer writes thousands); a line break or NUL in them becomes a space.
+    /// made (a search answer writes thousands); a control character in them becomes a space
+    /// (`MPDProtocol.fieldValue`).
     /// The library's text is UTF-8 as songbox wrote it.
     func field(_ key: String, utf8 value: UnsafeRawBufferPointer) {
         bytes += key.utf8
@@ -222,7 +223,7 @@ public final class MPDResponse: @unchecked Sendable {
         bytes.append(UInt8(ascii: " "))
         let start = bytes.count
         bytes.append(contentsOf: value)
-        for index in start..<bytes.count where MPDProtocol.breaksLine(bytes[index]) { bytes[index] = UInt8(ascii: " ") }
+        MPDProtocol.clearControls(&bytes, from: start)
         bytes.append(UInt8(ascii: "\n"))
     }
 

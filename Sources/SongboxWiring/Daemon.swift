@@ -86,8 +86,10 @@ public final class Daemon: MPDBackend, Sendable {
             limits: Daemon.pluginLimits,
             options: { current.value.pluginOptions }, logger: logger,
             output: { name, text in
-                // A plugin's print, one line each, named.
-                FileHandle.standardOutput.write(Data("[\(name)] \(text)".utf8))
+                // A plugin's print, one line each, named; a control character in it (a line
+                // break among them) is shown escaped, so none forges a line or reaches a terminal.
+                let line = text.utf8.last == 0x0A ? String(decoding: text.utf8.dropLast(), as: UTF8.self) : text
+                FileHandle.standardOutput.write(Data("[\(name)] \(VisibleText.escaped(line))\n".utf8))
             },
             now: { MonotonicClock.seconds - start })
         // A plugin reads and writes files only in its own folder beside the library
@@ -344,18 +346,29 @@ final class PluginSet: Sendable {
 
     func named(_ name: String) -> Plugin? { current.first { $0.name == name } }
 
-    /// The `*.lua` files of `folders`; a later folder's file replaces an earlier one of the same name.
-    static func files(in folders: [String]) -> [String] {
+    /// The `*.lua` files of `folders`; a later folder's file replaces an earlier one of the same
+    /// name. A file whose name is no plugin's name (`ScriptSetup.pluginNameProblem`) is
+    /// refused, with the reason.
+    static func files(in folders: [String]) -> (files: [String], refused: [(file: String, reason: String)]) {
         var byName: [String: String] = [:]
+        var refused: [(file: String, reason: String)] = []
         for folder in folders {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-            for name in names where name.hasSuffix(".lua") { byName[String(name.dropLast(4))] = folder + "/" + name }
+            for name in names.sorted() where name.hasSuffix(".lua") {
+                let file = folder + "/" + name
+                if let problem = ScriptSetup.pluginNameProblem(ScriptSetup.scriptName(file)) {
+                    refused.append((file, problem))
+                } else {
+                    byName[ScriptSetup.scriptName(file)] = file
+                }
+            }
         }
-        return byName.keys.sorted().map { byName[$0]! }
+        return (byName.keys.sorted().map { byName[$0]! }, refused)
     }
 
     func load(folders: [String]) {
-        let files = Self.files(in: folders)
+        let (files, refused) = Self.files(in: folders)
+        for (file, reason) in refused { logger.warning("plugin file \(file): not loaded: \(reason)") }
         let (kept, gone) = plugins.withLock { list in
             (list.filter { files.contains($0.file) }, list.filter { !files.contains($0.file) })
         }

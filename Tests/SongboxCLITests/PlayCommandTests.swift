@@ -366,7 +366,7 @@ extension PlayCommandTests {
 }
 
 /// `songbox` running in the background, its output going to files, for tests that signal it.
-private final class Background {
+final class Background {
     let process = Process()
     private let outPath: String
     private let errPath: String

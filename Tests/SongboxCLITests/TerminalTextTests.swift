@@ -10,6 +10,16 @@ import Testing
         #expect(TerminalText.width(text) == columns)
     }
 
+    /// Outside text is shown, not obeyed: each control character escaped, C1 ones (an 8-bit
+    /// CSI) too; a line keeps no line break, text of many lines keeps its own.
+    @Test func controlCharactersAreShownEscaped() {
+        #expect(TerminalText.line("a\u{1B}[2J\u{1B}]0;t\u{07}b\rc\nd\te\u{0}\u{7F}\u{9B}f") == #"a\e[2J\e]0;t\ab\rc\nd\te\u0000\u007f\u009bf"#)
+        #expect(TerminalText.lines("one\r\ntwo\n\tthree\rfour\u{1B}") == "one\ntwo\n\tthree\\rfour\\e")
+        #expect(TerminalText.line("שָׁלוֹם é 東京") == "שָׁלוֹם é 東京")
+        // Cells are lines: a line break in a tag cannot add a row.
+        #expect(TerminalText.table(header: ["A"], rows: [["x\ny"]]) == "A\nx\\ny")
+    }
+
     @Test func tablesPadByColumnsNotCharacters() {
         let table = TerminalText.table(header: ["A", "B"], rows: [["אַהֲבָה", "x"], ["abcdef", "y"]])
         let lines = table.split(separator: "\n").map(String.init)

@@ -58,6 +58,44 @@ import Testing
         #expect(try store.state.saved("plugin:dry:runs") == Data("41".utf8))
     }
 
+    /// A plugin writing a new 1 MB key again and again (issue 31, fault 4) is refused once its
+    /// state would pass 8 MiB, in words and without an error; replacing or removing keys works
+    /// on, and another script's state is its own.
+    @Test func aScriptsStateIsCappedAndARefusedWriteSaysSo() throws {
+        let path = folder + "/hoarder.lua"
+        try """
+            local big = string.rep("x", 1000000)
+            local kept, refused = 0, nil
+            for i = 1, 20 do
+              local ok, message = songbox.state.set("key" .. i, big)
+              if not ok then refused = message; break end
+              kept = kept + 1
+            end
+            print(kept, refused)
+            -- The same key again takes no more room; a removed key makes room for a new one.
+            print(songbox.state.set("key1", big), songbox.state.set("key1", nil), songbox.state.set("new", big))
+            print(songbox.state.set("small", 1))
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        let test = try TestRuntime(library: store)
+        try test.runtime.run(file: path)
+        let lines = test.printed.all
+        #expect(lines.count == 3, "\(lines)")
+        #expect(lines.first?.hasPrefix("8\tsongbox.state.set: not kept: the state would hold 9000") == true, "\(lines)")
+        #expect(lines.first?.contains("more than the 8388608 a script may keep (8 MiB); remove keys with songbox.state.set(key, nil)") == true)
+        #expect(lines.dropFirst().first == "true\ttrue\ttrue\n")
+        #expect(lines.last == "true\n")
+        let names = try store.state.names(prefix: "plugin:hoarder:")
+        #expect(names.count == 9 && !names.contains("plugin:hoarder:key1") && !names.contains("plugin:hoarder:key9"), "\(names)")
+        let kept = try names.reduce(0) { $0 + $1.utf8.count + (try store.state.saved($1)?.count ?? 0) }
+        #expect(kept <= 8 << 20)
+
+        // Another script's state is counted on its own.
+        try "print(songbox.state.set('one', string.rep('y', 1000000)))".write(toFile: folder + "/other.lua", atomically: true, encoding: .utf8)
+        let other = try TestRuntime(library: store)
+        try other.runtime.run(file: folder + "/other.lua")
+        #expect(other.printed.all == ["true\n"])
+    }
+
     @Test func aScriptWithoutAFileHasNoState() throws {
         let test = try TestRuntime(library: store)
         let error = test.failure { try $0.run(source: "songbox.state.get('x')") }

@@ -17,7 +17,10 @@
 songbox = {}
 
 ---Logging: arguments are converted with `tostring` and joined with spaces; each record carries
----the caller's file:line.
+---the caller's file:line. A control character (a line break among them) is shown escaped. In
+---the daemon a plugin's lines (and its `print`) are bounded: cut at 1,000 characters, the same
+---line more than 3 times in a row folded into one count each 10 s, at most 100 lines at once
+---and 5 a second after.
 ---@class songbox.log
 songbox.log = {}
 
@@ -394,6 +397,8 @@ songbox.state = {}
 function songbox.state.get(key) end
 
 ---(writes) Keeps `value` (JSON-encodable, at most 1 MiB as JSON) under `key`; nil removes it.
+---A script's whole state holds at most 8 MiB (keys and values as JSON): a value that would take
+---it beyond is not kept, and the answer is `nil, message`.
 ---@param key string
 ---@param value any
 ---@return true? ok
