@@ -14,17 +14,36 @@ struct AlarmCommand: ParsableCommand {
         abstract: tr("Keep alarms, and snooze, dismiss or test them (see docs/alarms.md)."),
         subcommands: [Add.self, List.self, Remove.self, Enable.self, Disable.self, Snooze.self, Dismiss.self, Fire.self, Test.self])
 
-    /// Tells a running daemon's alarm plugin; says whether one was there.
-    static func tellDaemon(_ message: String, _ library: LibraryOptions) -> Bool {
+    /// Tells a running daemon's alarm plugin; false when no daemon serves the library. Throws,
+    /// sending nothing, when the daemon runs but its alarm plugin does not: nothing would sound.
+    static func tellDaemon(_ message: String, _ library: LibraryOptions) throws -> Bool {
         guard let client = try? ControlClient(serving: library.path) else { return false }
-        return (try? client.send("sendmessage", ["alarm", message])) != nil
+        var state: String?, current: String?
+        for (key, value) in try client.send("plugins") {
+            if key == "plugin" { current = value }
+            if key == "status", current == "alarm" { state = value }
+        }
+        guard let state else {
+            throw SongboxError(.notFound, "the songbox daemon runs no alarm plugin: alarms will not sound",
+                               hint: "a file named alarm.lua in your plugin folder replaces the bundled one, and --plugins leaves it out; `songbox plugin ls` lists what runs")
+        }
+        guard state == "running" || state == "starting" else {
+            throw SongboxError(.notFound, "the songbox daemon's alarm plugin is \(state): alarms will not sound",
+                               hint: "`songbox plugin ls` says why; `songbox plugin enable alarm` starts it again")
+        }
+        _ = try client.send("sendmessage", ["alarm", message])
+        return true
     }
 
-    /// Changes the alarms, then has a running daemon read them again.
+    /// Changes the alarms kept in the library.
     static func change(_ library: LibraryOptions, _ body: (AlarmBook) throws -> Void) throws {
-        let store = try LibraryOptions.openStore(library.db)
-        try body(AlarmBook(store: store))
-        if tellDaemon("reload", library) { print(tr("The running daemon has the change.")) }
+        try body(AlarmBook(store: try LibraryOptions.openStore(library.db)))
+    }
+
+    /// Has a running daemon read the alarms again, and says so; an error (the change is kept)
+    /// when the daemon's alarm plugin does not run.
+    static func reloadDaemon(_ library: LibraryOptions) throws {
+        if try tellDaemon("reload", library) { print(tr("The running daemon has the change.")) }
     }
 
     /// "30m", "90s", "1h" or seconds, as `songbox run --for` reads them; nil for a bad one.
@@ -79,6 +98,7 @@ struct AlarmCommand: ParsableCommand {
                     reportToStandardError(tr("note: there is no playlist '\(playlist)' yet\(close); until there is, the alarm sounds the alarm tone"))
                 }
             }
+            try AlarmCommand.reloadDaemon(library)
         }
     }
 
@@ -141,6 +161,7 @@ struct AlarmCommand: ParsableCommand {
             try AlarmCommand.change(library) { book in removed = try book.remove(name) }
             guard removed else { throw SongboxError(.notFound, "no alarm named '\(name)'", hint: "`songbox alarm ls` lists them") }
             print(tr("Removed alarm \(name)."))
+            try AlarmCommand.reloadDaemon(library)
         }
     }
 
@@ -167,11 +188,12 @@ struct AlarmCommand: ParsableCommand {
             try book.save(alarm)
         }
         print(tr(enabled ? "Alarm \(name) is on." : "Alarm \(name) is off."))
+        try reloadDaemon(library)
     }
 
     /// Sends a message to the running daemon's alarm plugin, or says there is none.
     static func send(_ message: String, done: Message, _ library: LibraryOptions) throws {
-        guard tellDaemon(message, library) else {
+        guard try tellDaemon(message, library) else {
             throw SongboxError(.notFound, "no songbox daemon is running to \(message.split(separator: ":")[0]) an alarm",
                                hint: "alarms sound in the daemon: `songbox daemon`")
         }

@@ -362,4 +362,34 @@ import Testing
             #expect(entries.contains { $0.kind == "track" && $0.track == "steady.mp3" })
         }
     }
+
+    /// A daemon whose alarm plugin is missing or disabled would sound nothing: every alarm
+    /// command that needs it fails and says why (it printed "Alarm ... sounds" and nothing did).
+    @Test func alarmCommandsSayWhenTheDaemonsAlarmPluginDoesNotRun() throws {
+        let plugins = folder + "/plugins"
+        try FileManager.default.createDirectory(atPath: plugins, withIntermediateDirectories: true)
+        let without = try DaemonProcess(database: songbox.database, folder: folder, arguments: ["--plugins", plugins, "--output", "null"])
+        let added = try songbox.run(["alarm", "add", "wake", "--at", "07:00", "--query", "path:steady"], environment: without.clientEnvironment)
+        #expect(added.status != 0 && added.stderr.contains("the songbox daemon runs no alarm plugin: alarms will not sound"), "\(added.stderr)")
+        #expect(added.stdout.contains("Alarm wake: "), "kept all the same: \(added.stdout)")
+        let fired = try songbox.run(["alarm", "fire", "wake"], environment: without.clientEnvironment)
+        #expect(fired.status != 0 && !fired.stdout.contains("sounds"), "\(fired.stdout)")
+        #expect(fired.stderr.contains("runs no alarm plugin"), "\(fired.stderr)")
+        without.signal(SIGTERM)
+        _ = try without.waitForExit()
+
+        try FileManager.default.copyItem(atPath: Fixtures.packageRoot + "/plugins/alarm.lua", toPath: plugins + "/alarm.lua")
+        let daemon = try DaemonProcess(database: songbox.database, folder: folder, arguments: ["--plugins", plugins, "--output", "null"])
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        try daemon.waitForLog("alarm wake: scheduled")
+        #expect(try songbox.run(["plugin", "disable", "alarm"], environment: daemon.clientEnvironment).status == 0)
+        let disabled = try songbox.run(["alarm", "fire", "wake"], environment: daemon.clientEnvironment)
+        #expect(disabled.status != 0 && disabled.stderr.contains("the songbox daemon's alarm plugin is disabled: alarms will not sound"),
+                "\(disabled.stderr)")
+        #expect(disabled.stderr.contains("songbox plugin enable alarm"))
+        #expect(try songbox.run(["plugin", "enable", "alarm"], environment: daemon.clientEnvironment).status == 0)
+        let fire = try songbox.run(["alarm", "fire", "wake"], environment: daemon.clientEnvironment)
+        #expect(fire.status == 0 && fire.stdout.contains("Alarm wake sounds."), "\(fire.stdout)\(fire.stderr)")
+        try daemon.waitForLog("alarm wake: sounding")
+    }
 }
