@@ -28,6 +28,61 @@ import Testing
         return (daemon, port)
     }
 
+    /// Sends `commands` to the MPD port one after another; the answer's lines (greeting aside).
+    func mpd(_ port: Int, _ commands: [String]) throws -> [String] {
+        let script = """
+            import socket, sys
+            s = socket.create_connection(("127.0.0.1", \(port)))
+            f = s.makefile("rb")
+            f.readline()
+            for command in sys.argv[1:]:
+                s.sendall(command.encode() + b"\\n")
+                while True:
+                    line = f.readline().decode().rstrip("\\n")
+                    print(line)
+                    if line == "OK" or line.startswith("ACK "):
+                        break
+            """
+        return try SongboxRunner.run(executable: "/usr/bin/python3", ["-c", script] + commands).lines
+    }
+
+    func queueLength(_ port: Int) throws -> Int? {
+        try mpd(port, ["status"]).first { $0.hasPrefix("playlistlength: ") }.flatMap { Int($0.dropFirst("playlistlength: ".count)) }
+    }
+
+    @Test func mpdClientsAddUntilTheQueueIsFullThenHearMPDsRefusal() throws {
+        let (daemon, port) = try startDaemon(config: "max_queue_length = 5\n")
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        // Sixteen tracks under the root: five are added, as MPD adds until its queue is full.
+        #expect(try mpd(port, ["add \"\""]) == ["ACK [51@0] {add} Playlist is too large"])
+        #expect(try queueLength(port) == 5)
+        #expect(try mpd(port, ["addid \"Mabel Grey/Old Roads/01 - Old Roads.mp3\""]) == ["ACK [51@0] {addid} Playlist is too large"])
+        #expect(try mpd(port, ["findadd artist \"Mabel Grey\""]) == ["ACK [51@0] {findadd} Playlist is too large"])
+        #expect(try mpd(port, ["save five", "load five"]) == ["OK", "ACK [51@0] {load} Playlist is too large"])
+        #expect(try queueLength(port) == 5)
+        // Room again once something goes.
+        #expect(try mpd(port, ["delete 0", "addid \"Mabel Grey/Old Roads/01 - Old Roads.mp3\""]).last == "OK")
+        #expect(try queueLength(port) == 5)
+        // mpc says it as MPD's own refusal.
+        let mpc = try SongboxRunner.run(executable: "/usr/bin/mpc", ["--host", "127.0.0.1", "--port", String(port), "add", "/"])
+        #expect(mpc.status != 0 && mpc.stderr.contains("Playlist is too large"), "\(mpc.stderr)")
+    }
+
+    @Test func songboxPlayPlaysTheFirstTracksThatFitAndSaysSo() throws {
+        try "max_queue_length = 4\n".write(toFile: folder + "/config", atomically: true, encoding: .utf8)
+        let played = try songbox.run(["play", "--output", "null", "--fast", "sort:path", "limit:6"],
+                                     environment: ["SONGBOX_CONFIG": folder + "/config"])
+        #expect(played.status == 0, "\(played.stderr)")
+        #expect(played.stderr.contains("the queue holds at most 4 tracks (max_queue_length): playing the first 4 of the 6 found"),
+                "\(played.stderr)")
+        // Through a daemon: the same words.
+        let (daemon, _) = try startDaemon(config: "max_queue_length = 4\n")
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        let remote = try songbox.run(["play", "sort:path", "limit:6"], environment: daemon.clientEnvironment)
+        #expect(remote.status == 0, "\(remote.stderr)")
+        #expect(remote.stderr.contains("playing the first 4 of the 6 found"), "\(remote.stderr)")
+    }
+
     // MARK: Config numbers
 
     /// Runs a command that reads the config (`cache stats`) on a config of `lines`.
