@@ -414,8 +414,12 @@ public enum PlayerAPI {
             }
             return [text]
         }
-        guard args.typeName(n) == "table", let list = try args.value(n).arrayValue, !list.isEmpty,
-              list.allSatisfy({ $0.stringValue.map(RemoteTracks.isURL) == true }) else { return nil }
+        // A list of tracks or ids is read in place (`trackIDs`): only a list that starts with a
+        // string is converted (16,000 ids converted into a table at every call held a plugin's
+        // thread, and the daemon's shutdown, for seconds).
+        guard case .failure(let bad)? = args.trackIDList(n), bad.position == 1, bad.type == "string",
+              let list = try args.value(n).arrayValue, list.allSatisfy({ $0.stringValue.map(RemoteTracks.isURL) == true })
+        else { return nil }
         return list.compactMap(\.stringValue)
     }
 

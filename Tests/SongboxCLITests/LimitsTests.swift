@@ -83,6 +83,43 @@ import Testing
         #expect(remote.stderr.contains("playing the first 4 of the 6 found"), "\(remote.stderr)")
     }
 
+    /// Fills the queue with 16,000 items at a time, a thousand times a callback, 20 callbacks a
+    /// second, clearing it whenever it is refused: the attack of issue 31, harder.
+    static let flood = """
+        local sb = require "songbox"
+        local id = sb.library.query("limit:1")[1].id
+        local many = {}
+        for i = 1, 16000 do many[i] = id end
+        local rounds, refused = 0, false
+        sb.every(0.05, function()
+          for k = 1, 1000 do
+            local ids, err = sb.queue.add(many)
+            if ids then rounds = rounds + 1 else
+              if not refused then print("refused: " .. err); refused = true end
+              sb.queue.clear()
+            end
+            if rounds == 5 and ids then print("five rounds") end
+          end
+        end)
+        sb.on("shutdown", function() print("shutdown after " .. rounds .. " rounds") end)
+        """
+
+    @Test func aPluginCannotGrowTheQueuePastItsBoundAndTheDaemonStopsPromptlyUnderTheFlood() throws {
+        let (daemon, port) = try startDaemon(config: "", plugins: ["flood": Self.flood])
+        defer { if daemon.isRunning { daemon.signal(SIGKILL) } }
+        try daemon.waitForOutput("[flood] refused: songbox.queue.add: the queue is full (at most 16384 items, max_queue_length): "
+                                 + "16000 more do not fit, room for 384")
+        try daemon.waitForOutput("[flood] five rounds", timeout: 60)
+        #expect(try queueLength(port).map { $0 <= 16_384 } == true)
+        // Still answering, and ended by SIGTERM within seconds while the plugin keeps at it;
+        // the plugin still hears `shutdown`.
+        #expect(try mpd(port, ["ping"]) == ["OK"])
+        daemon.signal(SIGTERM)
+        let status = try daemon.waitForExit(timeout: 5)
+        #expect(status == 0, "\(daemon.errors)")
+        #expect(daemon.output.contains("[flood] shutdown after "), "\(daemon.output)")
+    }
+
     // MARK: Config numbers
 
     /// Runs a command that reads the config (`cache stats`) on a config of `lines`.
