@@ -188,4 +188,30 @@ import Testing
         #expect(folderConfig.stderr.contains("\(folder): the config file is a folder, not a file"), "\(folderConfig.stderr)")
         #expect(!folderConfig.stderr.contains("code"), "\(folderConfig.stderr)")
     }
+
+    // MARK: A read-only library
+
+    /// Root writes anything: the daemon runs as `nobody` then, in a folder of its own.
+    @Test(arguments: ["file", "folder"])
+    func aDaemonOnALibraryItCannotWriteRefusesToStart(readOnly: String) throws {
+        let home = folder + "/ro-" + readOnly
+        try FileManager.default.createDirectory(atPath: home + "/lib", withIntermediateDirectories: true)
+        let database = home + "/lib/library.db"
+        try FileManager.default.copyItem(atPath: songbox.database, toPath: database)
+        _ = try SongboxRunner.run(executable: "/bin/chmod", ["-R", "a+rwX", home])
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder)
+        if readOnly == "file" {
+            try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: database)
+        } else {
+            try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: home + "/lib")
+        }
+        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: home + "/lib") }
+        let asUser: [String] = getuid() == 0 ? ["/usr/sbin/runuser", "-u", "nobody", "--"] : []
+        let command = asUser + [SongboxRunner.executable, "--db", database, "daemon", "--output", "null", "--bind", "none",
+                                "--socket", home + "/control.sock", "--config", "/dev/null", "--plugins", home]
+        // A daemon that started after all is ended by `timeout` (status 124), and the test fails.
+        let daemon = try SongboxRunner.run(executable: "/usr/bin/timeout", ["30"] + command, environment: ["HOME": home])
+        #expect(daemon.status != 0 && daemon.status != 124)
+        #expect(daemon.stderr.contains("read-only"), "\(daemon.stderr)")
+    }
 }
