@@ -214,4 +214,24 @@ import Testing
         #expect(daemon.status != 0 && daemon.status != 124)
         #expect(daemon.stderr.contains("read-only"), "\(daemon.stderr)")
     }
+
+    // MARK: Arguments
+
+    /// 10,000 terms joined by `OR` (19,999 words) took 9 seconds in swift-argument-parser, whose
+    /// work grows with the square of the words, before the query's limit refused them: now
+    /// refused before any parsing, whatever the command. (With the bug this test takes minutes.)
+    @Test func tenThousandOrTermsAreRefusedBeforeTheArgumentsAreParsed() throws {
+        let words = Array((1...10_000).flatMap { ["w\($0)", "OR"] }.dropLast())
+        for command in [["ls"], ["ls", "--json"], ["play", "--output", "null", "--fast"], ["cache", "add"]] {
+            let refused = try songbox.run(command + words)
+            #expect(refused.status != 0)
+            #expect(refused.stderr.contains("Error: too many arguments (\(words.count + command.count + 2); at most 4096)"),
+                    "\(command): \(refused.stderr.prefix(300))")
+            #expect(refused.stderr.contains("a query has at most 500 terms"))
+        }
+        // Fewer words, still past the query's own limits: its refusal, as before.
+        let terms = Array((1...1_000).flatMap { ["w\($0)", "OR"] }.dropLast())
+        let tooMany = try songbox.run(["ls"] + terms)
+        #expect(tooMany.stderr.contains("the query has too many terms (1000; at most 500)"), "\(tooMany.stderr)")
+    }
 }
