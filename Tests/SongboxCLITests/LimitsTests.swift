@@ -15,19 +15,6 @@ import Testing
         try library.scanExamples()
     }
 
-    /// A daemon on this library with `config`, these plugins, the null output and a free TCP port.
-    func startDaemon(config: String, plugins: [String: String] = [:]) throws -> (DaemonProcess, port: Int) {
-        let pluginFolder = folder + "/plugins"
-        try FileManager.default.createDirectory(atPath: pluginFolder, withIntermediateDirectories: true)
-        for (name, source) in plugins { try source.write(toFile: pluginFolder + "/" + name + ".lua", atomically: true, encoding: .utf8) }
-        try config.write(toFile: folder + "/config", atomically: true, encoding: .utf8)
-        let port = try freePort()
-        let daemon = try DaemonProcess(database: songbox.database, folder: folder, arguments: [
-            "--plugins", pluginFolder, "--output", "null", "--config", folder + "/config", "--bind", "127.0.0.1:\(port)",
-        ])
-        return (daemon, port)
-    }
-
     /// Sends `commands` to the MPD port one after another; the answer's lines (greeting aside).
     func mpd(_ port: Int, _ commands: [String]) throws -> [String] {
         let script = """
@@ -105,7 +92,7 @@ import Testing
         """
 
     @Test func aPluginCannotGrowTheQueuePastItsBoundAndTheDaemonStopsPromptlyUnderTheFlood() throws {
-        let (daemon, port) = try startDaemon(config: "", plugins: ["flood": Self.flood])
+        let (daemon, port) = try startDaemon(plugins: ["flood": Self.flood])
         defer { if daemon.isRunning { daemon.signal(SIGKILL) } }
         try daemon.waitForOutput("[flood] refused: songbox.queue.add: the queue is full (at most 16384 items, max_queue_length): "
                                  + "16000 more do not fit, room for 384")
