@@ -50,6 +50,10 @@ import Testing
         // Room again once something goes.
         #expect(try mpd(port, ["delete 0", "addid \"Mabel Grey/Old Roads/01 - Old Roads.mp3\""]).last == "OK")
         #expect(try queueLength(port) == 5)
+        // `songbox add` (the daemon's own client) says MPD's words as its error.
+        let cli = try songbox.run(["add", "Mabel Grey"], environment: daemon.clientEnvironment)
+        #expect(cli.status != 0 && cli.stderr.contains("Playlist is too large"), "\(cli.stderr)")
+        #expect(try queueLength(port) == 5)
         // mpc says it as MPD's own refusal.
         let mpc = try SongboxRunner.run(executable: "/usr/bin/mpc", ["--host", "127.0.0.1", "--port", String(port), "add", "/"])
         #expect(mpc.status != 0 && mpc.stderr.contains("Playlist is too large"), "\(mpc.stderr)")
