@@ -344,10 +344,15 @@ public final class PlayerEngine {
 
     // MARK: Queue commands
 
+    /// How many more items the queue takes (`settings.maxQueueLength`).
+    public var queueRoom: Int { max(0, settings.maxQueueLength - queue.count) }
+
+    /// Adds tracks and returns their ids: the first `queueRoom` of them, as MPD adds until its
+    /// queue is full (the caller says that the rest was refused).
     @discardableResult
     public func add(_ tracks: [PlayableTrack], placement: PlayQueue.Placement = .end,
                     lane: QueueItem.Lane = .user) -> [Int] {
-        let ids = queue.add(tracks, placement: placement, lane: lane, current: currentID)
+        let ids = queue.add(Array(tracks.prefix(queueRoom)), placement: placement, lane: lane, current: currentID)
         if !ids.isEmpty { emit(.queueChanged(version: queue.version)) }
         return ids
     }

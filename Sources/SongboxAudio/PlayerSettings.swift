@@ -9,6 +9,9 @@ public struct PlayerSettings: Sendable, Hashable {
     public var previousRestartsAfter = 3.0
     /// ReplayGain: the mode and the preamps (docs/player.md#replaygain).
     public var replayGain = ReplayGainSettings()
+    /// The most items the queue holds (`max_queue_length`, MPD's `max_playlist_length`): an
+    /// addition past it is refused, whoever asks (an MPD client, a plugin, the CLI).
+    public var maxQueueLength = 16_384
     /// Frames decoded and written at a time.
     public var chunkFrames = 4096
     /// The configured outputs (`output` given more than once), first choice first: where

@@ -330,13 +330,7 @@ struct Version: ParsableCommand {
 /// The last part of a path, as a person reads it.
 func fileName(_ path: String) -> String { FileName.display(String(path.split(separator: "/").last ?? "")) }
 
-func byteCount(_ bytes: Int64) -> String {
-    let units = ["B", "KB", "MB", "GB", "TB"]
-    var value = Double(bytes)
-    var unit = 0
-    while value >= 1024, unit < units.count - 1 { value /= 1024; unit += 1 }
-    return unit == 0 ? "\(bytes) B" : Catalog.number(value, digits: 1) + " " + units[unit]  // the locale's decimal point
-}
+func byteCount(_ bytes: Int64) -> String { Catalog.bytes(bytes) }
 
 func printJSON(_ value: JSONValue) {
     print(value.json())

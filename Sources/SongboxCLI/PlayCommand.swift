@@ -89,6 +89,7 @@ struct Play: ParsableCommand {
             engine.play(id: shuffled ? engine.queue.items.first?.id : nil)
             return (engine.queue.count, engine.currentVolume)
         }
+        Self.sayWhatDidNotFit(matched: playable.count, queued: queued)
         guard queued > 0 else {
             session.shutdown()
             throw SongboxError(.notFound, "the queue is empty", hint: "give a query, e.g. `songbox play artist:\"Naomi Shemer\"`")
@@ -151,11 +152,23 @@ extension Play {
             _ = try daemon.send("play", ["0"])
             added = String(urls.count)
         } else {
-            added = try daemon.send("queryplay", [QueryArguments.join(query)]).first { $0.0 == "added" }?.1 ?? "0"
+            let answer = try daemon.send("queryplay", [QueryArguments.join(query)])
+            added = answer.first { $0.0 == "added" }?.1 ?? "0"
+            if let matched = answer.first(where: { $0.0 == "matched" }).flatMap({ Int($0.1) }) {
+                Self.sayWhatDidNotFit(matched: matched, queued: Int(added) ?? 0)
+            }
         }
         if shuffle { _ = try daemon.send("shuffle") }
         let count = Int(added) ?? 0
         print(tr(tr(count: count, "Playing \(count) track through the songbox daemon.", "Playing \(count) tracks through the songbox daemon.")))
+    }
+}
+
+extension Play {
+    /// More tracks matched than the queue holds (`max_queue_length`): the first ones play.
+    static func sayWhatDidNotFit(matched: Int, queued: Int) {
+        guard matched > queued else { return }
+        reportToStandardError(tr("the queue holds at most \(queued) tracks (max_queue_length): playing the first \(queued) of the \(matched) found"))
     }
 }
 

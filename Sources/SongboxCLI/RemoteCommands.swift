@@ -180,12 +180,21 @@ extension CacheCommand {
             let kept = try offline.entries().filter(\.complete)
             let bytes = kept.reduce(Int64(0)) { $0 + $1.size }
             let pinned = kept.filter(\.pinned).count
+            // Downloads that stopped part way (to be resumed by the same add-url or cache add)
+            // take room too, though the library keeps no copy of them yet.
+            let partial = offline.cache.partialDownloads()
             if json {
                 printJSON(.object([("tracks", JSONValue(kept.count)), ("pinned", JSONValue(pinned)), ("bytes", .integer(bytes)),
+                                   ("partial", JSONValue(partial.count)), ("partial_bytes", .integer(partial.bytes)),
                                    ("limit", .integer(offline.limit)), ("folder", .string(offline.cache.folder))]))
                 return
             }
             print(tr("\(kept.count) tracks kept offline (\(pinned) pinned), \(byteCount(bytes)) of \(byteCount(offline.limit)), in \(offline.cache.folder)"))
+            if partial.count > 0 {
+                let size = byteCount(partial.bytes)
+                print(tr(count: partial.count, "\(partial.count) partial download (\(size)): the same add-url or cache add resumes it",
+                         "\(partial.count) partial downloads (\(size)): the same add-url or cache add resumes them"))
+            }
         }
     }
 }

@@ -15,6 +15,7 @@ import SongboxServer
 /// on the way — goes through swift-argument-parser, so messages and behaviour stay the same.
 public enum SongboxProgram {
     public static func main(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) {
+        refuseTooManyWords(arguments)
         // The quick listing prints a table: its headings need the catalog only for a language
         // other than English (and it starts faster without).
         if let listing = PlainListCommand(arguments) {
@@ -44,6 +45,19 @@ public enum SongboxProgram {
         if text.hasPrefix(prefix) { text = tr("Error: \(Message(verbatim: String(text.dropFirst(prefix.count))))") }
         if !text.isEmpty { writeToStandardError(text) }
         Foundation.exit(status.rawValue)
+    }
+
+    /// The most words a command line may have. swift-argument-parser looks through the list
+    /// for each word it takes, work that grows with the square of their number: 10,000 query
+    /// terms joined by `OR` took 9 seconds before the query's own length limit refused them. No
+    /// command needs more (a query has at most `LibraryQuery.maximumTerms` terms).
+    static let maximumWords = 4_096
+
+    /// Refuses a command line of more than `maximumWords` words, before any parsing.
+    static func refuseTooManyWords(_ arguments: [String]) {
+        guard arguments.count > maximumWords else { return }
+        exit(withError: SongboxError(.invalidArgument, "too many arguments (\(arguments.count); at most \(maximumWords))",
+                                     hint: "a query has at most \(LibraryQuery.maximumTerms) terms and \(LibraryQuery.maximumLength) bytes: keep the track list in a playlist and query playlist:NAME"))
     }
 
     /// `songbox lss`: an unknown command, said with the close ones.

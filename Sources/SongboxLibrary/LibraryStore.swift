@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import Synchronization
 
 /// The library database: tracks, user overrides, play history, playlists. What callers hold:
@@ -44,6 +45,21 @@ public final class LibraryStore: Sendable {
     /// `busyTimeout`: how long to wait for a lock another process holds.
     public init(path: String, access: Access = .single, busyTimeout: TimeInterval = 10) throws(SongboxError) {
         runner = try StatementRunner(path: path, access: access, busyTimeout: busyTimeout)
+    }
+
+    /// Throws unless this process may write the library: the file (a write transaction begins)
+    /// and its folder (SQLite's journal files, the plugins' folders beside it). For a process
+    /// that writes all the time, such as the daemon: refused at the start, in words, rather
+    /// than a failure on every play and a plugin restarted in a loop.
+    public func checkWritable() throws(SongboxError) {
+        let hint: Message = "make the file and its folder writable by this user, or pass --db PATH"
+        let folder = FilePaths.parent(path).isEmpty ? "." : FilePaths.parent(path)
+        guard access(folder, W_OK) == 0 else {
+            throw SongboxError(.databaseReadOnly, "the folder of the library database is read-only", at: folder, hint: hint)
+        }
+        // A file SQLite may not write is opened read-only, without a word: ask it.
+        let readOnly = try runner.writeWithoutTransaction { db in sqlite3_db_readonly(db.sqliteConnection, "main") != 0 }
+        if readOnly { throw SongboxError(.databaseReadOnly, "the library database is read-only", at: path, hint: hint) }
     }
 
     /// A consistent copy of the whole library at `path` (a file that must not exist yet): what

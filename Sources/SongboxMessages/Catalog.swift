@@ -90,6 +90,15 @@ public enum Catalog {
         decimal(number, digits: digits, localized: true)
     }
 
+    /// A size as people read it: `812 B`, `1.5 MB` (powers of 1024, the locale's decimal point).
+    public static func bytes(_ bytes: Int64) -> String {
+        let units = ["B", "KB", "MB", "GB", "TB", "PB", "EB"]
+        var value = Double(bytes)
+        var unit = 0
+        while value >= 1024, unit < units.count - 1 { value /= 1024; unit += 1 }
+        return unit == 0 ? "\(bytes) B" : number(value, digits: 1) + " " + units[unit]
+    }
+
     /// `number` with `digits` decimals: as C writes it, or with the locale's decimal point.
     static func decimal(_ number: Double, digits: Int, localized: Bool) -> String {
         guard number.isFinite else { return String(describing: number) }

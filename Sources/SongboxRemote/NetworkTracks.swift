@@ -4,6 +4,7 @@ import NIOCore
 import NIOSSL
 import SongboxAudio
 import SongboxFiles
+import SongboxMessages
 import Synchronization
 
 /// Opens the player's URLs (`http://`, `https://`): the player's `RemoteTrackOpener`. One HTTP
@@ -56,6 +57,19 @@ public final class NetworkTracks: RemoteTrackOpener {
             made[key] = tracks
             return tracks
         }
+    }
+
+    /// Why the PEM file at `path` cannot add certificates to trust (`tls_certificates`), or nil
+    /// when it can: said when the config is read, not as a TLS error on every https:// URL.
+    public static func certificateProblem(_ path: String) -> Message? {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { return "there is no such file" }
+        guard !isFolder.boolValue else { return "it is a folder, not a PEM file of certificates" }
+        guard FileManager.default.isReadableFile(atPath: path) else { return "songbox may not read the file" }
+        guard let certificates = try? NIOSSLCertificate.fromPEMFile(path), !certificates.isEmpty else {
+            return "the file holds no certificate songbox can read (PEM expected)"
+        }
+        return nil
     }
 
     public func open(_ url: String, rate: Int?) throws(DecodeError) -> any TrackDecoder {

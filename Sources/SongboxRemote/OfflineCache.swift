@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import SongboxAudio
+import SongboxMessages
 import Synchronization
 
 /// The folder remote tracks are downloaded to for offline listening
@@ -49,6 +50,24 @@ public struct OfflineCache: Sendable, Equatable {
         try? FileManager.default.removeItem(atPath: file(of: url))
         try? FileManager.default.removeItem(atPath: file(of: url) + ".part")
     }
+
+    /// The partial downloads in the folder (to be resumed) and the bytes they hold: what the
+    /// library's table does not count.
+    public func partialDownloads() -> (count: Int, bytes: Int64) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return names.filter { $0.hasSuffix(".part") }.reduce((0, 0)) { sum, name in
+            (sum.0 + 1, sum.1 + (NetworkTracks.size(of: folder + "/" + name) ?? 0))
+        }
+    }
+
+    /// The bytes the disk holding the folder has free for songbox (statvfs: what an unprivileged
+    /// writer may use); nil when it cannot be told.
+    public func freeBytes() -> Int64? {
+        var info = statvfs()
+        guard statvfs(folder, &info) == 0 else { return nil }
+        let (bytes, overflow) = Int64(info.f_bavail).multipliedReportingOverflow(by: Int64(info.f_frsize))
+        return overflow ? .max : bytes
+    }
 }
 
 /// Why a download did not finish.
@@ -65,12 +84,17 @@ extension NetworkTracks {
     /// complete file and its size. The file gets its final name only once every byte the
     /// server announced is written (and flushed to the disk), so a kill at any moment leaves
     /// either the complete file or a partial one to resume. A live stream cannot be downloaded.
-    public func download(_ url: String, into cache: OfflineCache) throws(DownloadError) -> (file: String, size: Int64) {
+    ///
+    /// Before a byte is written, the size the server announces is checked against the room on
+    /// the disk and against `limit` (the cache's `cache_size`, for a copy that is not pinned);
+    /// a disk that fills up all the same (another program writing) stops the download with a
+    /// message in words, and its partial file is deleted: it would only hold the disk full.
+    public func download(_ url: String, into cache: OfflineCache, limit: Int64? = nil) throws(DownloadError) -> (file: String, size: Int64) {
         let outcome = Mutex<Result<(String, Int64), DownloadError>?>(nil)
         let done = DispatchSemaphore(value: 0)
         Task.detached(executorPreference: DispatchExecutor.shared) { [self] in
             let result: Result<(String, Int64), DownloadError>
-            do { result = .success(try await fetchWhole(url, into: cache)) } catch let error as DownloadError {
+            do { result = .success(try await fetchWhole(url, into: cache, limit: limit)) } catch let error as DownloadError {
                 result = .failure(error)
             } catch {
                 result = .failure(DownloadError(url: url, message: HTTPAudioSource.describe(error)))
@@ -82,7 +106,7 @@ extension NetworkTracks {
         return try outcome.withLock { $0! }.get()
     }
 
-    private func fetchWhole(_ url: String, into cache: OfflineCache) async throws -> (String, Int64) {
+    private func fetchWhole(_ url: String, into cache: OfflineCache, limit: Int64?) async throws -> (String, Int64) {
         try FileManager.default.createDirectory(atPath: cache.folder, withIntermediateDirectories: true)
         let final = cache.file(of: url), partial = final + ".part"
         if let size = Self.size(of: final) { return (final, size) }
@@ -108,20 +132,62 @@ extension NetworkTracks {
             try? FileManager.default.removeItem(atPath: partial)
             throw DownloadError(url: url, message: "a live stream has no end to download", liveStream: true)
         }
+        guard told >= 0, told <= Int64.max / 2 - have else { throw failed("the server announced an impossible size (\(told) bytes)") }
         let total = (resumed ? have : 0) + told
+        // Room first: neither a file past the cache's limit nor one the disk cannot hold is begun.
+        let size = Catalog.bytes(total)
+        if let limit, total > limit {
+            try? FileManager.default.removeItem(atPath: partial)
+            throw failed("the file is \(size), more than the cache may hold (cache_size \(Catalog.bytes(limit))): "
+                         + "raise cache_size, or keep it pinned (--keep-offline, songbox cache add)")
+        }
+        let needed = total - (resumed ? have : 0)
+        if let free = cache.freeBytes(), needed > free {
+            try? FileManager.default.removeItem(atPath: partial)
+            throw failed("not enough room: the file is \(size), and the disk holding \(cache.folder) has \(Catalog.bytes(free)) free")
+        }
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: partial))
         defer { try? handle.close() }
         if resumed { try handle.seekToEnd() } else { try handle.truncate(atOffset: 0) }
         var written = resumed ? have : 0
         for try await chunk in response.body {
-            try handle.write(contentsOf: Array(chunk.readableBytesView))
+            guard written + Int64(chunk.readableBytes) <= total else { throw failed("the server sent more than the \(size) it announced") }
+            if let problem = Self.write(chunk, to: handle.fileDescriptor) {
+                try? handle.close()
+                try? FileManager.default.removeItem(atPath: partial)
+                throw failed(problem == ENOSPC || problem == EDQUOT
+                             ? "the disk holding \(cache.folder) is full (\(Catalog.bytes(written)) of \(size) written); the partial file was deleted"
+                             : "cannot write to \(cache.folder): \(String(cString: strerror(problem))); the partial file was deleted")
+            }
             written += Int64(chunk.readableBytes)
         }
         guard written == total else { throw failed("the connection closed after \(written) of \(total) bytes") }
-        try handle.synchronize()
+        guard fsync(handle.fileDescriptor) == 0 else {
+            let problem = errno
+            try? FileManager.default.removeItem(atPath: partial)
+            throw failed("cannot write to \(cache.folder): \(String(cString: strerror(problem))); the partial file was deleted")
+        }
         guard rename(partial, final) == 0 else { throw failed("cannot keep the download: \(String(cString: strerror(errno)))") }
         return (final, total)
     }
+
+    /// Writes all of `chunk` to `descriptor`; the errno when the system refuses (ENOSPC: the
+    /// disk is full), nil when every byte is written.
+    static func write(_ chunk: ByteBuffer, to descriptor: Int32) -> Int32? {
+        chunk.withUnsafeReadableBytes { bytes -> Int32? in
+            var offset = 0
+            while offset < bytes.count {
+                let count = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                offset += count
+            }
+            return nil
+        }
+    }
+
 
     static func size(of path: String) -> Int64? {
         (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value

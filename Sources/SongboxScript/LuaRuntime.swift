@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import SongboxLibrary
+import Synchronization
 internal import CLuaShim
 
 /// A Lua script failed: where, what, and the Lua traceback.
@@ -89,6 +90,24 @@ public final class LuaRuntime {
     public var moodPresetFiles: [String] = []
     let bridge: Bridge
     private let state: OpaquePointer
+
+    /// A request, from any thread, that the call running in a state end soon: from then on
+    /// every songbox function the state calls fails at once, so a callback that loops over
+    /// host calls (`queue.add` a thousand times) ends at its next call instead of holding the
+    /// daemon's shutdown. Lua code alone is ended by the instruction budget.
+    public final class Interruption: Sendable {
+        private let requested = Atomic(false)
+        public init() {}
+        public func request() { requested.store(true, ordering: .relaxed) }
+        public func clear() { requested.store(false, ordering: .relaxed) }
+        public var isRequested: Bool { requested.load(ordering: .relaxed) }
+    }
+
+    /// What interrupts this state's calls (set by whoever may stop it: the daemon's plugins).
+    public var interruption: Interruption? {
+        get { bridge.interruption }
+        set { bridge.interruption = newValue }
+    }
 
     /// - Parameters:
     ///   - sandbox: false only for trusted code (tests, tools): all standard libraries stay.
@@ -344,6 +363,7 @@ final class Bridge {
     let dryRun: Bool
     /// The smart playlist being evaluated: writes are refused meanwhile.
     var evaluating: String?
+    var interruption: LuaRuntime.Interruption?
     /// The Lua thread of the host function running now (nil between calls).
     private(set) var callingThread: OpaquePointer?
     private var bytes: [UInt8] = []
@@ -395,6 +415,7 @@ final class Bridge {
         let state = songbox_owner(L)!
         let function = functions[index]
         if function.writes, let refusal = writeRefusal(function.name) { return fail(state, refusal) }
+        if interruption?.isRequested == true { return fail(state, .message("songbox.\(function.name): not run, the plugin is stopping")) }
         let outerThread = callingThread
         callingThread = L
         defer { callingThread = outerThread }

@@ -111,6 +111,10 @@ public enum PlayerAPI {
         case .string("autoplay"): lane = .autoplay
         case let value: throw LuaFunctionError.argument(2, "'lane' must be \"user\" or \"autoplay\", got \(value.stringValue ?? value.typeName)")
         }
+        // The queue's bound (`max_queue_length`) holds for plugins as for everyone: what does
+        // not fit is refused before any track is looked up, and nothing of it is added.
+        let wanted = urls?.count ?? ids.count
+        if let full = try queueFull(wanted, host) { return full }
         let player = try host.player(orMake: ())
         let playable: [PlayableTrack]
         if let urls {
@@ -126,8 +130,20 @@ public enum PlayerAPI {
             }
             playable = try player.playable(ids.compactMap { found[$0] })
         }
-        let added = try host.control.perform { $0.add(playable, placement: placement, lane: lane) }
+        let tracks = playable
+        let added = try host.control.perform { engine in
+            engine.queueRoom >= tracks.count ? engine.add(tracks, placement: placement, lane: lane) : nil
+        }
+        guard let added else { return try queueFull(wanted, host) ?? [.nil, .string("songbox.queue.add: the queue is full")] }
         return [.array(added.map { .integer($0) })]
+    }
+
+    /// `nil, message` when `count` more items do not fit in the queue; nil when they do.
+    private static func queueFull(_ count: Int, _ host: PlayerHost) throws(SongboxError) -> [LuaValue]? {
+        let (room, most) = try host.control.perform { ($0.queueRoom, $0.settings.maxQueueLength) }
+        guard count > room else { return nil }
+        return [.nil, .string("songbox.queue.add: the queue is full (at most \(most) items, max_queue_length): "
+                              + "\(count) more do not fit, room for \(room)")]
     }
 
     private static func list(_ host: PlayerHost) throws(SongboxError) -> LuaValue {
@@ -398,8 +414,12 @@ public enum PlayerAPI {
             }
             return [text]
         }
-        guard args.typeName(n) == "table", let list = try args.value(n).arrayValue, !list.isEmpty,
-              list.allSatisfy({ $0.stringValue.map(RemoteTracks.isURL) == true }) else { return nil }
+        // A list of tracks or ids is read in place (`trackIDs`): only a list that starts with a
+        // string is converted (16,000 ids converted into a table at every call held a plugin's
+        // thread, and the daemon's shutdown, for seconds).
+        guard case .failure(let bad)? = args.trackIDList(n), bad.position == 1, bad.type == "string",
+              let list = try args.value(n).arrayValue, list.allSatisfy({ $0.stringValue.map(RemoteTracks.isURL) == true })
+        else { return nil }
         return list.compactMap(\.stringValue)
     }
 

@@ -109,6 +109,8 @@ public final class Plugin: Sendable {
     }
     private let info: Mutex<Info>
     private let finished = Reply<Void>()
+    /// Set by `stop`: the callback running then ends at its next songbox call.
+    private let interruption = LuaRuntime.Interruption()
 
     public init(file: String, environment: Environment) {
         self.file = file
@@ -146,6 +148,9 @@ public final class Plugin: Sendable {
 
     /// Gives the plugin `shutdown`, closes its state and waits for its thread to end.
     public func stop() {
+        // The daemon stops within seconds whatever a plugin is doing (issue 31: a plugin
+        // flooding the queue held SIGTERM for over ten seconds).
+        interruption.request()
         inbox.put(.stop)
         inbox.close()
         finished.wait()
@@ -214,6 +219,8 @@ public final class Plugin: Sendable {
                 case .evaluate(let playlist, let reply)?:
                     reply.put(evaluate(playlist))
                 case .stop?:
+                    // What was interrupted is over: `shutdown` runs as any callback does.
+                    plugin.interruption.clear()
                     unload(status: .stopped)
                     plugin.log.flush(final: true)
                     plugin.finished.put(())
@@ -240,6 +247,7 @@ public final class Plugin: Sendable {
                     options: environment.options(), player: environment.player(),
                     logger: log.logger(level: environment.logger.logLevel),
                     output: { bytes in log.log(.printed(String(decoding: bytes, as: UTF8.self))) })
+                made.interruption = plugin.interruption
                 made.fileAccess = environment.fileAccess(name)
                 made.wallClock = environment.wall
                 made.timeZone = environment.timeZone

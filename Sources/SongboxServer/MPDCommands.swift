@@ -198,7 +198,7 @@ public struct MPDCommands: MPDCommandHandler {
             let placement: PlayQueue.Placement = position.map { .position($0) } ?? .end
             let ids = try perform { engine throws(Failure) -> [Int] in
                 if let position, position > engine.queue.count { throw Failure(.argument, "Bad song index") }
-                return engine.add(tracks, placement: placement)
+                return try Self.enqueue(tracks, placement: placement, on: engine)
             }
             if command == "addid", let id = ids.first { out.field("Id", String(id)) }
         case "delete":
@@ -310,7 +310,7 @@ public struct MPDCommands: MPDCommandHandler {
             if let window = selection.window { tracks = Array(tracks[window.clamped(to: 0..<tracks.count)]) }
             let placement: PlayQueue.Placement = selection.position.map { .position($0) } ?? .end
             let found = tracks
-            player.perform { engine in _ = engine.add(found, placement: placement) }
+            _ = try perform { engine throws(Failure) in try Self.enqueue(found, placement: placement, on: engine) }
         case "searchaddpl":
             let name = try args.string(0)
             let selection = try MPDSelection(Array(arguments.dropFirst()), exact: false, roots: roots())
@@ -400,6 +400,14 @@ public struct MPDCommands: MPDCommandHandler {
     func perform<T: Sendable>(_ body: @escaping @Sendable (PlayerEngine) throws(Failure) -> T) throws(Failure) -> T {
         let result = player.perform { engine in Result { () throws(Failure) in try body(engine) } }
         return try result.get()
+    }
+
+    /// Adds `tracks` as MPD does: those that fit, then `Playlist is too large` for the rest
+    /// (the queue holds at most `max_queue_length` items).
+    static func enqueue(_ tracks: [PlayableTrack], placement: PlayQueue.Placement, on engine: PlayerEngine) throws(Failure) -> [Int] {
+        let ids = engine.add(tracks, placement: placement)
+        guard ids.count == tracks.count else { throw Failure(.playlistMax, "Playlist is too large") }
+        return ids
     }
 
     /// A library call, its error as MPD's.

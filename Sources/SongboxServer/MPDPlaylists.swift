@@ -53,7 +53,7 @@ extension MPDCommands {
             let position = try args.optionalInteger(2)
             try perform { engine throws(Failure) in
                 if let position, position > engine.queue.count { throw Failure(.argument, "Bad song index") }
-                _ = engine.add(tracks, placement: position.map { .position($0) } ?? .end)
+                _ = try Self.enqueue(tracks, placement: position.map { .position($0) } ?? .end, on: engine)
             }
         case "save":
             let name = try args.string(0)

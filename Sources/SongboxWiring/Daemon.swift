@@ -70,6 +70,8 @@ public final class Daemon: MPDBackend, Sendable {
         let current = CurrentConfig(config)
         self.config = current
         let store = try LibraryStore(path: options.database, access: .shared)
+        // The daemon records every play and saves the queue: a library it cannot write is refused.
+        try store.checkWritable()
         self.store = store
         claim = try LibraryDaemon(claiming: options.database)
         let spec: OutputSpec

@@ -61,7 +61,8 @@ extension Daemon {
             engine.play()
             return engine.queue.count
         }
-        return [("added", String(queued))]
+        // The queue holds `max_queue_length`: the first ones play, and the client says so.
+        return [("added", String(queued)), ("matched", String(playable.count))]
     }
 
     private func plugin(_ name: String) throws(Failure) -> Plugin {

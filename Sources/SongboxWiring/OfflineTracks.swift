@@ -35,7 +35,8 @@ public struct OfflineTracks {
     public func keep(_ url: String, title: String?, artist: String?, album: String?, keepOffline: Bool) throws -> Kept {
         var downloaded: (file: String, size: Int64)?
         do throws(DownloadError) {
-            downloaded = try network.download(url, into: cache)
+            // A copy that is not pinned must fit `cache_size`: it would be evicted at once.
+            downloaded = try network.download(url, into: cache, limit: keepOffline ? nil : limit)
         } catch {
             // A live stream has nothing to download: it is kept as it is.
             guard error.liveStream else { throw error }

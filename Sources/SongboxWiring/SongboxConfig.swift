@@ -1,6 +1,7 @@
 import Foundation
 import SongboxAudio
 import SongboxLibrary
+import SongboxRemote
 import SongboxServer
 
 /// The config file (`~/.config/songbox/config`): one `key = value` a line, `#` starts a
@@ -30,6 +31,7 @@ import SongboxServer
 /// plugin_restart_pause = 1  # seconds before a failed plugin is restarted (doubling each time)
 /// plugin_failures = 5     # failures within 10 minutes before a plugin is disabled
 /// allow_local_streams = no   # may a station's playlist or a redirect lead to a loopback address?
+/// max_queue_length = 16384  # the most items the queue holds (MPD's max_playlist_length)
 /// grant.alarm = /home/pi/sounds  # a folder the daemon's plugin alarm.lua may read and write
 /// plugin.top10.limit = 20 # songbox.options.limit for plugins/top10.lua
 /// ```
@@ -84,7 +86,12 @@ public struct SongboxConfig: Sendable, Equatable {
     /// Reads the file at `path`; a missing file is the defaults (so is `/dev/null`, as for
     /// other programs). A bad line is an error that names the file and line.
     public static func load(from path: String = defaultPath()) throws(SongboxError) -> SongboxConfig {
-        guard FileManager.default.fileExists(atPath: path) else { return SongboxConfig() }
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { return SongboxConfig() }
+        guard !isFolder.boolValue else {
+            throw SongboxError(.invalidArgument, "the config file is a folder, not a file", at: path,
+                               hint: "give the file inside it, such as \(path)/config")
+        }
         let data: Data
         do {
             let file = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
@@ -125,7 +132,8 @@ public struct SongboxConfig: Sendable, Equatable {
     static let keys = ["output", "play_fraction", "play_seconds", "skip_after", "fade", "sleep_fade", "replay_gain",
                        "replay_gain_preamp", "replay_gain_missing_preamp", "missing_days", "music", "plugins",
                        "rescan_minutes", "socket", "plugin_restart_pause", "plugin_failures", "bind", "max_connections",
-                       "password", "default_permissions", "tls_certificates", "cache_folder", "cache_size", "allow_local_streams"]
+                       "password", "default_permissions", "tls_certificates", "cache_folder", "cache_size", "allow_local_streams",
+                       "max_queue_length"]
 
     /// `500M`, `4G`, `1.5G`, `800K` or a number of bytes; at most 1 PiB.
     static func byteCount(_ text: String) -> Int64? {
@@ -172,7 +180,12 @@ public struct SongboxConfig: Sendable, Equatable {
             case "plugins": pluginFolder = path
             case "socket": socket = path
             case "cache_folder": cacheFolder = path
-            default: tlsCertificates = path
+            default:
+                // Checked now: a missing or unreadable file would fail every https:// URL later.
+                if let problem = NetworkTracks.certificateProblem(path) {
+                    throw SongboxError(.invalidArgument, "cannot trust tls_certificates = \(value): \(problem)", at: place)
+                }
+                tlsCertificates = path
             }
             return
         default: break
@@ -217,14 +230,6 @@ public struct SongboxConfig: Sendable, Equatable {
             settings.replayGain.mode = mode
             return
         }
-        if key == "replay_gain_preamp" || key == "replay_gain_missing_preamp" {
-            // Negative values too: a preamp lowers as well as raises.
-            guard let decibels = Double(value), ReplayGainSettings.preampRange.contains(decibels) else {
-                throw SongboxError(.invalidArgument, "\(key) is dB from -15 to 15, got '\(value)'", at: place)
-            }
-            if key == "replay_gain_preamp" { settings.replayGain.preamp = decibels } else { settings.replayGain.missingPreamp = decibels }
-            return
-        }
         if key == "output" {
             // Given again: more outputs, in order of preference (where an alarm goes when the
             // first cannot be heard, what MPD clients list and switch between).
@@ -234,35 +239,85 @@ public struct SongboxConfig: Sendable, Equatable {
             if !settings.outputs.contains(spec) { settings.outputs.append(spec) }
             return
         }
-        guard let number = Double(value), number.isFinite, number >= 0 else {
-            throw SongboxError(.invalidArgument, "\(key) must be a number of 0 or more, got '\(value)'", at: place)
+        guard let range = Self.numberRanges[key] else {
+            throw SongboxError(.invalidArgument, "unknown setting '\(key)'", at: place,
+                               hint: "keys: \(Self.keys.joined(separator: ", ")), plugin.NAME.KEY, grant.NAME")
         }
+        let number = try range.check(key, value, at: place)
         switch key {
-        case "play_fraction":
-            guard number <= 1 else { throw SongboxError(.invalidArgument, "play_fraction is a share from 0 to 1, got \(value)", at: place) }
-            settings.countRules.playFraction = number
+        case "play_fraction": settings.countRules.playFraction = number
         case "play_seconds": settings.countRules.playSeconds = number
         case "skip_after": settings.countRules.skipAfterSeconds = number
         case "fade": settings.transitionFade = number
         case "sleep_fade": settings.sleepFade = number
-        case "rescan_minutes": rescanMinutes = min(number, 525_600)
-        case "plugin_restart_pause": pluginRestartPause = min(number, 3600)
-        case "plugin_failures":
-            guard number >= 1, number <= 1000, number == number.rounded() else {
-                throw SongboxError(.invalidArgument, "plugin_failures is a whole number from 1 to 1000, got \(value)", at: place)
-            }
-            pluginFailures = Int(number)
-        case "max_connections":
-            guard number >= 1, number <= 10_000, number == number.rounded() else {
-                throw SongboxError(.invalidArgument, "max_connections is a whole number from 1 to 10000, got \(value)", at: place)
-            }
-            maxConnections = Int(number)
-        case "missing_days":
-            guard number <= 36_500 else { throw SongboxError(.invalidArgument, "missing_days is at most 36500, got \(value)", at: place) }
-            missingDays = number
-        default:
-            throw SongboxError(.invalidArgument, "unknown setting '\(key)'", at: place,
-                               hint: "keys: \(Self.keys.joined(separator: ", ")), plugin.NAME.KEY, grant.NAME")
+        case "replay_gain_preamp": settings.replayGain.preamp = number
+        case "replay_gain_missing_preamp": settings.replayGain.missingPreamp = number
+        case "rescan_minutes": rescanMinutes = number
+        case "plugin_restart_pause": pluginRestartPause = number
+        case "missing_days": missingDays = number
+        // Whole numbers within their range: the conversions cannot trap.
+        case "plugin_failures": pluginFailures = Int(number)
+        case "max_connections": maxConnections = Int(number)
+        case "max_queue_length": settings.maxQueueLength = Int(number)
+        default: break  // numberRanges has no other key
         }
+    }
+
+    /// The range of each number setting, checked when the file is read: a number beyond sense
+    /// (`fade = 1e308`) is an error naming the key, the value, the range and the line, never a
+    /// player that skips on `pause` or a plugin that waits for ever. docs/config.md lists the same.
+    static let numberRanges: [String: NumberRange] = [
+        "play_fraction": NumberRange(.share, 0, 1),
+        "play_seconds": NumberRange(.seconds, 0, 86_400),
+        "skip_after": NumberRange(.seconds, 0, 86_400),
+        "fade": NumberRange(.seconds, 0, 10),
+        "sleep_fade": NumberRange(.seconds, 0, 600),
+        "replay_gain_preamp": NumberRange(.decibels, ReplayGainSettings.preampRange.lowerBound, ReplayGainSettings.preampRange.upperBound),
+        "replay_gain_missing_preamp": NumberRange(.decibels, ReplayGainSettings.preampRange.lowerBound,
+                                                  ReplayGainSettings.preampRange.upperBound),
+        "missing_days": NumberRange(.days, 0, 36_500),
+        "rescan_minutes": NumberRange(.minutes, 0, 525_600),
+        "plugin_restart_pause": NumberRange(.seconds, 0, 600),
+        "plugin_failures": NumberRange(.whole, 1, 1_000),
+        "max_connections": NumberRange(.whole, 1, 10_000),
+        "max_queue_length": NumberRange(.whole, 1, 100_000),
+    ]
+}
+
+/// What a number setting holds and the values it may take.
+struct NumberRange: Sendable {
+    enum Unit: Sendable { case seconds, minutes, days, decibels, share, whole }
+    let unit: Unit
+    let lowest: Double
+    let highest: Double
+
+    init(_ unit: Unit, _ lowest: Double, _ highest: Double) {
+        self.unit = unit
+        self.lowest = lowest
+        self.highest = highest
+    }
+
+    /// `value` as a number within the range (whole, when the unit is), or an error saying the
+    /// key, the value and the range, at `place` (the file and line).
+    func check(_ key: String, _ value: String, at place: String) throws(SongboxError) -> Double {
+        if let number = Double(value), number.isFinite, number >= lowest, number <= highest,
+           unit != .whole || number == number.rounded() {
+            return number
+        }
+        let (low, high) = (Self.text(lowest), Self.text(highest))
+        let range: Message = switch unit {
+        case .seconds: "seconds from \(low) to \(high)"
+        case .minutes: "minutes from \(low) to \(high)"
+        case .days: "days from \(low) to \(high)"
+        case .decibels: "dB from \(low) to \(high)"
+        case .share: "a share from \(low) to \(high)"
+        case .whole: "a whole number from \(low) to \(high)"
+        }
+        throw SongboxError(.invalidArgument, "\(key) is \(range), got '\(value)'", at: place)
+    }
+
+    /// 15, 0.5, 100000: as the docs write it.
+    static func text(_ number: Double) -> String {
+        number == number.rounded() ? String(Int(number)) : String(number)
     }
 }

@@ -42,7 +42,7 @@ import Testing
         let binary = folder + "/song.mp3", huge = folder + "/huge"
         try Data([0x49, 0x44, 0x33, 0xFF, 0xFE, 0x00]).write(to: URL(fileURLWithPath: binary))
         try Data(repeating: 0x23, count: SongboxConfig.maximumSize + 1).write(to: URL(fileURLWithPath: huge))
-        for (path, message) in [(binary, "not UTF-8 text"), (huge, "larger than"), (folder, "cannot read")] {
+        for (path, message) in [(binary, "not UTF-8 text"), (huge, "larger than"), (folder, "the config file is a folder")] {
             do throws(SongboxError) {
                 _ = try SongboxConfig.load(from: path)
                 Issue.record("accepted \(path)")
@@ -56,9 +56,9 @@ import Testing
     @Test(arguments: [
         ("fade 0.5", "config:1", "expected key = value"),
         ("\nloudness = 11", "config:2", "unknown setting 'loudness'"),
-        ("skip_after = soon", "config:1", "skip_after must be a number"),
+        ("skip_after = soon", "config:1", "skip_after is seconds from 0 to 86400, got 'soon'"),
         ("play_fraction = 2", "config:1", "play_fraction is a share from 0 to 1"),
-        ("fade = -1", "config:1", "must be a number of 0 or more"),
+        ("fade = -1", "config:1", "fade is seconds from 0 to 10, got '-1'"),
         ("output = pulse", "config:1", "unknown output"),
         ("plugin.top10 = 3", "config:1", "a plugin option is plugin.NAME.KEY"),
     ])

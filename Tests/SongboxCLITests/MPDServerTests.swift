@@ -3,17 +3,9 @@ import SongboxServer
 import SongboxTestSupport
 import Testing
 
-/// The MPD protocol server with real MPD clients: mpc and python-mpd2 against a real daemon
-/// on the example library, and clients that abuse it.
-@Suite(.serialized) struct MPDServerTests: TestLibrarySuite {
-    let library: TestLibrary
-
-    init() throws {
-        library = try TestLibrary()
-        try library.scanExamples()
-    }
-
-    /// A daemon playing in real time to the null output, for MPD clients on a TCP port.
+extension TestLibrarySuite {
+    /// A daemon on the suite's library with these plugins and `config`, playing in real time to
+    /// the null output, for MPD clients on a TCP port.
     func startDaemon(plugins: [String: String] = [:], config: String = "") throws -> (DaemonProcess, port: Int) {
         let pluginFolder = folder + "/plugins"
         try FileManager.default.createDirectory(atPath: pluginFolder, withIntermediateDirectories: true)
@@ -25,6 +17,18 @@ import Testing
         ])
         return (daemon, port)
     }
+}
+
+/// The MPD protocol server with real MPD clients: mpc and python-mpd2 against a real daemon
+/// on the example library, and clients that abuse it.
+@Suite(.serialized) struct MPDServerTests: TestLibrarySuite {
+    let library: TestLibrary
+
+    init() throws {
+        library = try TestLibrary()
+        try library.scanExamples()
+    }
+
 
     /// A daemon on a library of a test's own (no plugins, no config), on a free TCP port.
     static func startDaemon(on own: TestLibrary) throws -> (DaemonProcess, port: Int) {

@@ -115,6 +115,12 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: String(partial.dropLast(5))))
         #expect(try run(["ls", "cached:yes"]).stdout.isEmpty)
         #expect(try run(["ls", "keep_offline:yes"]).stdout.contains("0:20"))
+        // The partial file takes room: `cache stats` counts it (and says how it goes on).
+        let stats = try run(["cache", "stats"])
+        #expect(stats.stdout.contains("1 partial download (") && stats.stdout.contains("): the same add-url or cache add resumes it"),
+                "\(stats.stdout)")
+        let json = try JSONSerialization.jsonObject(with: try run(["cache", "stats", "--json"]).stdoutBytes) as? [String: Any]
+        #expect(json?["partial_bytes"] as? Int == had, "\(String(describing: json))")
 
         // The rest, at full speed: asked for from the byte it stopped at.
         server.stop()
@@ -157,5 +163,91 @@ import Testing
         let pinned = try run(["cache", "add", "--playlist", "Offline"])
         #expect(pinned.status == 0 && pinned.stdout.contains("Old Roads"), "\(pinned.stdout)\(pinned.stderr)")
         #expect(try run(["ls", "keep_offline:yes", "cached:yes"]).stdout.contains("Old Roads"))
+    }
+}
+
+/// A full disk (issue 31): the cache folder on a 2 MB tmpfs of the test's own.
+extension OfflineCacheTests {
+    /// Mounts a tmpfs of `size` on a new folder; unmounted by the returned closure.
+    func smallDisk(size: String = "2m") throws -> (folder: String, unmount: () -> Void) {
+        let disk = folder + "/disk"
+        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
+        let mounted = try SongboxRunner.run(executable: "/bin/mount", ["-t", "tmpfs", "-o", "size=\(size)", "tmpfs", disk])
+        guard mounted.status == 0 else { throw FixtureError("cannot mount a tmpfs (tests run as root): \(mounted.stderr)") }
+        return (disk, { _ = try? SongboxRunner.run(executable: "/bin/umount", ["-l", disk]) })
+    }
+
+    /// `bytes` of noise as `NAME.mp3` in the server's folder (what is served as audio/mpeg).
+    func serveNoise(_ name: String, bytes: Int) throws {
+        try Data((0..<bytes).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) })
+            .write(to: URL(fileURLWithPath: folder + "/nginx/www/\(name).mp3"))
+    }
+
+    func partials(_ disk: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: disk)) ?? []).filter { $0.hasSuffix(".part") }
+    }
+
+    @Test func aFileTheDiskOrTheCacheCannotHoldIsRefusedBeforeAByteIsWritten() throws {
+        let server = try serve()
+        let (disk, unmount) = try smallDisk()
+        defer { unmount() }
+        try serveNoise("big", bytes: 4 << 20)
+        try "cache_folder = \(disk)\n".write(toFile: folder + "/config", atomically: true, encoding: .utf8)
+        // `cache add` of a track kept while its file was small (its copy since deleted), now big.
+        let grown = server.url("/files/grown.mp3")
+        try FileManager.default.copyItem(atPath: Self.song, toPath: folder + "/nginx/www/grown.mp3")
+        #expect(try run(["add-url", grown]).status == 0)
+        #expect(try run(["cache", "rm", "path:" + grown]).status == 0)
+        try FileManager.default.removeItem(atPath: folder + "/nginx/www/grown.mp3")
+        try serveNoise("grown", bytes: 4 << 20)
+        for command in [["add-url", server.url("/files/big.mp3"), "--keep-offline"], ["cache", "add", "path:" + grown]] {
+            let refused = try run(command)
+            #expect(refused.status != 0)
+            #expect(refused.stderr.contains("not enough room: the file is 4.0 MB, and the disk holding \(disk) has"), "\(refused.stderr)")
+            #expect(partials(disk).isEmpty)
+        }
+        // Not pinned, a copy past cache_size would be evicted at once: refused, said how to keep it.
+        try "cache_folder = \(disk)\ncache_size = 1M\n".write(toFile: folder + "/config", atomically: true, encoding: .utf8)
+        try serveNoise("middle", bytes: 1_500_000)
+        let past = try run(["add-url", server.url("/files/middle.mp3")])
+        #expect(past.stderr.contains("the file is 1.4 MB, more than the cache may hold (cache_size 1.0 MB)"), "\(past.stderr)")
+        #expect(partials(disk).isEmpty)
+    }
+
+    @Test func aDiskThatFillsDuringTheDownloadStopsItInWordsAndLeavesNoPartialFile() throws {
+        let server = try serve(slowRate: 300_000)
+        let (disk, unmount) = try smallDisk()
+        defer { unmount() }
+        try serveNoise("middle", bytes: 1_500_000)
+        try "cache_folder = \(disk)\n".write(toFile: folder + "/config", atomically: true, encoding: .utf8)
+        let url = server.url("/slow/middle.mp3")
+        let download = Process()
+        download.executableURL = URL(fileURLWithPath: SongboxRunner.executable)
+        download.arguments = ["--db", songbox.database, "add-url", url, "--keep-offline"]
+        download.environment = SongboxRunner.environment(environment)
+        let said = folder + "/add-url.err"
+        _ = FileManager.default.createFile(atPath: said, contents: nil)
+        download.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: said))
+        download.standardOutput = FileHandle.nullDevice
+        try download.run()
+        // The room was there when it began; another program takes it meanwhile.
+        let partial = disk + "/" + OfflineCache.name(of: url) + ".part"
+        try waitFor(timeout: 20, "the download to begin") {
+            ((try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int) ?? 0) > 100_000
+        }
+        _ = try SongboxRunner.run(executable: "/bin/dd", ["if=/dev/zero", "of=\(disk)/filler", "bs=64k"])
+        download.waitUntilExit()
+        #expect(download.terminationStatus != 0)
+        let message = try String(contentsOfFile: said, encoding: .utf8)
+        #expect(message.contains("the disk holding \(disk) is full ("), "\(message)")
+        #expect(message.contains("of 1.4 MB written); the partial file was deleted"), "\(message)")
+        #expect(partials(disk).isEmpty, "\(partials(disk))")
+        // The same command again on the full disk: refused before it begins.
+        let again = try run(["add-url", url, "--keep-offline"])
+        #expect(again.stderr.contains("not enough room"), "\(again.stderr)")
+        #expect(!again.stderr.contains("NSCocoaErrorDomain") && !again.stderr.contains("Code="), "\(again.stderr)")
+        let stats = try run(["cache", "stats"])
+        #expect(stats.stdout.hasPrefix("0 tracks kept offline"), "\(stats.stdout)")
+        #expect(!stats.stdout.contains("partial"))
     }
 }

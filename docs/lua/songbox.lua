@@ -419,6 +419,7 @@ function songbox.state.keys() end
 songbox.queue = {}
 
 ---(writes) Adds tracks to the queue: library tracks, or http(s) URLs (docs/remote.md).
+---Nothing is added, and `nil, error` returned, when they do not all fit (`max_queue_length`).
 ---@param tracks songbox.track|integer|(songbox.track|integer)[]|string|string[]
 ---@param options? {at?: "end"|"next"|integer, lane?: "user"|"autoplay"}
 ---@return integer[]? queue_ids
