@@ -324,7 +324,7 @@ public final class HTTPAudioSource: Sendable {
     /// Errors that trying again will not mend.
     static func permanent(_ error: any Error) -> Bool {
         if let error = error as? HTTPClientError {
-            return [.redirectCycleDetected, .redirectLimitReached, .invalidURL, .emptyHost, .emptyScheme].contains(error)
+            return [.invalidURL, .emptyHost, .emptyScheme].contains(error)
                 || String(describing: error).contains("unsupportedScheme")
         }
         // TLS: a certificate that is not trusted stays untrusted.
@@ -337,8 +337,6 @@ public final class HTTPAudioSource: Sendable {
         if case Stop.dropped(let message) = error { return message }
         if let error = error as? HTTPClientError {
             switch error {
-            case .redirectCycleDetected: return "its redirects go round in a circle"
-            case .redirectLimitReached: return "more redirects than songbox follows (5)"
             case .connectTimeout: return "no connection within 10 seconds"
             case .readTimeout: return "the server sent nothing for 30 seconds"
             case .remoteConnectionClosed: return "the server closed the connection"
