@@ -1,4 +1,5 @@
 import Foundation
+import SongboxFiles
 
 /// The player's state machine: queue, modes, decoder, volume and output, driven one chunk at a
 /// time. Synchronous and single-owner: `Player` runs it on its audio thread, and tests drive it
@@ -43,6 +44,8 @@ public final class PlayerEngine {
     /// Seconds of audio rendered since the engine was made.
     public private(set) var clock = 0.0
     public private(set) var outputError: String?
+    /// The last track that would not play, and why, until `clearError` (MPD's `error:`).
+    public private(set) var playError: String?
 
     private var decoder: (any TrackDecoder)?
     /// What the playing stream last said it plays.
@@ -141,7 +144,7 @@ public final class PlayerEngine {
     public var status: PlayerStatus {
         PlayerStatus(snapshot: snapshot, duration: duration, format: decoder?.format, currentVolume: currentVolume,
                      sleepTimer: sleepTimer,
-                     clock: clock, outputError: outputError, heading: heading, headingID: headingID,
+                     clock: clock, outputError: outputError, playError: playError, heading: heading, headingID: headingID,
                      replayGain: replayGain, outputs: outputs, outputIndex: outputIndex,
                      streamTitle: streamTitle, buffering: buffering)
     }
@@ -861,7 +864,15 @@ public final class PlayerEngine {
     }
 
     private func emit(_ event: PlayerEvent) {
+        if case .decodeError(let item, let message) = event {
+            playError = "cannot play \(TrackLocation.shown(item.track.path)): \(message)"
+        }
         events.append(event)
+    }
+
+    /// Forgets the last track that would not play (MPD's `clearerror`).
+    public func clearError() {
+        playError = nil
     }
 
     /// `options_changed`, with the modes and the ReplayGain mode as they are now.

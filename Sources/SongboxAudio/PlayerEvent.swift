@@ -149,6 +149,8 @@ public struct PlayerStatus: Sendable, Hashable {
     public var clock: Double
     /// Set while the output is unavailable and being retried.
     public var outputError: String?
+    /// The last track that would not play, and why, until cleared (`PlayerEngine.playError`).
+    public var playError: String?
     /// The state playback is going to (see `PlayerEngine.heading`).
     public var heading: PlaybackState = .stopped
     /// The item playback is going to (see `PlayerEngine.headingID`).

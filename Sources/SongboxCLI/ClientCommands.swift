@@ -42,6 +42,8 @@ enum ClientCommands {
         }
         print("volume:\(status["volume"].map { String(repeating: " ", count: max(0, 3 - $0.count)) + $0 + "%" } ?? "n/a")   "
               + "repeat: \(flag("repeat"))   random: \(flag("random"))   single: \(flag("single"))   consume: \(flag("consume"))")
+        // As mpc shows it: what would not play, until `clearerror`.
+        if let error = status["error"] { print("ERROR: " + TerminalText.line(error)) }
     }
 
     static func clock(_ seconds: Double) -> String {

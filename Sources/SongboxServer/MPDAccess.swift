@@ -56,7 +56,7 @@ public struct MPDAccess: Sendable, Equatable {
         case "add", "addid", "findadd", "searchadd", "searchaddpl", "load", "playlistadd", "save", "queryplay":
             .add
         case "play", "playid", "pause", "stop", "next", "previous", "seek", "seekid", "seekcur", "setvol", "volume",
-             "repeat", "random", "single", "consume", "crossfade", "mixrampdb", "mixrampdelay", "replay_gain_mode", "sleep":
+             "repeat", "random", "single", "consume", "crossfade", "mixrampdb", "mixrampdelay", "replay_gain_mode", "sleep", "clearerror":
             .player
         case "delete", "deleteid", "move", "moveid", "swap", "swapid", "clear", "shuffle", "prio", "prioid", "rangeid",
              "playlistclear", "playlistdelete", "playlistmove", "rename", "rm", "sticker", "sendmessage", "subscribe", "unsubscribe":

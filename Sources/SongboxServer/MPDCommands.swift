@@ -41,7 +41,7 @@ public struct MPDCommands: MPDCommandHandler {
 
     /// The commands answered here (without songbox's own).
     static let names = [
-        "add", "addid", "albumart", "binarylimit", "channels", "clear", "close", "commands", "consume", "count", "crossfade",
+        "add", "addid", "albumart", "binarylimit", "channels", "clear", "clearerror", "close", "commands", "consume", "count", "crossfade",
         "currentsong", "decoders", "delete", "deleteid", "disableoutput", "enableoutput", "find", "findadd", "getvol",
         "idle", "list", "listall", "listallinfo", "lsinfo", "mixrampdb", "mixrampdelay", "move", "moveid", "next",
         "noidle", "notcommands", "outputs", "pause", "ping", "play", "playid", "playlistfind", "playlistid",
@@ -132,6 +132,7 @@ public struct MPDCommands: MPDCommandHandler {
                 }
             }
         case "stop": player.perform { $0.stop() }
+        case "clearerror": player.perform { $0.clearError() }
         case "next": player.perform { $0.next() }
         case "previous": player.perform { $0.previous() }
         case "seek", "seekid":
@@ -445,7 +446,7 @@ public struct MPDCommands: MPDCommandHandler {
             }
         }
         if let job = backend.updateJob { out.field("updating_db", String(job)) }
-        if let error = status.outputError { out.field("error", error) }
+        if let error = status.outputError ?? status.playError { out.field("error", error) }
     }
 
     private static func next(after position: Int, _ snapshot: PlayerSnapshot) -> Int? {

@@ -29,7 +29,7 @@ import Testing
     /// Waits until the daemon no longer plays (a track that fails before a sound stops a queue
     /// of such tracks).
     func waitUntilStopped(_ port: Int) throws {
-        try waitFor(timeout: 30, "the player to stop") { try mpc(port, ["status"]).stdout.components(separatedBy: "\n").count <= 2 }
+        try waitFor(timeout: 30, "the player to stop") { try !mpc(port, ["status"]).stdout.contains("[playing]") }
     }
 
     /// Whether the player is past the first second of the queue's item `position` (`#2/3`):
@@ -148,5 +148,26 @@ import Testing
         #expect(try mpc(port, ["play"]).status == 0)
         try waitFor(timeout: 30, "the password to reach the server") { server.requests.components(separatedBy: "GET /auth/tone.mp3").count - 1 >= 3 }
         #expect(!daemon.errors.contains("s3cret") && !daemon.output.contains("s3cret"))
+    }
+
+    /// A station that answers 404 is said: in the daemon's log, as MPD's `error:` in `status`
+    /// (mpc and `songbox status` show it) until `clearerror` (issue 25: it left no trace).
+    @Test func aStationThatIsNotThereIsSaidInTheLogAndInStatus() throws {
+        let tone = try AudioFixtures.tone(in: folder, name: "tone", seconds: 1)
+        let server = try HostileServer(folder: folder, file: tone)
+        let port = try freePort()
+        let daemon = try daemon(port: port)
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        let gone = server.url("/gone.mp3")
+        #expect(try mpc(port, ["add", gone]).status == 0)
+        #expect(try mpc(port, ["play"]).status == 0)
+        let said = "cannot play \(gone): the server answered 404 Not Found"
+        try daemon.waitForLog(said)
+        try waitUntilStopped(port)
+        #expect(try mpc(port, ["status"]).stdout.contains("ERROR: \(said)"))
+        let status = try songbox.run(["status"], environment: daemon.clientEnvironment)
+        #expect(status.stdout.contains("ERROR: \(said)"), "\(status.stdout)")
+        #expect(try mpc(port, ["clearerror"]).status == 0)
+        #expect(!(try mpc(port, ["status"]).stdout.contains("ERROR")))
     }
 }
