@@ -77,6 +77,8 @@ public final class LuaRuntime {
     /// Unix seconds on the wall clock: `songbox.time.now()` and what `songbox.at` schedules by.
     /// A `--fast` run and the tests set a clock of their own.
     public var wallClock: () -> Double = { Date().timeIntervalSince1970 }
+    /// A practice run (a wall clock of its own): its `songbox.state` is kept apart (`StateAPI`).
+    public var practice = false
     /// The zone a schedule that names none is in (config `time_zone`; else the system's).
     public var timeZone: TimeZone = .current
     /// Where an event a script posts (`songbox.alarm.fire`, `announce`) goes: a daemon hands it

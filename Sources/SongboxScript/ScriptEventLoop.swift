@@ -44,6 +44,8 @@ public final class ScriptEventLoop {
         self.report = report
         if let start = wallStart ?? (fast ? Date().timeIntervalSince1970 : nil) {
             runtime.wallClock = { [unowned self] in start + self.now }
+            // A practice run: what it keeps must not stand for what really happened.
+            runtime.practice = true
         }
     }
 

@@ -4,6 +4,10 @@ import SongboxLibrary
 /// `songbox.state`: values a script keeps across runs and restarts, in the library database
 /// (table `saved_state`, as JSON, under `plugin:NAME:KEY`, NAME being the script's file name
 /// without `.lua`, as for `plugin.NAME.*` options). Each script sees only its own keys.
+///
+/// A practice run (its wall clock simulated: `--fast`, `--start-time`) keeps its own state,
+/// under `practice:plugin:NAME:KEY`: practice runs follow on from each other, and a week
+/// practised in a moment never tells the real alarms that this week's mornings were handled.
 enum StateAPI {
     /// The most a value may take, as JSON.
     static let largestValue = 1 << 20
@@ -17,7 +21,7 @@ enum StateAPI {
             guard let path = runtime?.scriptPath else {
                 throw LuaFunctionError.message("songbox.state needs a script file (songbox run FILE.lua): its keys belong to the file's name")
             }
-            return "plugin:" + ScriptSetup.scriptName(path) + ":"
+            return (runtime?.practice == true ? "practice:plugin:" : "plugin:") + ScriptSetup.scriptName(path) + ":"
         }
         func key(_ args: LuaArguments) throws(LuaFunctionError) -> String {
             let key = try args.string(1)

@@ -2,6 +2,7 @@ import Foundation
 import SongboxTestSupport
 import Synchronization
 import Testing
+import SongboxLibrary
 @testable import SongboxScript
 
 /// Wall-clock schedules (`songbox.at`, `songbox.time`): known answers across time zones and the
@@ -208,5 +209,34 @@ import Testing
         // And then it keeps its days.
         let fourth = try run(from: "2026-03-27 08:00", for: "1d")
         #expect(fourth.stdout == "rang 2026-03-28T07:00:00+03:00 late 0\n", "\(fourth.stderr)")
+    }
+
+    /// A practice run (`--fast`, `--start-time`) keeps its state apart: practising a week of a
+    /// named alarm leaves the real one as it was, and practice runs follow on from each other
+    /// (issue 25: after a week practised, that week's real alarms did not fire).
+    @Test func aPracticeRunKeepsItsStateApartFromTheRealOne() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let songbox = SongboxRunner(database: folder + "/library.db")
+        let counter = folder + "/counter.lua"
+        try """
+            local n = (songbox.state.get("runs") or 0) + 1
+            assert(songbox.state.set("runs", n))
+            print(n)
+            """.write(toFile: counter, atomically: true, encoding: .utf8)
+        #expect(try songbox.run(["run", counter]).stdout == "1\n")
+        #expect(try songbox.run(["run", "--fast", counter]).stdout == "1\n")
+        #expect(try songbox.run(["run", "--fast", "--start-time", "2026-03-26 06:00", counter]).stdout == "2\n")
+        #expect(try songbox.run(["run", counter]).stdout == "2\n")
+
+        let wake = folder + "/wake.lua"
+        try """
+            songbox.at("07:00 Asia/Jerusalem", function(info) print("rang " .. info.at) end, { name = "wake" })
+            """.write(toFile: wake, atomically: true, encoding: .utf8)
+        let week = try songbox.run(["run", "--fast", "--start-time", "2026-05-05 06:00 Asia/Jerusalem", "--for", "7d", wake])
+        #expect(week.lines.count == 7, "\(week.stdout)\(week.stderr)")
+        let store = try LibraryStore(path: folder + "/library.db")
+        #expect(try store.state.saved("plugin:wake:at:wake") == nil, "the real schedule has not handled a morning")
+        #expect(try store.state.saved("practice:plugin:wake:at:wake") != nil)
     }
 }
