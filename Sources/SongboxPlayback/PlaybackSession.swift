@@ -14,6 +14,9 @@ public final class PlaybackSession: @unchecked Sendable {
     public let player: Player
     public let store: LibraryStore
     public let pipeline: EventPipeline
+    /// Whether the saved state this session started from was playing (a daemon stopped, or
+    /// killed, while it played): the daemon resumes it, as MPD does.
+    public let wasPlaying: Bool
     private let incoming: Mailbox<(event: PlayerEvent, emitted: Double)>
     // Guarded by `condition`.
     private let condition = NSCondition()
@@ -30,6 +33,7 @@ public final class PlaybackSession: @unchecked Sendable {
         let recorder = PlaybackRecorder(store: store, report: report)
         pipeline = EventPipeline(recorder: recorder, savesInBackground: true)
         let saved = restore ? recorder.savedSnapshot() : nil
+        wasPlaying = saved?.state == .playing && saved?.current != nil
         player = Player(output: output, settings: settings, fast: fast, restoring: saved, onEvents: { events in
             let now = MonotonicClock.seconds
             incoming.put(contentsOf: events.map { ($0, now) })

@@ -65,6 +65,14 @@ public final class Daemon: MPDBackend, Sendable {
     public init(options: DaemonOptions, logger: Logger) throws {
         self.options = options
         self.logger = logger
+        // A folder named on the command line is meant to be there (the config's may be a
+        // drive not mounted yet: the scanner holds it).
+        for folder in options.musicFolders ?? [] {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+                throw DaemonError("the music folder \(folder) does not exist", hint: "check the path given with --music")
+            }
+        }
         let wiring = try Wiring.load(configPath: options.configPath).replayGain(options.replayGain)
         let config = wiring.config
         let current = CurrentConfig(config)
@@ -134,6 +142,9 @@ public final class Daemon: MPDBackend, Sendable {
         claim.announce(socket: socketPath)
         FetchPolicy.listening(on: server.tcpPorts)
         let tcp = server.tcpPorts.map(String.init).joined(separator: ", ")
+        let configured = FileManager.default.fileExists(atPath: options.configPath) ? options.configPath : "none (\(options.configPath) is not there: the defaults)"
+        let folders = musicFolders.isEmpty ? "the folders scanned before" : musicFolders.joined(separator: ", ")
+        logger.info("songbox daemon: library \(options.database), config \(configured), music \(folders)")
         logger.info("songbox daemon: listening on \(socketPath)\(tcp.isEmpty ? "" : " and TCP port \(tcp)"), playing to \(output)")
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: [
@@ -166,6 +177,12 @@ public final class Daemon: MPDBackend, Sendable {
     /// Starts the plugins and the flow of events to them.
     func start() {
         plugins.load(folders: pluginFolders())
+        scanIfNew()
+        // Stopped (or killed) while playing: it plays on from its place, as MPD does.
+        if session.wasPlaying, !config.value.restorePaused {
+            logger.info("songbox daemon: playing on where it stopped")
+            session.player.perform { $0.play() }
+        }
         let thread = Thread { [self] in
             while let first = events.take() {
                 // What came together (a track's end and the next one's start) wakes an idle
@@ -236,6 +253,20 @@ public final class Daemon: MPDBackend, Sendable {
         }
     }
 
+    /// The music folders the daemon rescans: `--music`, else the config's.
+    var musicFolders: [String] { options.musicFolders ?? config.value.musicFolders }
+
+    /// Scans at start when a music folder is new to the library (an empty library, a folder
+    /// just added to the config), so its music is there without anyone asking.
+    private func scanIfNew() {
+        guard !musicFolders.isEmpty else { return }
+        let known = Set((try? LibraryScanner(store: store, logger: logger).rememberedFolders()) ?? [])
+        let new = LibraryScanner.normalise(musicFolders).filter { !known.contains($0) }
+        guard !new.isEmpty else { return }
+        logger.info("songbox daemon: scanning \(new.joined(separator: ", ")), new to the library")
+        _ = startUpdate(detached: true)
+    }
+
     /// Rescans the music folders; false when a scan is already running.
     @discardableResult
     func rescan() -> Bool {
@@ -271,7 +302,7 @@ public final class Daemon: MPDBackend, Sendable {
         let settings = config.value
         scanner.missingGrace = settings.missingDays * 86_400
         do {
-            var folders = options.musicFolders ?? settings.musicFolders
+            var folders = musicFolders
             if folders.isEmpty { folders = try scanner.rememberedFolders() }
             let report = try scanner.scan(folders)
             logger.info("rescan: \(report.added) added, \(report.updated) updated, \(report.moved) moved, \(report.missing) missing, \(report.removed) removed")

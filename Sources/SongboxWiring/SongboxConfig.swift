@@ -31,6 +31,7 @@ import SongboxServer
 /// plugin_restart_pause = 1  # seconds before a failed plugin is restarted (doubling each time)
 /// plugin_failures = 5     # failures within 10 minutes before a plugin is disabled
 /// allow_local_streams = no   # may a station's playlist or a redirect lead to a loopback address?
+/// restore_paused = no     # yes: a daemon stopped while playing comes back without playing
 /// max_queue_length = 16384  # the most items the queue holds (MPD's max_playlist_length)
 /// grant.alarm = /home/pi/sounds  # a folder the daemon's plugin alarm.lua may read and write
 /// plugin.top10.limit = 20 # songbox.options.limit for plugins/top10.lua
@@ -55,6 +56,8 @@ public struct SongboxConfig: Sendable, Equatable {
     /// Whether a station's playlist or a redirect from a server elsewhere may lead to a loopback
     /// or link-local address (`FetchPolicy`).
     public var allowLocalStreams = false
+    /// A daemon that was playing when it stopped comes back at its place without playing.
+    public var restorePaused = false
     /// Minutes between the daemon's rescans; 0: only when asked.
     public var rescanMinutes: Double = 0
     /// The daemon's control socket, when the file names one.
@@ -133,7 +136,7 @@ public struct SongboxConfig: Sendable, Equatable {
                        "replay_gain_preamp", "replay_gain_missing_preamp", "missing_days", "music", "plugins",
                        "rescan_minutes", "socket", "plugin_restart_pause", "plugin_failures", "bind", "max_connections",
                        "password", "default_permissions", "tls_certificates", "cache_folder", "cache_size", "allow_local_streams",
-                       "max_queue_length"]
+                       "max_queue_length", "restore_paused"]
 
     /// `500M`, `4G`, `1.5G`, `800K` or a number of bytes; at most 1 PiB.
     static func byteCount(_ text: String) -> Int64? {
@@ -209,11 +212,11 @@ public struct SongboxConfig: Sendable, Equatable {
             } catch { throw SongboxError(.invalidArgument, Message(verbatim: error.message), at: place) }
             return
         }
-        if key == "allow_local_streams" {
-            guard let allowed = ["yes": true, "no": false][value.lowercased()] else {
-                throw SongboxError(.invalidArgument, "allow_local_streams is yes or no, got '\(value)'", at: place)
+        if key == "allow_local_streams" || key == "restore_paused" {
+            guard let yes = ["yes": true, "no": false][value.lowercased()] else {
+                throw SongboxError(.invalidArgument, "\(key) is yes or no, got '\(value)'", at: place)
             }
-            allowLocalStreams = allowed
+            if key == "restore_paused" { restorePaused = yes } else { allowLocalStreams = yes }
             return
         }
         if key == "cache_size" {
@@ -240,7 +243,7 @@ public struct SongboxConfig: Sendable, Equatable {
             return
         }
         guard let range = Self.numberRanges[key] else {
-            throw SongboxError(.invalidArgument, "unknown setting '\(key)'", at: place,
+            throw SongboxError(.invalidArgument, "unknown setting '\(key)'\(Suggestions.phrase(for: key, among: Self.keys))", at: place,
                                hint: "keys: \(Self.keys.joined(separator: ", ")), plugin.NAME.KEY, grant.NAME")
         }
         let number = try range.check(key, value, at: place)

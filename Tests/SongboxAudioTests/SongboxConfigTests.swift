@@ -56,6 +56,7 @@ import Testing
     @Test(arguments: [
         ("fade 0.5", "config:1", "expected key = value"),
         ("\nloudness = 11", "config:2", "unknown setting 'loudness'"),
+        ("outptu = null", "config:1", "unknown setting 'outptu' (did you mean 'output'?)"),
         ("skip_after = soon", "config:1", "skip_after is seconds from 0 to 86400, got 'soon'"),
         ("play_fraction = 2", "config:1", "play_fraction is a share from 0 to 1"),
         ("fade = -1", "config:1", "fade is seconds from 0 to 10, got '-1'"),

@@ -153,4 +153,60 @@ import Testing
         #expect(stat("/dev/zero", &info) == 0 && (info.st_mode & S_IFMT) == S_IFCHR)
         #expect(try command(["status"]).status == 0)
     }
+
+    /// The daemon says what it serves (library, config, music, then where it listens), scans a
+    /// music folder new to the library at start, and refuses a --music folder that is not there
+    /// (issue 25).
+    @Test func aDaemonSaysWhatItServesAndScansAFolderNewToTheLibrary() throws {
+        let music = Fixtures.packageRoot + "/examples/music"
+        do {
+            let refused = try DaemonProcess(database: songbox.database, folder: try daemonFolder("refused"),
+                                            arguments: ["--output", "null", "--plugins", noPlugins, "--music", folder + "/nowhere"])
+            refused.signal(SIGKILL)
+            Issue.record("a daemon started with a --music folder that does not exist")
+        } catch let error as FixtureError {
+            #expect(String(describing: error).contains("the music folder \(folder)/nowhere does not exist"), "\(error)")
+        }
+        let config = folder + "/no-config"
+        let daemon = try DaemonProcess(database: songbox.database, folder: try daemonFolder("daemon"),
+                                       arguments: ["--output", "null", "--plugins", noPlugins, "--music", music, "--config", config])
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        #expect(daemon.errors.contains("songbox daemon: library \(songbox.database), config none (\(config) is not there: the defaults), music \(music)"),
+                "\(daemon.errors)")
+        try daemon.waitForLog("rescan: ")
+        #expect(daemon.errors.contains("new to the library"))
+        let listed = try command(["ls"])
+        #expect(listed.status == 0 && listed.lines.count > 5, "\(listed.stdout)\(listed.stderr)")
+    }
+
+    /// A daemon stopped (or killed) while it played plays on from its place when it starts
+    /// again, as MPD does; `restore_paused = yes` has it wait there (issue 25).
+    @Test func aDaemonStoppedWhilePlayingPlaysOnWhenItStartsAgain() throws {
+        try library.scanExamples()
+        func start(_ name: String, config: String = "") throws -> DaemonProcess {
+            let path = folder + "/config-" + name
+            try config.write(toFile: path, atomically: true, encoding: .utf8)
+            return try DaemonProcess(database: songbox.database, folder: try daemonFolder(name),
+                                     arguments: ["--output", "null", "--plugins", noPlugins, "--config", path])
+        }
+        func playing() throws -> Bool { try command(["status"]).stdout.contains("[playing]") }
+        let first = try start("first")
+        #expect(try command(["play", "sort:id"]).status == 0)
+        try waitFor(timeout: 10, "the first daemon to play") { try playing() }
+        first.signal(SIGTERM)
+        try first.waitForExit()
+
+        let second = try start("second")
+        try waitFor(timeout: 10, "the second daemon to play on") { try playing() }
+        #expect(second.errors.contains("playing on where it stopped"))
+        second.signal(SIGKILL)
+        _ = try second.waitForExit()
+
+        let third = try start("third", config: "restore_paused = yes\n")
+        defer { third.signal(SIGTERM); _ = try? third.waitForExit() }
+        Thread.sleep(forTimeInterval: 1)
+        #expect(try !playing())
+        #expect(try command(["play"]).status == 0)
+        try waitFor(timeout: 10, "the third daemon to play when asked") { try playing() }
+    }
 }
