@@ -14,10 +14,10 @@ with an ACK (as MPD does a command it does not know) and never says HTTP or ICY.
   anything else    404
 """
 import base64
-import socket
 import sys
 import threading
 import time
+import loopback
 
 port, requests_path, mp3_path = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 mpd = "--mpd" in sys.argv[4:]
@@ -91,11 +91,4 @@ def serve(client):
         client.close()
 
 
-server = socket.socket()
-server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-server.bind(("127.0.0.1", port))
-server.listen(16)
-print("listening", flush=True)
-while True:
-    connection, _ = server.accept()
-    threading.Thread(target=serve, args=(connection,), daemon=True).start()
+loopback.serve_forever(port, serve)

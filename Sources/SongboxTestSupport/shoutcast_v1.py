@@ -6,9 +6,8 @@ does when its source stops).
 usage: shoutcast_v1.py PORT FILE TITLE
 Prints `listening` once it accepts connections.
 """
-import socket
 import sys
-import threading
+import loopback
 
 port, path, title = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 audio = open(path, "rb").read()
@@ -32,11 +31,4 @@ def serve(client):
         client.close()
 
 
-server = socket.socket()
-server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-server.bind(("127.0.0.1", port))
-server.listen(8)
-print("listening", flush=True)
-while True:
-    connection, _ = server.accept()
-    threading.Thread(target=serve, args=(connection,), daemon=True).start()
+loopback.serve_forever(port, serve)
