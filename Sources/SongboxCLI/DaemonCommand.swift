@@ -58,7 +58,8 @@ struct DaemonCommand: ParsableCommand {
         options.fast = fast
         options.replayGain = replayGain
         let logger = Logger(label: "songbox.daemon") { _ in StandardErrorLogHandler() }
-        let daemon = try Daemon(options: options, logger: logger)
+        let daemon: Daemon
+        do { daemon = try Daemon(options: options, logger: logger) } catch { throw CannotStart(reason: error) }
         let failure = Mutex<(any Error)?>(nil)
         let done = DispatchSemaphore(value: 0)
         Task {
@@ -70,6 +71,14 @@ struct DaemonCommand: ParsableCommand {
     }
 
     static func absolute(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.path }
+}
+
+/// A daemon that cannot start for a reason a restart will not mend (its config, its options,
+/// another daemon on its library): exit status 78 (`EX_CONFIG`), which the systemd units do not
+/// restart on (`RestartPreventExitStatus=78`), so a typo is one clear failure, not a loop.
+struct CannotStart: Error {
+    static let exitStatus: Int32 = 78
+    let reason: any Error
 }
 
 /// `songbox plugin ls|reload|enable|disable`: the running daemon's plugins.

@@ -37,7 +37,12 @@ public enum SongboxProgram {
     /// in the reader's language where songbox wrote the text: its own errors, with their hints,
     /// and the `Error:` in front of the parser's. Help and version are the parser's.
     static func exit(withError error: any Error) -> Never {
-        let status = SongboxCommand.exitCode(for: error)
+        if let cannot = error as? CannotStart { exit(withError: cannot.reason, status: CannotStart.exitStatus) }
+        exit(withError: error, status: nil)
+    }
+
+    private static func exit(withError error: any Error, status wanted: Int32?) -> Never {
+        let status = wanted.map { ExitCode($0) } ?? SongboxCommand.exitCode(for: error)
         if status == .success { SongboxCommand.exit(withError: error) }
         let ours = (error as? SongboxError)?.localized ?? (error as? DaemonError)?.localized
         var text = ours.map { "Error: " + $0 } ?? SongboxCommand.fullMessage(for: error)

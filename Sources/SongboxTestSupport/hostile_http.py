@@ -17,7 +17,8 @@ import base64
 import sys
 import threading
 import time
-import loopback
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+import loopback  # noqa: E402
 
 port, requests_path, mp3_path = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 mpd = "--mpd" in sys.argv[4:]

@@ -7,7 +7,8 @@ usage: shoutcast_v1.py PORT FILE TITLE
 Prints `listening` once it accepts connections.
 """
 import sys
-import loopback
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+import loopback  # noqa: E402
 
 port, path, title = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 audio = open(path, "rb").read()
