@@ -32,6 +32,9 @@ indirect enum JSONValue {
         case .string(let value): value
         case .bool(let value): value ? "yes" : "no"
         case .null: "-"
+        // A measure to three decimals at most (133.204, not 133.20355776772368).
+        case .number(let value) where value.isFinite:
+            value.formatted(.number.precision(.fractionLength(0...3)).grouping(.never).locale(Locale(identifier: "en_US_POSIX")))
         default: json(indent: nil)
         }
     }

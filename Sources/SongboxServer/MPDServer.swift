@@ -102,7 +102,9 @@ public final class MPDServer: Sendable {
             for channel in bound { try? channel.close().wait() }
             try? group.syncShutdownGracefully()
             if let known = error as? DaemonError { throw known }
-            throw DaemonError("cannot listen on \(endpoints.map(\.description).joined(separator: ", ")): \(error)",
+            // The system's words for it (`Address already in use`), not NIO's call that met it.
+            let reason = (error as? IOError).map { String(cString: strerror($0.errnoCode)) } ?? "\(error)"
+            throw DaemonError("cannot listen on \(endpoints.map(\.description).joined(separator: ", ")): \(reason)",
                               hint: "another server (an MPD?) may have the port: stop it, or set `bind = HOST:PORT` (or `none`) in the config")
         }
         channels = bound

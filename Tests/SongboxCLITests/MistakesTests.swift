@@ -136,4 +136,19 @@ import Testing
         #expect(first.stderr.contains("the library \(home)/.local/share/songbox/library.db is empty: scan your music into it first (songbox scan ~/Music)"),
                 "\(first.stderr)")
     }
+
+    /// `show` gives a measure to three decimals at most (it printed `tempo 133.20355776772368`);
+    /// `show --json` keeps every digit.
+    @Test func shownMeasuresHaveAFewDecimals() throws {
+        #expect(try songbox.run(["analyze"]).status == 0)
+        let first = try JSONSerialization.jsonObject(with: Data(try songbox.run(["ls", "--json", "tempo>0", "limit:1"]).stdout.utf8)) as? [[String: Any]]
+        let id = try #require(first?.first?["id"] as? Int)
+        let shown = try songbox.run(["show", String(id)])
+        #expect(shown.status == 0, "\(shown.stderr)")
+        let tempo = try #require(shown.lines.first { $0.hasPrefix("tempo ") }, "\(shown.stdout)")
+        #expect(shown.stdout.range(of: #"\d\.\d{4,}"#, options: .regularExpression) == nil, "\(shown.stdout)")
+        #expect(tempo.range(of: #"^tempo +\d+(\.\d{1,3})?$"#, options: .regularExpression) != nil, "\(tempo)")
+        let json = try songbox.run(["show", "--json", String(id)])
+        #expect(json.stdout.range(of: #"\d\.\d{4,}"#, options: .regularExpression) != nil, "the JSON keeps its digits")
+    }
 }
