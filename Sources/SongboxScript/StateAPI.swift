@@ -5,9 +5,11 @@ import SongboxLibrary
 /// (table `saved_state`, as JSON, under `plugin:NAME:KEY`, NAME being the script's file name
 /// without `.lua`, as for `plugin.NAME.*` options). Each script sees only its own keys.
 ///
-/// A practice run (its wall clock simulated: `--fast`, `--start-time`) keeps its own state,
-/// under `practice:plugin:NAME:KEY`: practice runs follow on from each other, and a week
-/// practised in a moment never tells the real alarms that this week's mornings were handled.
+/// A practice run (its wall clock simulated: `--fast`, `--start-time`) keeps what its named
+/// schedules remember (`at:NAME`, the last occurrence each handled: the prelude's) apart, under
+/// `practice:plugin:NAME:at:NAME`: practice runs follow on from each other, and a week practised
+/// in a moment never tells the real alarms that this week's mornings were handled. The rest of
+/// its state is the script's own, as in any run (a status other scripts read stays shared).
 enum StateAPI {
     /// The most a value may take, as JSON.
     static let largestValue = 1 << 20
@@ -21,7 +23,12 @@ enum StateAPI {
             guard let path = runtime?.scriptPath else {
                 throw LuaFunctionError.message("songbox.state needs a script file (songbox run FILE.lua): its keys belong to the file's name")
             }
-            return (runtime?.practice == true ? "practice:plugin:" : "plugin:") + ScriptSetup.scriptName(path) + ":"
+            return "plugin:" + ScriptSetup.scriptName(path) + ":"
+        }
+        // Where a key is kept: in the scope, or apart for a practice run's schedule memory.
+        let place = { [weak runtime] (key: String) throws(LuaFunctionError) -> String in
+            let scoped = try scope() + key
+            return runtime?.practice == true && key.hasPrefix("at:") ? "practice:" + scoped : scoped
         }
         func key(_ args: LuaArguments) throws(LuaFunctionError) -> String {
             let key = try args.string(1)
@@ -37,7 +44,7 @@ enum StateAPI {
             }
         }
         try register("state.get") { args in
-            let name = try scope() + key(args)
+            let name = try place(key(args))
             guard let data = try store.state.saved(name) else { return [.nil] }
             do throws(LuaJSON.Failure) {
                 return [try LuaJSON.decode(String(decoding: data, as: UTF8.self))]
@@ -46,7 +53,7 @@ enum StateAPI {
             }
         }
         try register("state.set", writes: true) { args in
-            let name = try scope() + key(args)
+            let name = try place(key(args))
             let value = try args.value(2)
             if value.isNil {
                 try store.state.remove(name)
