@@ -34,7 +34,7 @@ public struct FetchPolicy: Sendable, Hashable {
         guard let host = url.host, !host.isEmpty else { throw .failed("the URL has no host") }
         let port = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
         let addresses = HostAddress.resolve(host)
-        if Self.ownPorts.withLock({ $0.contains(port) }), addresses.contains(where: { $0.isThisMachine }) {
+        if Self.ownPorts.withLock({ $0.contains(port) }), HostAddress.anyIsThisMachine(addresses) {
             throw .failed("it names songbox's own port (\(host):\(port)), which songbox never fetches from")
         }
         guard !allowLocalFromElsewhere, let origin, let local = addresses.first(where: \.isLocalOnly) else { return }
@@ -78,9 +78,12 @@ struct HostAddress: Sendable {
         }
     }
 
-    /// An address of this machine: local-only, or one of its interfaces'.
-    var isThisMachine: Bool {
-        isLocalOnly || Self.interfaceAddresses().contains { $0.unmapped.bytes == unmapped.bytes }
+    /// Whether one of `addresses` is this machine's: local-only, or one of its interfaces' (read
+    /// once for them all).
+    static func anyIsThisMachine(_ addresses: [HostAddress]) -> Bool {
+        if addresses.contains(where: \.isLocalOnly) { return true }
+        let interfaces = Set(interfaceAddresses().map(\.unmapped.bytes))
+        return addresses.contains { interfaces.contains($0.unmapped.bytes) }
     }
 
     /// Every address `host` resolves to (none when it does not resolve: the fetch then says so).
