@@ -65,6 +65,7 @@ struct Scan: ParsableCommand {
         var summary = tr("Scanned \(total) files in \(seconds, digits: 2) s: \(report.added) added, \(report.updated) updated, \(report.moved) moved, \(report.missing) missing, \(report.removed) removed, \(report.unchanged) unchanged, \(report.unreadable.count) unreadable")
         if report.restored > 0 { summary += tr(", \(report.restored) restored") }
         if report.excluded > 0 { summary += tr(", \(report.excluded) excluded") }
+        if !report.skipped.isEmpty { summary += tr(", \(report.skipped.count) skipped") }
         print(summary)
         let rootUnavailable = report.unavailable.contains { report.roots.contains($0.path) }
         if rootUnavailable, usingDefault { print(tr("hint: no music folder scanned yet: run `songbox scan /path/to/music`")) }

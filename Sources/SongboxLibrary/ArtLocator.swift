@@ -5,7 +5,8 @@ import Synchronization
 /// A track's picture: where it is and what it is, known without loading or decoding it.
 public struct ArtFacts: Sendable, Equatable {
     public enum Source: String, Sendable {
-        /// An ID3 `APIC` frame in the track.
+        /// A picture in the track's tags: an ID3 `APIC` frame, a FLAC PICTURE block, an Ogg
+        /// `METADATA_BLOCK_PICTURE`.
         case embedded
         /// A picture file beside the track (`cover.jpg`, ...).
         case file
@@ -25,9 +26,11 @@ public struct ArtFacts: Sendable, Equatable {
     /// Bytes of the picture.
     public var size: Int
 
-    /// Where the picture's bytes are: an `APIC` body and the offset of the image in it, or a file.
+    /// Where the picture's bytes are: an `APIC` body and the offset of the image in it, the
+    /// bytes themselves (a picture decoded from an Ogg comment), or a file from an offset.
     let frame: ID3BodyReader?
     let dataOffset: Int
+    var inline: [UInt8]? = nil
 
     /// The ID3 name of `pictureType` ("front cover"), when it is one of the 21.
     public var pictureTypeName: String? {
@@ -91,8 +94,9 @@ public enum ArtLocator {
         let fd = FileName.open(facts.path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw SongboxError(.unreadableFile, Message(verbatim: String(cString: strerror(errno))), at: facts.path) }
         defer { close(fd) }
-        let bytes = facts.frame.map { $0.read(fd: fd, from: facts.dataOffset + offset, count: count) }
-            ?? readFile(fd, from: offset, count: count)
+        let bytes = facts.inline.map { Array($0[offset..<(offset + count)]) }
+            ?? facts.frame.map { $0.read(fd: fd, from: facts.dataOffset + offset, count: count) }
+            ?? readFile(fd, from: facts.dataOffset + offset, count: count)
         guard let bytes, bytes.count == count else {
             throw SongboxError(.unreadableFile, "the picture could not be read (the file changed or is damaged)", at: facts.path)
         }
@@ -115,6 +119,12 @@ public enum ArtLocator {
         let key = "\(info.st_size) \(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec) \(path)"
         if let known = recent.withLock({ $0.first { $0.key == key }?.lookup }) { return known }
 
+        let file = FileBytes(fd: fd, size: Int(info.st_size))
+        switch TrackFileReader.kind(of: file) {
+        case (.flac, let start): return flacPicture(file, path: path, start: start)
+        case (.ogg, _): return oggPicture(file, path: path)
+        default: break
+        }
         let scan = ID3Frames.scan(fd: fd, fileSize: Int(info.st_size), ids: ["APIC"])
         var lookup = ArtLookup(warnings: scan.warnings)
         var chosen: (ID3FrameLocation, PictureHeader)?
@@ -145,6 +155,66 @@ public enum ArtLocator {
             }
         }
         return lookup
+    }
+
+    /// The PICTURE block of a FLAC file: the front cover, else the first. Its image lies whole
+    /// in the file, read from there.
+    private static func flacPicture(_ file: FileBytes, path: String, start: Int) -> ArtLookup {
+        var lookup = ArtLookup()
+        for block in FLACReader.blocks(file, start: start).blocks where block.type == FLACReader.BlockType.picture.rawValue {
+            var stretch = FileStretch(file, from: block.offset, count: block.length)
+            guard let header = FLACPictureHeader(&stretch, blockLength: block.length) else {
+                lookup.warnings.append("a FLAC PICTURE block with a damaged header was skipped")
+                continue
+            }
+            if lookup.facts == nil || header.type == 3 {
+                lookup.facts = flacFacts(header, path: path, dataOffset: block.offset + header.dataOffset) { offset, count in
+                    file.read(at: block.offset + header.dataOffset + offset, count: count)
+                }
+            }
+            if header.type == 3 { break }
+        }
+        return lookup
+    }
+
+    /// The `METADATA_BLOCK_PICTURE` of an Ogg file's comments: base64 of a FLAC PICTURE block,
+    /// so decoded and held (at most `inlineLimit` bytes).
+    private static func oggPicture(_ file: FileBytes, path: String) -> ArtLookup {
+        var lookup = ArtLookup()
+        var packets = OggPackets(file)
+        guard let head = packets.read(8), packets.seek(toPacket: 1) else { return lookup }
+        // The comment packet starts with its codec's marker: 7 bytes for Vorbis, 8 for Opus;
+        // FLAC in Ogg keeps its pictures in blocks of their own, not read here.
+        let marker = head.starts(with: Array("OpusHead".utf8)) ? 8 : head.starts(with: [0x01] + Array("vorbis".utf8)) ? 7 : 0
+        guard marker > 0, packets.skip(marker) else { return lookup }
+        let blocks = VorbisComments.pictures(&packets, limit: inlineLimit * 4 / 3 + 4)
+        for block in blocks {
+            var source = InlineBytes(bytes: block)
+            guard let header = FLACPictureHeader(&source, blockLength: block.count) else {
+                lookup.warnings.append("a METADATA_BLOCK_PICTURE comment with a damaged header was skipped")
+                continue
+            }
+            if lookup.facts == nil || header.type == 3 {
+                let image = Array(block[header.dataOffset..<(header.dataOffset + header.dataLength)])
+                lookup.facts = flacFacts(header, path: path, dataOffset: 0) { offset, count in
+                    offset + count <= image.count ? Array(image[offset..<(offset + count)]) : nil
+                }
+                lookup.facts?.inline = image
+            }
+        }
+        return lookup
+    }
+
+    /// The largest picture held in memory (decoded from an Ogg comment).
+    static let inlineLimit = 16 << 20
+
+    private static func flacFacts(_ header: FLACPictureHeader, path: String, dataOffset: Int,
+                                  read: (Int, Int) -> [UInt8]?) -> ArtFacts {
+        let image = ImageHeader.inspect(size: header.dataLength, read: read)
+        return ArtFacts(source: .embedded, path: path, mime: header.mime.isEmpty ? image.mime ?? "application/octet-stream" : header.mime,
+                        pictureType: header.type, description: header.description,
+                        width: image.width ?? header.width, height: image.height ?? header.height, size: header.dataLength,
+                        frame: nil, dataOffset: dataOffset)
     }
 
     // MARK: Picture files

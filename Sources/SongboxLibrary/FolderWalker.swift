@@ -15,7 +15,7 @@ public struct UnavailableFolder: Sendable, Equatable {
     public var reason: String
 }
 
-/// Walks folders for MP3 files: recursive, symlinks followed, each folder and file visited once
+/// Walks folders for music files (by name: `AudioFileKind.suffixes`): recursive, symlinks followed, each folder and file visited once
 /// (by device and inode), so symlink loops end.
 struct FolderWalker {
     private struct FileID: Hashable { let device: UInt64; let inode: UInt64 }
@@ -24,8 +24,9 @@ struct FolderWalker {
     private(set) var unavailable: [UnavailableFolder] = []
     /// Folders reached a second time through a symlink, and skipped.
     private(set) var loops: [String] = []
-    /// Entries named like MP3s that are not files it can read, with the reason: a dangling
-    /// symlink, a FIFO, a folder named `*.mp3` (walked as a folder, and said so).
+    /// Entries named like music files that are not files it can read, with the reason: a dangling
+    /// symlink, a FIFO, a folder named `*.mp3` (walked as a folder, and said so); and files of a
+    /// kind of audio songbox does not play (`*.wma`).
     private(set) var skipped: [(path: String, reason: String)] = []
     /// Folders with nothing in them at all: what an unmounted drive's mount point looks like.
     private(set) var emptyFolders: [String] = []
@@ -46,7 +47,7 @@ struct FolderWalker {
         }
         rootDevices[root] = UInt64(info.st_dev)
         if info.st_mode & S_IFMT == S_IFREG {
-            if Self.isMP3(root) { record(root, info) }
+            if Self.isMusic(root) { record(root, info) }
             return true
         }
         return visitFolder(root, info, root: root)
@@ -78,9 +79,14 @@ struct FolderWalker {
             let child = path == "/" ? "/" + entry.name : path + "/" + entry.name
             let type = Int32(entry.type)
             if Self.isLyricsFile(entry.name) { lyricsFiles.insert(String(child.dropLast(4))) }
-            // Regular files that are not MP3s need no stat at all.
-            if type == DT_REG, !Self.isMP3(entry.name) { continue }
-            let namedMP3 = Self.isMP3(entry.name)
+            // Regular files that are not music need no stat at all.
+            if type == DT_REG, !Self.isMusic(entry.name) {
+                if let suffix = Self.unplayedSuffix(entry.name) {
+                    skipped.append((child, "a kind of audio songbox does not play (.\(suffix))"))
+                }
+                continue
+            }
+            let namedMP3 = Self.isMusic(entry.name)
             var childInfo = stat()
             guard FileName.status(child, &childInfo) == 0 else {
                 if namedMP3 { skipped.append((child, "cannot be read: \(String(cString: strerror(errno)))" + (type == DT_LNK ? " (a dangling symlink)" : ""))) }
@@ -88,7 +94,7 @@ struct FolderWalker {
             }
             switch childInfo.st_mode & S_IFMT {
             case S_IFDIR:
-                if namedMP3 { skipped.append((child, "a folder named like an MP3 file (its contents are scanned)")) }
+                if namedMP3 { skipped.append((child, "a folder named like a music file (its contents are scanned)")) }
                 _ = visitFolder(child, childInfo, root: root)
             case S_IFREG where namedMP3:
                 // A file reached through a symlink is indexed under its real path when that
@@ -111,7 +117,15 @@ struct FolderWalker {
         files.append(FoundFile(path: path, size: Int64(info.st_size), mtime: mtime))
     }
 
-    static func isMP3(_ name: String) -> Bool { hasSuffix(name, ".mp3") }
+    static func isMusic(_ name: String) -> Bool { musicSuffixes.contains { hasSuffix(name, $0) } }
+
+    private static let musicSuffixes = AudioFileKind.suffixes.map { "." + $0 }
+    private static let unplayedSuffixes = AudioFileKind.unplayedSuffixes.map { "." + $0 }
+
+    /// The suffix of a file named as audio songbox does not play, lower case.
+    static func unplayedSuffix(_ name: String) -> String? {
+        unplayedSuffixes.first { hasSuffix(name, $0) }.map { String($0.dropFirst()) }
+    }
 
     static func isLyricsFile(_ name: String) -> Bool { hasSuffix(name, ".lrc") }
 

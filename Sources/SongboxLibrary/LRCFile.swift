@@ -47,7 +47,7 @@ enum LRCFile {
         return .success(parse(text(Array(bytes[..<got]))))
     }
 
-    /// The file's text: UTF-8 (with or without a BOM), UTF-16 with a BOM, else 8-bit text
+    /// The text of a file or tag chunk: UTF-8 (with or without a BOM), UTF-16 with a BOM, else 8-bit text
     /// (Windows-1255 Hebrew when it looks like it, else Latin-1).
     static func text(_ bytes: [UInt8]) -> String {
         if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {

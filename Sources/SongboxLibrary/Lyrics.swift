@@ -134,6 +134,23 @@ enum LyricsReader {
                 }
             }
         }
+        return besideFile(path, found: found, embedded: synced ?? unsynced)
+    }
+
+    /// The lyrics of a track whose tag holds them as text (a Vorbis comment's `LYRICS`): timed
+    /// when the text is LRC, else unsynchronised; an `.lrc` beside the file comes first.
+    static func read(path: String, embedded text: String?) -> Found {
+        let embedded = text.flatMap { text -> Lyrics? in
+            let parsed = LRCFile.parse(text)
+            if let lyrics = parsed.lyrics, !lyrics.lines.isEmpty { return Lyrics(source: .synced, text: lyrics.text, lines: lyrics.lines) }
+            return Lyrics(source: .unsynced, text: text)
+        }
+        return besideFile(path, found: Found(), embedded: embedded)
+    }
+
+    /// `found` with the `.lrc` beside `path`, when there is one, else `embedded`.
+    private static func besideFile(_ path: String, found: Found, embedded: Lyrics?) -> Found {
+        var found = found
         if let lrc = LRCFile.beside(path) {
             found.lrcMtime = lrc.mtime
             switch LRCFile.read(lrc.path) {
@@ -144,7 +161,7 @@ enum LyricsReader {
                 found.warnings.append("\(lrc.path): \(error.reason)")
             }
         }
-        found.lyrics = found.lyrics ?? synced ?? unsynced
+        found.lyrics = found.lyrics ?? embedded
         return found
     }
 }

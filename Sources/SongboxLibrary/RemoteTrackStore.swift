@@ -34,7 +34,7 @@ public struct RemoteTrackStore: Sendable {
     public func keepRemote(url: String, copy: String?, size: Int64, title: String?, artist: String?, album: String?,
                            now: Date = Date()) throws(SongboxError) -> (id: Int64, added: Bool) {
         var probed = ProbedFile.remote(title: nil, artist: nil, duration: 0)
-        if let copy { probed = try MP3Reader().read(path: copy) }
+        if let copy { probed = try TrackFileReader().read(path: copy) }
         if let title { probed.tags.title = title }
         if let artist { probed.tags.artist = artist }
         if let album { probed.tags.album = album }

@@ -30,7 +30,8 @@ public struct ScanReport: Sendable {
     /// The folders and files scanned, absolute and with symlinks resolved.
     public var roots: [String] = []
     public var symlinkLoops: [String] = []
-    /// Entries named like MP3s that are not files (dangling symlinks, FIFOs, folders), and why.
+    /// Entries named like music files that are not files (dangling symlinks, FIFOs, folders), and
+    /// files of a kind of audio songbox does not play, and why.
     public var skipped: [(path: String, reason: String)] = []
     public var elapsed: Duration = .zero
 }
@@ -52,7 +53,7 @@ public enum ScanProgress: Sendable {
     case read(done: Int, total: Int)
 }
 
-/// Indexes folders of MP3 files into the library.
+/// Indexes folders of music files (MP3, FLAC, Ogg Vorbis, Opus, WAV, AIFF) into the library.
 ///
 /// Unseen is not gone: a track whose file is not found is marked missing (hidden, history
 /// kept) and deleted only after `missingGrace`; and when the files vanished as a drive that is
@@ -197,7 +198,7 @@ public struct LibraryScanner: Sendable {
         var warnings: [(path: String, message: String)] = []
     }
 
-    /// Reads `files` on `workers` threads, each with its own libmpg123 handle, and stores the
+    /// Reads `files` on `workers` threads, each with its own reader (a libmpg123 handle), and stores the
     /// results in batches, one transaction each.
     private func readAndStore(_ files: [FoundFile], known: KnownFiles, moves: MoveCandidates, added: Int,
                               progress: @escaping @Sendable (ScanProgress) -> Void) throws(SongboxError) -> Outcome {
@@ -235,8 +236,8 @@ public struct LibraryScanner: Sendable {
         }
 
         DispatchQueue.concurrentPerform(iterations: max(1, min(workers, files.count))) { _ in
-            let reader: MP3Reader
-            do throws(SongboxError) { reader = try MP3Reader() } catch {
+            let reader: TrackFileReader
+            do throws(SongboxError) { reader = try TrackFileReader() } catch {
                 shared.withLock { $0.failure = $0.failure ?? error }
                 return
             }

@@ -1,0 +1,41 @@
+import Foundation
+
+/// Reads pieces of one open file by offset, never past its end: every length a file states is
+/// checked against what the file holds before anything is allocated for it.
+struct FileBytes {
+    let fd: Int32
+    let size: Int
+
+    /// `count` bytes from `offset`, or nil when the file holds fewer (or a read fails).
+    func read(at offset: Int, count: Int) -> [UInt8]? {
+        guard offset >= 0, count >= 0, offset <= size, count <= size - offset else { return nil }
+        guard let bytes = ArtLocator.readFile(fd, from: offset, count: count), bytes.count == count else { return nil }
+        return bytes
+    }
+
+    /// Up to `count` bytes from `offset`: fewer at the end of the file.
+    func readUpTo(at offset: Int, count: Int) -> [UInt8] {
+        guard offset >= 0, offset < size else { return [] }
+        return ArtLocator.readFile(fd, from: offset, count: min(count, size - offset)) ?? []
+    }
+}
+
+/// Integers from byte arrays, in either order, read only where the caller checked the bounds.
+extension Collection where Element == UInt8, Index == Int {
+    func bigEndian(_ offset: Int, _ count: Int) -> Int {
+        var value = 0
+        for index in offset..<(offset + count) { value = value << 8 | Int(self[startIndex + index]) }
+        return value
+    }
+
+    func littleEndian(_ offset: Int, _ count: Int) -> Int {
+        var value = 0
+        for index in (offset..<(offset + count)).reversed() { value = value << 8 | Int(self[startIndex + index]) }
+        return value
+    }
+
+    /// The four bytes at `offset` as ASCII (a chunk or atom name).
+    func fourCC(_ offset: Int) -> String {
+        String(decoding: self[(startIndex + offset)..<(startIndex + offset + 4)], as: UTF8.self)
+    }
+}

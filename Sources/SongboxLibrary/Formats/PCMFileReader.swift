@@ -1,0 +1,115 @@
+import Foundation
+
+/// Reads WAV (RIFF) and AIFF/AIFF-C files: the format chunk for the exact length, text chunks
+/// (RIFF `LIST`/`INFO`, AIFF `NAME`/`AUTH`/`ANNO`/`(c) `) for tags.
+enum PCMFileReader {
+    /// Chunks walked before giving up on a file made of tiny chunks.
+    static let chunkLimit = 4096
+
+    struct Chunk {
+        var id: String
+        var offset: Int
+        /// The length it states, cut to what the file holds (`claimed` keeps what it said).
+        var length: Int
+        var claimed: Int
+    }
+
+    /// The chunks of a RIFF (`bigEndian` false) or FORM file, after the 12-byte header.
+    static func chunks(_ file: FileBytes, bigEndian: Bool, from start: Int = 12) -> [Chunk] {
+        var chunks: [Chunk] = []
+        var offset = start
+        while chunks.count < chunkLimit, let header = file.read(at: offset, count: 8) {
+            let claimed = bigEndian ? header.bigEndian(4, 4) : header.littleEndian(4, 4)
+            let length = min(claimed, file.size - offset - 8)
+            chunks.append(Chunk(id: header.fourCC(0), offset: offset + 8, length: length, claimed: claimed))
+            // Chunks are padded to an even length.
+            offset += 8 + length + (length & 1)
+        }
+        return chunks
+    }
+
+    static func readWAV(_ file: FileBytes, path: String) throws(SongboxError) -> ProbedFile {
+        let chunks = chunks(file, bigEndian: false)
+        guard let format = chunks.first(where: { $0.id == "fmt " }), format.length >= 16,
+              let fields = file.read(at: format.offset, count: 16) else {
+            throw SongboxError(.unreadableFile, "a WAV file without its format chunk", at: path)
+        }
+        let channels = fields.littleEndian(2, 2), rate = fields.littleEndian(4, 4), blockAlign = fields.littleEndian(12, 2)
+        guard let data = chunks.first(where: { $0.id == "data" }) else {
+            throw SongboxError(.unreadableFile, "a WAV file without a data chunk", at: path)
+        }
+        var comments = VorbisCommentBlock()
+        for list in chunks where list.id == "LIST" {
+            guard file.read(at: list.offset, count: 4)?.fourCC(0) == "INFO" else { continue }
+            for entry in Self.chunks(file, bigEndian: false, from: list.offset + 4) where entry.offset + entry.length <= list.offset + list.length {
+                guard let key = infoKeys[entry.id], entry.length <= VorbisComments.valueLimit,
+                      let bytes = file.read(at: entry.offset, count: entry.length) else { continue }
+                let value = LRCFile.text(Array(bytes.prefix { $0 != 0 })).trimmingSpaces
+                if !value.isEmpty { VorbisComments.apply(key, [value], to: &comments) }
+            }
+        }
+        return try probed(comments, chunks: chunks, data: data, rate: rate, channels: channels, frameBytes: blockAlign, path: path)
+    }
+
+    static func readAIFF(_ file: FileBytes, path: String) throws(SongboxError) -> ProbedFile {
+        let chunks = chunks(file, bigEndian: true)
+        guard let common = chunks.first(where: { $0.id == "COMM" }), let fields = file.read(at: common.offset, count: 18) else {
+            throw SongboxError(.unreadableFile, "an AIFF file without its COMM chunk", at: path)
+        }
+        let channels = fields.bigEndian(0, 2), frames = fields.bigEndian(2, 4), bits = fields.bigEndian(6, 2)
+        guard let rate = extendedRate(Array(fields[8..<18])) else {
+            throw SongboxError(.unreadableFile, "the AIFF COMM chunk gives no usable sample rate", at: path)
+        }
+        guard let sound = chunks.first(where: { $0.id == "SSND" }) else {
+            throw SongboxError(.unreadableFile, "an AIFF file without a sound data chunk", at: path)
+        }
+        var comments = VorbisCommentBlock()
+        for chunk in chunks {
+            guard let key = aiffKeys[chunk.id], chunk.length <= VorbisComments.valueLimit,
+                  let bytes = file.read(at: chunk.offset, count: chunk.length) else { continue }
+            let value = LRCFile.text(Array(bytes.prefix { $0 != 0 })).trimmingSpaces
+            if !value.isEmpty { VorbisComments.apply(key, [value], to: &comments) }
+        }
+        // The sound data starts 8 bytes in (offset and block size), plus the offset it states.
+        let frameBytes = channels * ((bits + 7) / 8)
+        var probe = try probed(comments, chunks: chunks, data: Chunk(id: "SSND", offset: sound.offset + 8, length: max(sound.length - 8, 0),
+                                                                    claimed: max(sound.claimed - 8, 0)),
+                               rate: rate, channels: channels, frameBytes: frameBytes, path: path)
+        if frames > 0, frameBytes > 0, frames * frameBytes > sound.length {
+            probe.warnings.append("the COMM chunk claims \(frames) frames, more than the sound data holds")
+        }
+        return probe
+    }
+
+    private static func probed(_ comments: VorbisCommentBlock, chunks: [Chunk], data: Chunk, rate: Int, channels: Int,
+                               frameBytes: Int, path: String) throws(SongboxError) -> ProbedFile {
+        guard rate > 0, rate <= 768_000, channels > 0, frameBytes > 0 else {
+            throw SongboxError(.unreadableFile, "the format chunk gives no usable rate, channel count or frame size", at: path)
+        }
+        var warnings = comments.warnings
+        if data.claimed > data.length {
+            warnings.append("the data chunk claims \(data.claimed) bytes but the file holds \(data.length): indexed as far as it goes")
+        }
+        // An ID3 chunk (written by some taggers) is not read yet: said, so its tags are not silently missing.
+        if chunks.contains(where: { $0.id == "id3 " || $0.id == "ID3 " }) {
+            warnings.append("its ID3 chunk is not read (tags from RIFF INFO/AIFF text chunks only)")
+        }
+        let duration = Double(data.length / frameBytes) / Double(rate)
+        return TagFormats.probed(comments, audio: TagFormats.Audio(duration: duration, bytes: data.length, sampleRate: rate, channels: channels),
+                                 path: path, warnings: warnings)
+    }
+
+    /// An 80-bit IEEE extended float (AIFF's sample rate) as a whole rate; nil when out of range.
+    static func extendedRate(_ bytes: [UInt8]) -> Int? {
+        let exponent = bytes.bigEndian(0, 2) & 0x7FFF - 16383
+        let mantissa = UInt64(truncatingIfNeeded: bytes.bigEndian(2, 8))
+        guard bytes[0] & 0x80 == 0, (0..<32).contains(exponent) else { return nil }
+        let rate = Int(mantissa >> UInt64(63 - exponent))
+        return rate > 0 && rate <= 768_000 ? rate : nil
+    }
+
+    /// RIFF INFO chunk ids, as the Vorbis comment keys they mean.
+    private static let infoKeys = ["INAM": "TITLE", "IART": "ARTIST", "IPRD": "ALBUM", "ICRD": "DATE", "IGNR": "GENRE",
+                                   "ICMT": "COMMENT", "ITRK": "TRACKNUMBER", "IPRT": "TRACKNUMBER", "ISRC": "ISRC"]
+    private static let aiffKeys = ["NAME": "TITLE", "AUTH": "ARTIST", "ANNO": "COMMENT"]
+}

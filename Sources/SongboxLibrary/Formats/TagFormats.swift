@@ -1,0 +1,97 @@
+import Foundation
+import SongboxFiles
+
+/// The kinds of music file songbox indexes, told apart by their first bytes.
+enum AudioFileKind: Equatable {
+    case mp3, flac, ogg, wav, aiff
+
+    /// File name suffixes the scanner looks at, lower case.
+    static let suffixes = ["mp3", "flac", "ogg", "oga", "opus", "wav", "wave", "aif", "aiff", "aifc"]
+    /// Suffixes of audio songbox does not play, reported by a scan rather than passed over in silence.
+    static let unplayedSuffixes = ["m4a", "m4b", "mp4", "aac", "alac", "wma", "ape", "wv", "mpc", "mp2", "ac3", "dts",
+                                   "dsf", "dff", "tta", "spx", "mka", "webm", "caf", "amr", "mid", "midi"]
+
+    /// The kind `head` (a file's first bytes; at least 12) starts as; nil for none of these.
+    /// MP3 is what is left: it has no fixed start.
+    init?(head: [UInt8]) {
+        guard head.count >= 12 else { return nil }
+        switch head.fourCC(0) {
+        case "fLaC": self = .flac
+        case "OggS": self = .ogg
+        case "RIFF" where head.fourCC(8) == "WAVE": self = .wav
+        case "FORM" where head.fourCC(8) == "AIFF" || head.fourCC(8) == "AIFC": self = .aiff
+        default: return nil
+        }
+    }
+}
+
+/// Reads a music file of any kind songbox indexes: MP3 with libmpg123 (`MP3Reader`), the others
+/// with the readers of their containers. Owns one libmpg123 handle: one per thread.
+final class TrackFileReader {
+    private let mp3: MP3Reader
+
+    init() throws(SongboxError) {
+        mp3 = try MP3Reader()
+    }
+
+    func read(path: String) throws(SongboxError) -> ProbedFile {
+        let fd = FileName.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw SongboxError(.unreadableFile, Message(verbatim: String(cString: strerror(errno))), at: path) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw SongboxError(.unreadableFile, Message(verbatim: String(cString: strerror(errno))), at: path) }
+        let file = FileBytes(fd: fd, size: Int(info.st_size))
+        let (kind, start) = Self.kind(of: file)
+        switch kind {
+        case .flac: return try FLACReader.read(file, path: path, start: start)
+        case .ogg: return try OggReader.read(file, path: path)
+        case .wav: return try PCMFileReader.readWAV(file, path: path)
+        case .aiff: return try PCMFileReader.readAIFF(file, path: path)
+        case .mp3, nil:
+            // A file named as another kind is not handed to libmpg123, which finds "frames" in
+            // anything; one without a music suffix (a download in the offline cache) is.
+            let suffix = Self.suffix(path)
+            guard kind == .mp3 || suffix == "mp3" || !AudioFileKind.suffixes.contains(suffix) else {
+                throw SongboxError(.unreadableFile, "not a \(suffix.uppercased()) file: its first bytes are of no kind songbox plays", at: path)
+            }
+            return try mp3.read(path: path)
+        }
+    }
+
+    /// What the file holds, by its first bytes (after an ID3v2 tag, which some FLAC files carry),
+    /// and where that starts; `.mp3` when an ID3v2 tag is followed by none of the others.
+    static func kind(of file: FileBytes) -> (AudioFileKind?, Int) {
+        let head = file.readUpTo(at: 0, count: 12)
+        if let kind = AudioFileKind(head: head) { return (kind, 0) }
+        guard head.count >= 10, head.starts(with: Array("ID3".utf8)) else { return (nil, 0) }
+        // A syncsafe size, plus a footer when the flags say so.
+        let size = head[6..<10].reduce(0) { $0 << 7 | Int($1 & 0x7F) } + 10 + (head[5] & 0x10 != 0 ? 10 : 0)
+        if AudioFileKind(head: file.readUpTo(at: size, count: 12)) == .flac { return (.flac, size) }
+        return (.mp3, 0)
+    }
+
+    static func suffix(_ path: String) -> String {
+        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return "" }
+        return path[path.index(after: dot)...].lowercased()
+    }
+}
+
+/// What every non-MP3 reader ends with: the tags as `ProbedFile`, lyrics included.
+enum TagFormats {
+    struct Audio {
+        var duration: Double
+        /// Bytes of audio data, for the average bitrate.
+        var bytes: Int
+        var sampleRate: Int
+        var channels: Int
+    }
+
+    static func probed(_ comments: VorbisCommentBlock, audio: Audio, path: String, warnings: [String]) -> ProbedFile {
+        let bitrate = audio.duration > 0 ? Int((Double(audio.bytes) * 8 / audio.duration / 1000).rounded()) : 0
+        let facts = AudioFacts(duration: audio.duration, bitrate: bitrate, sampleRate: audio.sampleRate, channels: audio.channels)
+        var tags = comments.tags
+        let lyrics = LyricsReader.read(path: path, embedded: comments.lyrics)
+        tags.lyrics = lyrics.lyrics?.text ?? comments.lyrics
+        return ProbedFile(tags: tags, audio: facts, warnings: warnings + lyrics.warnings, lyrics: lyrics.lyrics, lrcMtime: lyrics.lrcMtime)
+    }
+}
