@@ -196,7 +196,8 @@ enum OggReader {
         guard rate > 0, rate <= 768_000, channels > 0 else {
             throw SongboxError(.unreadableFile, "the Ogg stream header gives no usable rate or channel count", at: path)
         }
-        guard let last = lastGranule(file, serial: serial) else {
+        // Header pages have position 0: a stream of headers alone has no audio.
+        guard let last = lastGranule(file, serial: serial), last > 0 else {
             throw SongboxError(.unreadableFile, "no Ogg page with a position found at the end of the file: cut short or damaged", at: path)
         }
         let samples = totalSamples > 0 ? totalSamples : max(last - preSkip, 0)

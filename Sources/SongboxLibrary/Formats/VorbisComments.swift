@@ -117,8 +117,11 @@ enum VorbisComments {
             return ["the Vorbis comment block is cut short"]
         }
         for index in 0..<count {
-            guard let length = source.read(4)?.littleEndian(0, 4), let head = source.read(min(length, keyLimit)) else {
+            guard let length = source.read(4)?.littleEndian(0, 4) else {
                 return ["the Vorbis comment block ends after \(index) of the \(count) comments it claims"]
+            }
+            guard let head = source.read(min(length, keyLimit)) else {
+                return ["a Vorbis comment claims \(length) bytes, more than the file holds"]
             }
             let rest = length - head.count
             guard let equals = head.firstIndex(of: UInt8(ascii: "=")) else {
