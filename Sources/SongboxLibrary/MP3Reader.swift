@@ -142,6 +142,24 @@ final class MP3Reader {
                           lyrics: lyrics.lyrics, lrcMtime: lyrics.lrcMtime)
     }
 
+    /// The tags of an ID3v2 tag held apart from MPEG audio (the `id3 ` chunk of a WAV or AIFF
+    /// file), read by libmpg123 from the bytes fed to it; nil when it finds no tag there.
+    func tags(ofID3 tag: [UInt8]) -> FileTags? {
+        mpg123_param2(handle, Int32(MPG123_FLAGS.rawValue), Int(MPG123_QUIET.rawValue), 0)
+        guard mpg123_open_feed(handle) == Int32(MPG123_OK.rawValue) else { return nil }
+        defer { mpg123_close(handle) }
+        var done = 0
+        // It reads the tag as it looks for the first frame, and then wants more: no audio follows.
+        _ = tag.withUnsafeBufferPointer { mpg123_decode(handle, $0.baseAddress, $0.count, nil, 0, &done) }
+        var v1: UnsafeMutablePointer<mpg123_id3v1>?
+        var v2: UnsafeMutablePointer<mpg123_id3v2>?
+        guard mpg123_meta_check(handle) & MPG123_ID3 != 0, mpg123_id3(handle, &v1, &v2) == Int32(MPG123_OK.rawValue),
+              let v2 else { return nil }
+        var tags = FileTags()
+        ID3v2Reader.apply(v2.pointee, to: &tags)
+        return tags
+    }
+
     private func check(_ status: Int32, path: String) throws(SongboxError) {
         guard status == Int32(MPG123_OK.rawValue) else {
             throw SongboxError(.unreadableFile, "libmpg123 cannot open it", at: path,

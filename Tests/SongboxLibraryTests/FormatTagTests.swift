@@ -69,7 +69,7 @@ import Testing
         #expect(tags.replayGainTrackGain == -6.5 && tags.replayGainTrackPeak == 0.988 && tags.replayGainAlbumGain == -7.25)
         #expect(tags.hasPicture)
         // Exact: the samples metaflac reports, over the rate.
-        let samples = try #require(Int(try Self.output("metaflac", ["--show-total-samples", flac]).trimmingSpaces))
+        let samples = try #require(Int(String(decoding: try Oracle.run("metaflac", ["--show-total-samples", flac]).output, as: UTF8.self).trimmingSpaces))
         #expect(samples == 100_003)
         #expect(probed.audio.duration == 100_003.0 / 44_100)
         #expect(probed.audio.sampleRate == 44_100 && probed.audio.channels == 2)
@@ -151,6 +151,35 @@ import Testing
         let aiffProbed = try read(aiff)
         #expect(aiffProbed.audio.duration == 44_101.0 / 44_100)
         #expect(aiffProbed.audio.sampleRate == 44_100 && aiffProbed.audio.channels == 2)
+    }
+
+    @Test func anID3ChunkInAWAVOrAIFFComesBeforeItsTextChunks() throws {
+        let wav = try source(frames: 22_050)
+        let tagged = directory + "/id3.wav", aiff = directory + "/id3.aiff"
+        try AudioFixtures.run("ffmpeg", ["-v", "error", "-y", "-i", wav, "-metadata", "title=From INFO", "-metadata", "album=Kept",
+                                         "-c", "copy", tagged])
+        try AudioFixtures.run("sox", [wav, aiff])
+        // mutagen (Debian's python3-mutagen) writes the chunk as Picard does.
+        let script = """
+            import sys
+            from mutagen.wave import WAVE
+            from mutagen.aiff import AIFF
+            from mutagen.id3 import TIT2, TPE1
+            for path, kind in ((sys.argv[1], WAVE), (sys.argv[2], AIFF)):
+                audio = kind(path)
+                audio.add_tags()
+                audio.tags.add(TIT2(encoding=3, text="שיר בתוך ID3"))
+                audio.tags.add(TPE1(encoding=1, text="Artist"))
+                audio.save()
+            """
+        let result = try Oracle.run("/usr/bin/python3", ["-c", script, tagged, aiff], mergeErrors: true)
+        try #require(result.status == 0, "mutagen: \(String(decoding: result.output, as: UTF8.self))")
+        for path in [tagged, aiff] {
+            let probed = try read(path)
+            #expect(probed.tags.title == "שיר בתוך ID3" && probed.tags.artist == "Artist")
+            #expect(probed.audio.duration == 22_050.0 / 44_100)
+        }
+        #expect(try read(tagged).tags.album == "Kept")
     }
 
     // MARK: Lying and broken files
@@ -274,17 +303,5 @@ import Testing
         let body = word(type) + word(mime.utf8.count) + Array(mime.utf8) + word(0) + word(0) + word(0) + word(0) + word(0)
             + word(image.count) + image
         return Data(body)
-    }
-
-    static func output(_ tool: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [tool] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
     }
 }

@@ -28,7 +28,7 @@ enum PCMFileReader {
         return chunks
     }
 
-    static func readWAV(_ file: FileBytes, path: String) throws(SongboxError) -> ProbedFile {
+    static func readWAV(_ file: FileBytes, path: String, id3: (([UInt8]) -> FileTags?)? = nil) throws(SongboxError) -> ProbedFile {
         let chunks = chunks(file, bigEndian: false)
         guard let format = chunks.first(where: { $0.id == "fmt " }), format.length >= 16,
               let fields = file.read(at: format.offset, count: 16) else {
@@ -48,10 +48,10 @@ enum PCMFileReader {
                 if !value.isEmpty { VorbisComments.apply(key, [value], to: &comments) }
             }
         }
-        return try probed(comments, chunks: chunks, data: data, rate: rate, channels: channels, frameBytes: blockAlign, path: path)
+        return try probed(comments, file: file, chunks: chunks, data: data, rate: rate, channels: channels, frameBytes: blockAlign, path: path, id3: id3)
     }
 
-    static func readAIFF(_ file: FileBytes, path: String) throws(SongboxError) -> ProbedFile {
+    static func readAIFF(_ file: FileBytes, path: String, id3: (([UInt8]) -> FileTags?)? = nil) throws(SongboxError) -> ProbedFile {
         let chunks = chunks(file, bigEndian: true)
         guard let common = chunks.first(where: { $0.id == "COMM" }), let fields = file.read(at: common.offset, count: 18) else {
             throw SongboxError(.unreadableFile, "an AIFF file without its COMM chunk", at: path)
@@ -72,17 +72,17 @@ enum PCMFileReader {
         }
         // The sound data starts 8 bytes in (offset and block size), plus the offset it states.
         let frameBytes = channels * ((bits + 7) / 8)
-        var probe = try probed(comments, chunks: chunks, data: Chunk(id: "SSND", offset: sound.offset + 8, length: max(sound.length - 8, 0),
+        var probe = try probed(comments, file: file, chunks: chunks, data: Chunk(id: "SSND", offset: sound.offset + 8, length: max(sound.length - 8, 0),
                                                                     claimed: max(sound.claimed - 8, 0)),
-                               rate: rate, channels: channels, frameBytes: frameBytes, path: path)
+                               rate: rate, channels: channels, frameBytes: frameBytes, path: path, id3: id3)
         if frames > 0, frameBytes > 0, frames * frameBytes > sound.length {
             probe.warnings.append("the COMM chunk claims \(frames) frames, more than the sound data holds")
         }
         return probe
     }
 
-    private static func probed(_ comments: VorbisCommentBlock, chunks: [Chunk], data: Chunk, rate: Int, channels: Int,
-                               frameBytes: Int, path: String) throws(SongboxError) -> ProbedFile {
+    private static func probed(_ comments: VorbisCommentBlock, file: FileBytes, chunks: [Chunk], data: Chunk, rate: Int, channels: Int,
+                               frameBytes: Int, path: String, id3: (([UInt8]) -> FileTags?)?) throws(SongboxError) -> ProbedFile {
         guard rate > 0, rate <= 768_000, channels > 0, frameBytes > 0 else {
             throw SongboxError(.unreadableFile, "the format chunk gives no usable rate, channel count or frame size", at: path)
         }
@@ -90,14 +90,24 @@ enum PCMFileReader {
         if data.claimed > data.length {
             warnings.append("the data chunk claims \(data.claimed) bytes but the file holds \(data.length): indexed as far as it goes")
         }
-        // An ID3 chunk (written by some taggers) is not read yet: said, so its tags are not silently missing.
-        if chunks.contains(where: { $0.id == "id3 " || $0.id == "ID3 " }) {
-            warnings.append("its ID3 chunk is not read (tags from RIFF INFO/AIFF text chunks only)")
+        // An ID3 chunk (Picard, foobar2000 and Mp3tag write one) comes before the text chunks.
+        var comments = comments
+        if let chunk = chunks.first(where: { $0.id == "id3 " || $0.id == "ID3 " }), let id3 {
+            if chunk.length > id3ChunkLimit {
+                warnings.append("its ID3 chunk of \(chunk.length) bytes is over \(id3ChunkLimit >> 20) MiB: not read")
+            } else if let tag = file.read(at: chunk.offset, count: chunk.length), let tags = id3(tag) {
+                comments.tags = tags.merged(over: comments.tags)
+            } else {
+                warnings.append("its ID3 chunk holds no tag songbox can read")
+            }
         }
         let duration = Double(data.length / frameBytes) / Double(rate)
         return TagFormats.probed(comments, audio: TagFormats.Audio(duration: duration, bytes: data.length, sampleRate: rate, channels: channels),
                                  path: path, warnings: warnings)
     }
+
+    /// The largest ID3 chunk read (pictures included: it is read whole).
+    static let id3ChunkLimit = 16 << 20
 
     /// An 80-bit IEEE extended float (AIFF's sample rate) as a whole rate; nil when out of range.
     static func extendedRate(_ bytes: [UInt8]) -> Int? {

@@ -45,8 +45,8 @@ final class TrackFileReader {
         switch kind {
         case .flac: return try FLACReader.read(file, path: path, start: start)
         case .ogg: return try OggReader.read(file, path: path)
-        case .wav: return try PCMFileReader.readWAV(file, path: path)
-        case .aiff: return try PCMFileReader.readAIFF(file, path: path)
+        case .wav: return try PCMFileReader.readWAV(file, path: path, id3: mp3.tags(ofID3:))
+        case .aiff: return try PCMFileReader.readAIFF(file, path: path, id3: mp3.tags(ofID3:))
         case .mp3, nil:
             // A file named as another kind is not handed to libmpg123, which finds "frames" in
             // anything; one without a music suffix (a download in the offline cache) is.
@@ -93,5 +93,19 @@ enum TagFormats {
         let lyrics = LyricsReader.read(path: path, embedded: comments.lyrics)
         tags.lyrics = lyrics.lyrics?.text ?? comments.lyrics
         return ProbedFile(tags: tags, audio: facts, warnings: warnings + lyrics.warnings, lyrics: lyrics.lyrics, lrcMtime: lyrics.lrcMtime)
+    }
+}
+
+extension FileTags {
+    /// These tags, with the fields they lack taken from `other`.
+    func merged(over other: FileTags) -> FileTags {
+        var merged = self
+        func fill<T>(_ field: WritableKeyPath<FileTags, T?>) {
+            if merged[keyPath: field] == nil { merged[keyPath: field] = other[keyPath: field] }
+        }
+        fill(\.title); fill(\.artist); fill(\.album); fill(\.albumArtist); fill(\.genre); fill(\.comment); fill(\.lyrics)
+        fill(\.year); fill(\.date); fill(\.track); fill(\.trackTotal); fill(\.disc); fill(\.discTotal); fill(\.isrc)
+        merged.hasPicture = hasPicture || other.hasPicture
+        return merged
     }
 }
