@@ -142,7 +142,7 @@ import Testing
         #expect(report.added == 2)
         #expect(try store.tracks.track(path: real)?.title == "Real")
         #expect(report.skipped.map(\.path) == [music + "/album.mp3", music + "/dangling.mp3", music + "/pipe.mp3"])
-        #expect(report.skipped.map(\.reason) == ["a folder named like an MP3 file (its contents are scanned)",
+        #expect(report.skipped.map(\.reason) == ["a folder named like a music file (its contents are scanned)",
                                                  "cannot be read: No such file or directory (a dangling symlink)",
                                                  "a FIFO, not a file"])
     }
