@@ -138,6 +138,23 @@ import Testing
         #expect(probed.audio.duration == 76_396.0 / 44_100)
     }
 
+    @Test func aFLACEncodedToAPipeGetsItsExactLengthFromItsLastFrame() throws {
+        let wav = try source(frames: 100_003)
+        let piped = directory + "/piped.flac"
+        // Raw samples from a pipe, written to stdout: flac cannot put the count in STREAMINFO.
+        let raw = "sox '\(wav)' -t raw - | flac -s -f --force-raw-format --endian=little --sign=signed --channels=2 --bps=16 "
+            + "--sample-rate=44100"
+        let result = try Oracle.run("bash", ["-c", "\(raw) -c - > '\(piped)'"], mergeErrors: true)
+        try #require(result.status == 0, "\(String(decoding: result.output, as: UTF8.self))")
+        #expect(String(decoding: try Oracle.run("metaflac", ["--show-total-samples", piped]).output, as: UTF8.self).trimmingSpaces == "0")
+        #expect(try read(piped).audio.duration == 100_003.0 / 44_100)
+        // Another block size, which the last frame's number is multiplied by.
+        let small = directory + "/small-blocks.flac"
+        let again = try Oracle.run("bash", ["-c", "\(raw) -b 1152 -c - > '\(small)'"], mergeErrors: true)
+        try #require(again.status == 0)
+        #expect(try read(small).audio.duration == 100_003.0 / 44_100)
+    }
+
     @Test func wavAndAIFFLengthsAndRIFFInfoTags() throws {
         let wav = try source(frames: 44_101)
         let tagged = directory + "/f.wav", aiff = directory + "/g.aiff"
