@@ -280,6 +280,30 @@ extension TestLibrarySuite {
         #expect(fetch.lines.last == "ACK [2@0] {readpicture} Bad file offset", "\(fetch.stdout)")
     }
 
+    @Test func readPictureSendsTheCoverOfAFLACAndAnOpusFile() throws {
+        let own = try TestLibrary()
+        try FileManager.default.createDirectory(atPath: own.music, withIntermediateDirectories: true)
+        let picture = ImageFixtures.png(width: 64, height: 48, filler: 30_000)
+        let png = own.folder + "/cover.png", wav = own.folder + "/tone.wav"
+        try Data(picture).write(to: URL(fileURLWithPath: png))
+        try AudioFixtures.run("sox", ["-R", "-D", "-r", "48000", "-c", "2", "-n", "-b", "16", wav, "synth", "1", "sine", "440"])
+        try AudioFixtures.run("flac", ["-s", "-f", "--picture=3||||\(png)", wav, "-o", own.music + "/pictured.flac"])
+        try AudioFixtures.run("opusenc", ["--quiet", "--picture", "3||||\(png)", wav, own.music + "/pictured.opus"])
+        try own.scan()
+        let (daemon, port) = try Self.startDaemon(on: own)
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        let fetch = try SongboxRunner.run(executable: "/usr/bin/python3", ["-c", """
+            import hashlib, mpd
+            c = mpd.MPDClient(); c.connect("127.0.0.1", \(port))
+            for name in ["pictured.flac", "pictured.opus"]:
+                art = c.readpicture(name)
+                print(art["type"], len(art["binary"]), hashlib.sha256(art["binary"]).hexdigest())
+            """])
+        #expect(fetch.status == 0, "\(fetch.stdout) \(fetch.stderr)")
+        let digest = try SongboxRunner.run(executable: "/usr/bin/sha256sum", [png]).stdout.prefix(64)
+        #expect(fetch.lines == Array(repeating: "image/png \(picture.count) \(digest)", count: 2), "\(fetch.stdout)")
+    }
+
     /// Tag values with line breaks (a comment written on Windows: CR LF; a bare CR; NUL) come out
     /// on one line each: the framing holds for every client.
     @Test func tagValuesWithLineBreaksKeepTheFraming() throws {
