@@ -6,7 +6,7 @@ import Synchronization
 public struct ArtFacts: Sendable, Equatable {
     public enum Source: String, Sendable {
         /// A picture in the track's tags: an ID3 `APIC` frame, a FLAC PICTURE block, an Ogg
-        /// `METADATA_BLOCK_PICTURE`.
+        /// `METADATA_BLOCK_PICTURE`, an MP4 `covr`.
         case embedded
         /// A picture file beside the track (`cover.jpg`, ...).
         case file
@@ -123,6 +123,7 @@ public enum ArtLocator {
         switch TrackFileReader.kind(of: file) {
         case (.flac, let start): return flacPicture(file, path: path, start: start)
         case (.ogg, _): return oggPicture(file, path: path)
+        case (.mp4, _): return mp4Picture(file, path: path)
         default: break
         }
         let scan = ID3Frames.scan(fd: fd, fileSize: Int(info.st_size), ids: ["APIC"])
@@ -203,6 +204,18 @@ public enum ArtLocator {
             }
         }
         return lookup
+    }
+
+    /// The first `covr` picture of an MP4 file (MP4 has no picture types: the first is the
+    /// front cover), read from where its bytes lie in the file.
+    private static func mp4Picture(_ file: FileBytes, path: String) -> ArtLookup {
+        guard let cover = MP4Reader.movie(file)?.covers.first else { return ArtLookup() }
+        let read = { (offset: Int, count: Int) in file.read(at: cover.offset + offset, count: count) }
+        let image = ImageHeader.inspect(size: cover.length, read: read)
+        let mime = cover.type == 14 ? "image/png" : cover.type == 13 ? "image/jpeg" : image.mime ?? "application/octet-stream"
+        return ArtLookup(facts: ArtFacts(source: .embedded, path: path, mime: mime, pictureType: 3, description: nil,
+                                         width: image.width, height: image.height, size: cover.length, frame: nil,
+                                         dataOffset: cover.offset))
     }
 
     /// The largest picture held in memory (decoded from an Ogg comment).

@@ -199,6 +199,48 @@ import Testing
         #expect(try read(tagged).tags.album == "Kept")
     }
 
+    @Test func mp4TagsCoverAndExactLengthsOfAACAndALAC() throws {
+        let wav = try source(frames: 100_003)
+        let front = try picture("m4a-cover")
+        let aac = directory + "/h.m4a", alac = directory + "/i.m4a"
+        let tags = ["-metadata", "title=ירושלים", "-metadata", "artist=נעמי שמר", "-metadata", "album_artist=Various",
+                    "-metadata", "album=Gold", "-metadata", "track=3/9", "-metadata", "disc=1/2", "-metadata", "date=1967",
+                    "-metadata", "genre=Folk", "-metadata", "lyrics=first line"]
+        try AudioFixtures.run("ffmpeg", ["-v", "error", "-y", "-i", wav, "-i", front, "-map", "0", "-map", "1", "-c:a", "aac",
+                                         "-c:v", "copy", "-disposition:v", "attached_pic"] + tags + [aac])
+        try AudioFixtures.run("ffmpeg", ["-v", "error", "-y", "-i", wav, "-c:a", "alac", "-metadata", "title=Lossless", alac])
+        let probed = try read(aac)
+        #expect(probed.tags.title == "ירושלים" && probed.tags.artist == "נעמי שמר" && probed.tags.albumArtist == "Various")
+        #expect(probed.tags.album == "Gold" && probed.tags.track == 3 && probed.tags.trackTotal == 9)
+        #expect(probed.tags.disc == 1 && probed.tags.discTotal == 2 && probed.tags.year == 1967 && probed.tags.genre == "Folk")
+        #expect(probed.tags.lyrics == "first line")
+        // The encoder's 1,024 samples of delay (the edit list's start) are not the music's.
+        #expect(probed.audio.duration == 100_003.0 / 44_100)
+        #expect(probed.audio.sampleRate == 44_100 && probed.audio.channels == 2)
+        let (facts, image) = try art(aac)
+        #expect(facts.mime == "image/png")
+        #expect(image == (try bytes(front)))
+        let lossless = try read(alac)
+        #expect(lossless.tags.title == "Lossless" && lossless.audio.duration == 100_003.0 / 44_100)
+
+        // Freeform items as Picard writes them (mutagen); iTunes says the delay, padding and
+        // length in iTunSMPB, which comes first.
+        let script = """
+            import sys
+            from mutagen.mp4 import MP4, MP4FreeForm
+            audio = MP4(sys.argv[1])
+            audio["----:com.apple.iTunes:replaygain_track_gain"] = [MP4FreeForm(b"-4.25 dB")]
+            audio["----:com.apple.iTunes:MusicBrainz Album Id"] = [MP4FreeForm(b"9e6d0bd2")]
+            audio["----:com.apple.iTunes:iTunSMPB"] = [MP4FreeForm(b" 00000000 00000840 000001CA 0000000000015F90 00000000")]
+            audio.save()
+            """
+        let result = try Oracle.run("/usr/bin/python3", ["-c", script, aac], mergeErrors: true)
+        try #require(result.status == 0, "mutagen: \(String(decoding: result.output, as: UTF8.self))")
+        let retagged = try read(aac)
+        #expect(retagged.tags.replayGainTrackGain == -4.25 && retagged.tags.musicBrainzAlbumID == "9e6d0bd2")
+        #expect(retagged.audio.duration == Double(0x15F90) / 44_100)
+    }
+
     // MARK: Lying and broken files
 
     @Test func aWAVWhoseDataChunkClaimsMoreThanTheFileHoldsIsIndexedAsFarAsItGoes() throws {
@@ -280,6 +322,30 @@ import Testing
         try Data(whole.prefix(headersEnd)).write(to: URL(fileURLWithPath: headersOnly))
         let error = try #require(throws: SongboxError.self) { try read(headersOnly) }
         #expect(error.message.contains("no Ogg page with a position"))
+    }
+
+    @Test func anMP4WithABrokenMovieAtomIsUnreadableAndALyingItemKeepsWhatCameBefore() throws {
+        let wav = try source(frames: 22_050)
+        let path = directory + "/broken.m4a"
+        try AudioFixtures.run("ffmpeg", ["-v", "error", "-y", "-i", wav, "-c:a", "aac", "-metadata", "title=Before",
+                                         "-metadata", "album=After", path])
+        let whole = try bytes(path)
+        // FFmpeg writes moov last: cut in it, its size runs past the end of the file.
+        let cut = directory + "/cut.m4a"
+        try Data(whole.prefix(whole.count - 40)).write(to: URL(fileURLWithPath: cut))
+        let error = try #require(throws: SongboxError.self) { try read(cut) }
+        #expect(error.message.contains("no MP4 movie atom"))
+        // The album item (©alb) claims 1 GB: the title before it is kept, and the file said damaged.
+        var lying = whole
+        let album: [UInt8] = [0xA9] + Array("alb".utf8)
+        let at = try #require((4...(lying.count - 4)).first { lying[$0..<($0 + 4)].elementsEqual(album) })
+        lying.replaceSubrange((at - 4)..<at, with: [0x40, 0x00, 0x00, 0x00])
+        let lyingPath = directory + "/lying.m4a"
+        try Data(lying).write(to: URL(fileURLWithPath: lyingPath))
+        let probed = try read(lyingPath)
+        #expect(probed.tags.title == "Before" && probed.tags.album == nil)
+        #expect(probed.warnings.contains { $0.contains("claims more bytes than its parent holds") })
+        #expect(probed.audio.duration == 22_050.0 / 44_100)
     }
 
     @Test func aFileNamedAsOneKindHoldingNoneIsUnreadableWithTheReason() throws {

@@ -34,8 +34,8 @@ extension Collection where Element == UInt8, Index == Int {
         return value
     }
 
-    /// The four bytes at `offset` as ASCII (a chunk or atom name).
+    /// The four bytes at `offset` as Latin-1 (a chunk or atom name; MP4's start with `©`, 0xA9).
     func fourCC(_ offset: Int) -> String {
-        String(decoding: self[(startIndex + offset)..<(startIndex + offset + 4)], as: UTF8.self)
+        String(String.UnicodeScalarView(self[(startIndex + offset)..<(startIndex + offset + 4)].map { Unicode.Scalar($0) }))
     }
 }

@@ -4,6 +4,8 @@ import SongboxFiles
 /// The kinds of music file songbox indexes, told apart by their first bytes.
 enum AudioFileKind: Equatable {
     case mp3, flac, ogg, wav, aiff
+    /// MP4 audio (AAC, ALAC): its tags are read, but it is not indexed until songbox plays it.
+    case mp4
 
     /// File name suffixes the scanner looks at, lower case.
     static let suffixes = ["mp3", "flac", "ogg", "oga", "opus", "wav", "wave", "aif", "aiff", "aifc"]
@@ -20,6 +22,7 @@ enum AudioFileKind: Equatable {
         case "OggS": self = .ogg
         case "RIFF" where head.fourCC(8) == "WAVE": self = .wav
         case "FORM" where head.fourCC(8) == "AIFF" || head.fourCC(8) == "AIFC": self = .aiff
+        case _ where head.fourCC(4) == "ftyp": self = .mp4
         default: return nil
         }
     }
@@ -47,6 +50,7 @@ final class TrackFileReader {
         case .ogg: return try OggReader.read(file, path: path)
         case .wav: return try PCMFileReader.readWAV(file, path: path, id3: mp3.tags(ofID3:))
         case .aiff: return try PCMFileReader.readAIFF(file, path: path, id3: mp3.tags(ofID3:))
+        case .mp4: return try MP4Reader.read(file, path: path)
         case .mp3, nil:
             // A file named as another kind is not handed to libmpg123, which finds "frames" in
             // anything; one without a music suffix (a download in the offline cache) is.
