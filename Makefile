@@ -47,12 +47,13 @@ test:
 	@scratch=$$(mktemp -d "$${TMPDIR:-/tmp}/songbox-tests.XXXXXX") && chmod 755 "$$scratch" && trap 'rm -rf "$$scratch"' EXIT && \
 	  echo "TMPDIR=$$scratch $(SWIFT) test --skip-build" && TMPDIR=$$scratch $(SWIFT) test --skip-build
 
-## bench: compare with MPD, lua5.4, mpg123, Essentia and librosa and print the numbers (see docs/benchmarks.md).
+## bench: compare with MPD, lua5.4, mpg123, flac, oggdec, opusdec, ffmpeg, Essentia and librosa and print the numbers (see docs/benchmarks.md).
 bench:
 	@scripts/install-deps.sh --bench
 	bench/run
 	bench/lua-run
 	bench/player-run
+	bench/decoders-run
 	bench/daemon-run
 	bench/analysis-run
 	bench/moods-run

@@ -33,6 +33,10 @@ let package = Package(
         .systemLibrary(name: "CMPG123", pkgConfig: "libmpg123", providers: [.apt(["libmpg123-dev"])]),
         .systemLibrary(name: "CLua", pkgConfig: "lua5.4", providers: [.apt(["liblua5.4-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        // The formats beyond MP3, with the libraries MPD's Debian build uses (docs/architecture.md).
+        .systemLibrary(name: "CFLAC", pkgConfig: "flac", providers: [.apt(["libflac-dev"])]),
+        .systemLibrary(name: "CVorbisFile", pkgConfig: "vorbisfile", providers: [.apt(["libvorbis-dev"])]),
+        .systemLibrary(name: "COpusFile", pkgConfig: "opusfile", providers: [.apt(["libopusfile-dev"])]),
         // glibc's gettext (<libintl.h>), which Swift's Glibc module does not export. Nothing to link.
         .systemLibrary(name: "CIntl"),
 
@@ -59,7 +63,8 @@ let package = Package(
         // Audio features (tempo, key, loudness, moods) from decoded PCM: pure Swift, its own FFT.
         .target(name: "SongboxAnalysis"),
         // Decoding, outputs and the player engine. Knows nothing of SQLite or Lua.
-        .target(name: "SongboxAudio", dependencies: ["CMPG123", "CALSA", "SongboxFiles", "SongboxMessages"]),
+        .target(name: "SongboxAudio", dependencies: ["CMPG123", "CFLAC", "CVorbisFile", "COpusFile", "CALSA", "SongboxFiles",
+                                                     "SongboxMessages"]),
         // Tracks from the network: HTTP(S) files and Icecast/SHOUTcast streams read ahead into a
         // bounded buffer on their own task, decoded as they arrive (`RemoteTracks` opens them for
         // the engine), and the offline cache's files.
@@ -156,6 +161,8 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "songbox", dependencies: ["SongboxCLI"]),
+        // The decoders alone, file to PCM, for bench/decoders-run (not installed).
+        .executableTarget(name: "songbox-decode", dependencies: ["SongboxAudio"]),
         .target(name: "SongboxTestSupport", dependencies: ["SongboxLibrary", "SongboxMessages"],
                 // The tests' Icecast source client (python3, from Debian).
                 exclude: ["icecast_source.py", "shoutcast_v1.py", "hostile_http.py", "loopback.py"]),

@@ -214,7 +214,8 @@ public final class MP3Decoder {
     }
 
     /// Opens `path` for reading; the errors libmpg123 would report vaguely, said plainly.
-    private static func openFile(_ path: String) throws(DecodeError) -> Int32 {
+    /// Every file decoder opens its file here (`AudioFileBytes`).
+    static func openFile(_ path: String) throws(DecodeError) -> Int32 {
         let fd = FileName.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             let reason = errno == ENOENT ? "no such file" : String(cString: strerror(errno)).lowercased()

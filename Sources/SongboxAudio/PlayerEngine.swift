@@ -700,7 +700,7 @@ public final class PlayerEngine {
 
     /// A decoder for `track`: its file, or through `settings.remote` a URL.
     private func openDecoder(for track: PlayableTrack, rate: Int?) throws(DecodeError) -> any TrackDecoder {
-        guard track.isRemote else { return try MP3Decoder(path: track.path, rate: rate) }
+        guard track.isRemote else { return try AudioFile.decoder(path: track.path, rate: rate) }
         guard let remote = settings.remote else {
             throw DecodeError(path: track.path, message: "this player does not play tracks from the network")
         }

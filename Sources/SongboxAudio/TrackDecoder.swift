@@ -22,7 +22,8 @@ public struct StreamTitle: Sendable, Hashable, Codable {
     }
 }
 
-/// Where the player's PCM comes from: a file here (`MP3Decoder`) or a track on the network.
+/// Where the player's PCM comes from: a file here (`AudioFile.decoder`: `MP3Decoder`,
+/// `FLACDecoder`, `VorbisDecoder`, `OpusDecoder`, `PCMFileDecoder`) or a track on the network.
 /// The engine drives one from its thread, a chunk at a time; `decode` never blocks on the
 /// network: it says `waiting` instead, so a pause or a skip pressed while the network stalls is
 /// done at once.

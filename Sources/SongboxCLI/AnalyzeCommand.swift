@@ -79,7 +79,7 @@ struct Analyze: ParsableCommand {
 }
 
 /// A pool of worker threads over a list of tracks: each worker takes the next track, decodes it
-/// with its own `MP3Decoder` (freed before the next), analyzes it and commits the result.
+/// with its own decoder (freed before the next), analyzes it and commits the result.
 final class AnalysisRun: Sendable {
     struct Outcome: Sendable {
         var analyzed = 0

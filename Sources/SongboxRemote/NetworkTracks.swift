@@ -78,7 +78,7 @@ public final class NetworkTracks: RemoteTrackOpener {
             throw DecodeError(path: TrackLocation.shown(url), message: "not a URL songbox can play (http:// or https://)")
         }
         // Downloaded for offline listening: played from the file, network or not.
-        if let file = cache?.completeFile(of: url) { return try MP3Decoder(path: file, rate: rate) }
+        if let file = cache?.completeFile(of: url) { return try AudioFile.decoder(path: file, rate: rate) }
         return try StreamDecoder(url: url, rate: rate ?? AudioFormat.streamRate,
                                  source: HTTPAudioSource(url: url, network: self, retryWaits: retryWaits))
     }

@@ -8,12 +8,11 @@ public enum TrackAnalysis {
     /// Decodes the whole file at its own rate; throws `DecodeError` when it cannot, even half way.
     /// `channels`: the file's, as the library has them (1: its loudness is measured as mono).
     public static func analyze(_ path: String, channels: Int? = nil) throws -> AudioFeatures {
-        let decoder = try MP3Decoder(path: path)
+        let decoder = try AudioFile.decoder(path: path, rate: nil)
         let analyzer = TrackAnalyzer(sampleRate: decoder.format.sampleRate, mono: channels == 1)
         var buffer = [Int16](repeating: 0, count: 4096 * AudioFormat.channels)
-        while true {
-            let frames = try buffer.withUnsafeMutableBufferPointer { try decoder.read(into: $0) }
-            if frames == 0 { break }
+        // A file never says `waiting` (only a network track does): anything but frames is the end.
+        while case .frames(let frames) = try buffer.withUnsafeMutableBufferPointer({ try decoder.decode(into: $0) }) {
             buffer.withUnsafeBufferPointer { analyzer.feed(UnsafeBufferPointer(rebasing: $0[0..<frames * AudioFormat.channels])) }
         }
         return analyzer.finish()
