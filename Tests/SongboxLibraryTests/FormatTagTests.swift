@@ -321,7 +321,7 @@ import Testing
         #expect(headersEnd > 0)
         try Data(whole.prefix(headersEnd)).write(to: URL(fileURLWithPath: headersOnly))
         let error = try #require(throws: SongboxError.self) { try read(headersOnly) }
-        #expect(error.message.contains("no Ogg page with a position"))
+        #expect(error.message.contains("its stream headers are cut short"))
     }
 
     @Test func anMP4WithABrokenMovieAtomIsUnreadableAndALyingItemKeepsWhatCameBefore() throws {

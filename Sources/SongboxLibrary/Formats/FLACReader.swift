@@ -149,6 +149,10 @@ enum FLACReader {
 
     static func read(_ file: FileBytes, path: String, start: Int) throws(SongboxError) -> ProbedFile {
         let (blocks, audioStart, warnings) = blocks(file, start: start)
+        // A block running past the end leaves no audio, and libFLAC will not start.
+        guard warnings.isEmpty else {
+            throw SongboxError(.unreadableFile, "its metadata runs past the end of the file: cut short, no audio", at: path)
+        }
         guard let first = blocks.first, first.type == BlockType.streamInfo.rawValue,
               let info = file.read(at: first.offset, count: 34).flatMap(FLACStreamInfo.init) else {
             throw SongboxError(.unreadableFile, "no FLAC STREAMINFO block: not a FLAC file, or a damaged one", at: path)

@@ -62,6 +62,9 @@ struct OggPackets: ByteSource {
     private(set) var packet = 0
     /// Pages read: a stream whose headers go on for ever is cut off.
     private var pagesRead = 0
+    /// A page of the stream failed its CRC, or no page followed where one should: the packets
+    /// stop there, as libogg drops such a page and the codec then finds its header damaged.
+    private(set) var damaged = false
     static let pageLimit = 4096
 
     init(_ file: FileBytes) {
@@ -129,7 +132,11 @@ struct OggPackets: ByteSource {
                     break
                 }
             }
-            guard let found = next else { return false }
+            // The end of the file is a stream cut short; anything else where a page should be is damage.
+            guard let found = next, found.checksumMatches(file) else {
+                damaged = next != nil || nextPageOffset < file.size
+                return false
+            }
             page = found
             segment = 0
             position = found.bodyOffset
@@ -162,6 +169,8 @@ enum OggReader {
                 throw SongboxError(.unreadableFile, "the Vorbis comment header is missing or damaged", at: path)
             }
             comments = VorbisComments.read(&packets)
+            // The setup header (codebooks) must be whole too, or libvorbis cannot start.
+            guard packets.seek(toPacket: 3) else { throw damagedHeader(packets, path: path) }
         } else if head.starts(with: Array("OpusHead".utf8)) {
             channels = Int(head[9])
             preSkip = head.littleEndian(10, 2)
@@ -172,6 +181,7 @@ enum OggReader {
             }
             comments = VorbisComments.read(&packets)
             comments.applyR128Gains()
+            guard packets.seek(toPacket: 2) else { throw damagedHeader(packets, path: path) }
         } else if head.starts(with: [0x7F] + Array("FLAC".utf8)), let rest = packets.read(51 - 19),
                   let info = FLACStreamInfo(Array((head + rest)[17...])) {
             // 0x7F "FLAC", version, header count, "fLaC", then a STREAMINFO block (4 + 34 bytes).
@@ -190,9 +200,11 @@ enum OggReader {
                 if header[0] & 0x80 != 0 { break }
                 index += 1
             }
+            guard packets.seek(toPacket: index + 1) else { throw damagedHeader(packets, path: path) }
         } else {
             throw SongboxError(.unreadableFile, "an Ogg stream of a kind songbox does not play (not Vorbis, Opus or FLAC)", at: path)
         }
+        if packets.damaged { throw damagedHeader(packets, path: path) }
         guard rate > 0, rate <= 768_000, channels > 0 else {
             throw SongboxError(.unreadableFile, "the Ogg stream header gives no usable rate or channel count", at: path)
         }
@@ -204,6 +216,12 @@ enum OggReader {
         let duration = Double(samples) / Double(rate)
         return TagFormats.probed(comments, audio: TagFormats.Audio(duration: duration, bytes: file.size, sampleRate: rate, channels: channels),
                                  path: path, warnings: comments.warnings)
+    }
+
+    /// Why the headers could not be read whole.
+    private static func damagedHeader(_ packets: OggPackets, path: String) -> SongboxError {
+        packets.damaged ? SongboxError(.unreadableFile, "its stream headers are damaged (an Ogg page's checksum does not match)", at: path)
+            : SongboxError(.unreadableFile, "its stream headers are cut short: no audio follows them", at: path)
     }
 
     /// The granule position of the last page of stream `serial` that has one, searched for from
