@@ -67,7 +67,12 @@ public struct MPDCommands: MPDCommandHandler {
         case "urlhandlers":
             for scheme in ["http://", "https://"] { out.field("handler", scheme) }
         case "decoders":
-            out.fields([("plugin", "mpg123"), ("suffix", "mp3"), ("mime_type", "audio/mpeg")])
+            // What this songbox plays, as MPD lists its decoder plugins.
+            for kind in AudioFile.kinds {
+                out.field("plugin", kind.plugin)
+                for suffix in kind.suffixes { out.field("suffix", suffix) }
+                for mime in kind.mimeTypes { out.field("mime_type", mime) }
+            }
         case "binarylimit":
             let limit = try args.integer(0)
             guard limit >= 64 else { throw Failure(.argument, "Value too small") }

@@ -8,9 +8,9 @@ enum AudioFileKind: Equatable {
     case mp4
 
     /// File name suffixes the scanner looks at, lower case.
-    static let suffixes = ["mp3", "flac", "ogg", "oga", "opus", "wav", "wave", "aif", "aiff", "aifc"]
+    static let suffixes = ["mp3", "mp2", "flac", "ogg", "oga", "opus", "wav", "wave", "aif", "aiff", "aifc"]
     /// Suffixes of audio songbox does not play, reported by a scan rather than passed over in silence.
-    static let unplayedSuffixes = ["m4a", "m4b", "mp4", "aac", "alac", "wma", "ape", "wv", "mpc", "mp2", "ac3", "dts",
+    static let unplayedSuffixes = ["m4a", "m4b", "mp4", "aac", "alac", "wma", "ape", "wv", "mpc", "ac3", "dts",
                                    "dsf", "dff", "tta", "spx", "mka", "webm", "caf", "amr", "mid", "midi"]
 
     /// The kind `head` (a file's first bytes; at least 12) starts as; nil for none of these.
@@ -55,7 +55,7 @@ final class TrackFileReader {
             // A file named as another kind is not handed to libmpg123, which finds "frames" in
             // anything; one without a music suffix (a download in the offline cache) is.
             let suffix = Self.suffix(path)
-            guard kind == .mp3 || suffix == "mp3" || !AudioFileKind.suffixes.contains(suffix) else {
+            guard kind == .mp3 || suffix == "mp3" || suffix == "mp2" || !AudioFileKind.suffixes.contains(suffix) else {
                 throw SongboxError(.unreadableFile, "not a \(suffix.uppercased()) file: its first bytes are of no kind songbox plays", at: path)
             }
             return try mp3.read(path: path)
