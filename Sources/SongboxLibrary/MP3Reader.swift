@@ -57,20 +57,19 @@ final class MP3Reader {
     /// Reads the file at `path`. Never throws for bad content: a file that has no MPEG audio
     /// is an `.unreadableFile` error with the reason.
     func read(path: String) throws(SongboxError) -> ProbedFile {
-        let fd = FileName.open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw SongboxError(.unreadableFile, Message(verbatim: String(cString: strerror(errno))), at: path)
-        }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            throw SongboxError(.unreadableFile, Message(verbatim: String(cString: strerror(errno))), at: path)
-        }
-        guard info.st_size > 0 else { throw SongboxError(.unreadableFile, "empty file", at: path) }
+        let file = try FileBytes.open(path)
+        defer { close(file.fd) }
+        return try read(path: path, file: file)
+    }
+
+    /// Reads the file at `path`, open as `file` (the caller closes it).
+    func read(path: String, file: FileBytes) throws(SongboxError) -> ProbedFile {
+        let fd = file.fd
+        guard file.size > 0 else { throw SongboxError(.unreadableFile, "empty file", at: path) }
 
         // The ID3v2 tag goes to libmpg123 as it is, or rewritten (see ID3v2Normaliser) in front
         // of the rest of the file.
-        let fileSize = Int(info.st_size)
+        let fileSize = file.size
         let plan = ID3v2Normaliser.plan(fd: fd, fileSize: fileSize)
         mpg123_param2(handle, Int32(MPG123_FLAGS.rawValue),
                       Int(MPG123_QUIET.rawValue | MPG123_GAPLESS.rawValue | MPG123_PICTURE.rawValue), 0)

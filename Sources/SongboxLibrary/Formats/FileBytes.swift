@@ -1,10 +1,24 @@
 import Foundation
+import SongboxFiles
 
 /// Reads pieces of one open file by offset, never past its end: every length a file states is
 /// checked against what the file holds before anything is allocated for it.
 struct FileBytes {
     let fd: Int32
     let size: Int
+
+    /// Opens `path` for reading; the caller closes `fd`.
+    static func open(_ path: String) throws(SongboxError) -> FileBytes {
+        let fd = FileName.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw SongboxError(.unreadableFile, Message(verbatim: String(cString: strerror(errno))), at: path) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw SongboxError(.unreadableFile, Message(verbatim: reason), at: path)
+        }
+        return FileBytes(fd: fd, size: Int(info.st_size))
+    }
 
     /// `count` bytes from `offset`, or nil when the file holds fewer (or a read fails).
     func read(at offset: Int, count: Int) -> [UInt8]? {

@@ -38,12 +38,9 @@ final class TrackFileReader {
     }
 
     func read(path: String) throws(SongboxError) -> ProbedFile {
-        let fd = FileName.open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw SongboxError(.unreadableFile, Message(verbatim: String(cString: strerror(errno))), at: path) }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw SongboxError(.unreadableFile, Message(verbatim: String(cString: strerror(errno))), at: path) }
-        let file = FileBytes(fd: fd, size: Int(info.st_size))
+        let file = try FileBytes.open(path)
+        defer { close(file.fd) }
+        guard file.size > 0 else { throw SongboxError(.unreadableFile, "empty file", at: path) }
         let (kind, start) = Self.kind(of: file)
         switch kind {
         case .flac: return try FLACReader.read(file, path: path, start: start)
@@ -58,7 +55,7 @@ final class TrackFileReader {
             guard kind == .mp3 || suffix == "mp3" || suffix == "mp2" || !AudioFileKind.suffixes.contains(suffix) else {
                 throw SongboxError(.unreadableFile, "not a \(suffix.uppercased()) file: its first bytes are of no kind songbox plays", at: path)
             }
-            return try mp3.read(path: path)
+            return try mp3.read(path: path, file: file)
         }
     }
 
