@@ -240,7 +240,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
         let plugin = Fixtures.packageRoot + "/plugins/alarm.lua"
         let output = try songbox.run(["run", "--output", "alsa:songboxnosuchdevice", plugin, "test", "deaf"],
-                                     environment: ["HOME": home, "SONGBOX_CONFIG": home + "/none"])
+                                     environment: ["HOME": home, "SONGBOX_CONFIG": "/dev/null"])
         #expect(output.status == 1, "\(output.stdout)\(output.stderr)")
         #expect(output.stderr.contains("alarm deaf: fallback to the alarm tone: the output failed"), "\(output.stderr)")
         #expect(output.stderr.contains("alarm deaf: failed: the output failed"), "\(output.stderr)")

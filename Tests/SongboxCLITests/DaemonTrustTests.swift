@@ -167,9 +167,11 @@ import Testing
         } catch let error as FixtureError {
             #expect(String(describing: error).contains("the music folder \(folder)/nowhere does not exist"), "\(error)")
         }
-        let config = folder + "/no-config"
+        // No config at its usual place: the defaults, said.
+        let config = folder + "/xdg/songbox/config"
         let daemon = try DaemonProcess(database: songbox.database, folder: try daemonFolder("daemon"),
-                                       arguments: ["--output", "null", "--plugins", noPlugins, "--music", music, "--config", config])
+                                       arguments: ["--output", "null", "--plugins", noPlugins, "--music", music],
+                                       environment: ["XDG_CONFIG_HOME": folder + "/xdg", "SONGBOX_CONFIG": ""])
         defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
         #expect(daemon.errors.contains("songbox daemon: library \(songbox.database), config none (\(config) is not there: the defaults), music \(music)"),
                 "\(daemon.errors)")
