@@ -365,8 +365,9 @@ public enum PlayerAPI {
             table["single"] = toggleValue(modes.single)
             table["consume"] = toggleValue(modes.consume)
             table["replay_gain"] = .string(replayGain.rawValue)
-        case .outputError(let message):
+        case .outputError(let message, let paused):
             table["message"] = .string(message)
+            table["paused"] = .boolean(paused)
         case .outputChanged(let index, let spec):
             table["index"] = .integer(index + 1)
             table["output"] = .string(spec)

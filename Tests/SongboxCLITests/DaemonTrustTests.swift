@@ -181,6 +181,33 @@ import Testing
         #expect(listed.status == 0 && listed.lines.count > 5, "\(listed.stdout)\(listed.stderr)")
     }
 
+    /// A daemon with no sound device does not show "playing" for ever: the output's error is
+    /// in the log and in MPD's `error:` at once, and once the player has waited for the device
+    /// as long as it does, playback pauses at its place, said in the log (issue 25).
+    @Test func aDaemonWithNoSoundDeviceSaysSoAndPauses() throws {
+        try library.add([("long", 30)])
+        let daemon = try DaemonProcess(database: songbox.database, folder: try daemonFolder("daemon"),
+                                       arguments: ["--output", "alsa:songbox-missing", "--plugins", noPlugins, "--config", "/dev/null"])
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        let mpc = { (arguments: [String]) in
+            try SongboxRunner.run(executable: "/usr/bin/mpc", arguments, environment: ["MPD_HOST": daemon.socket])
+        }
+        #expect(try command(["play", "path:long"]).status == 0)
+        let said = "output alsa:songbox-missing: cannot open ALSA device \"songbox-missing\""
+        try daemon.waitForLog(said)
+        #expect(try mpc(["status"]).stdout.contains("ERROR: alsa:songbox-missing: cannot open ALSA device"))
+        try daemon.waitForLog("no audio for 15 s, playback paused; play to try again", timeout: 120)
+        let paused = try mpc(["status"]).stdout
+        #expect(paused.contains("[paused]") && paused.contains("ERROR: alsa:songbox-missing"), "\(paused)")
+        let status = try command(["status"])
+        #expect(status.stdout.contains("[paused]") && status.stdout.contains("ERROR: alsa:songbox-missing"), "\(status.stdout)")
+        #expect(try mpc(["clearerror"]).status == 0)
+        #expect(!(try mpc(["status"]).stdout.contains("ERROR")))
+        // Asked to play again, it tries the device again, and says so.
+        #expect(try mpc(["play"]).status == 0)
+        try daemon.waitForLog(said, count: 2)
+    }
+
     /// A daemon stopped (or killed) while it played plays on from its place when it starts
     /// again, as MPD does; `restore_paused = yes` has it wait there (issue 25).
     @Test func aDaemonStoppedWhilePlayingPlaysOnWhenItStartsAgain() throws {

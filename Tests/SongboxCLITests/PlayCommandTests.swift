@@ -278,6 +278,20 @@ import Glibc
         #expect(player.stderr.hasSuffix("Played 1 track: 0 plays and 0 skips recorded.\n"))
     }
 
+    /// With no sound device, `play` says so and ends by itself once the player has waited for
+    /// the device as long as it does (`Player.outputPatience`), with status 1: it showed the
+    /// retry and then waited in silence for ever (issue 25).
+    @Test func withNoSoundDevicePlaySaysSoAndEnds() throws {
+        try makeLibrary([("two", 2)])
+        let player = try Background(songbox, ["play", "path:/two.mp3", "--output", "alsa:songbox-missing"], folder: folder)
+        let status = try #require(player.exitStatus(within: 120), "still waiting: \(player.stderr)")
+        #expect(status == 1)
+        #expect(player.stderr.contains("no sound: output alsa:songbox-missing: cannot open ALSA device \"songbox-missing\""),
+                "\(player.stderr)")
+        #expect(player.stderr.contains("nothing could be heard for 15 s, so playback stopped"), "\(player.stderr)")
+        #expect(try history().isEmpty)
+    }
+
     /// The device appears while songbox retries: here an ALSA PCM defined in the user's
     /// ~/.asoundrc, written after the first failure (a file plugin into a raw capture file).
     /// alsa-lib does not notice a new ~/.asoundrc by itself; ALSAOutput drops ALSA's parsed
