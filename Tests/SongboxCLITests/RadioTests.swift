@@ -75,6 +75,32 @@ import Testing
                 "\(notAList.stderr)")
     }
 
+    /// A station linked by a `.pls` whose stream says no title of its own is shown with the
+    /// playlist's `Title1=`, as MPD shows it: `currentsong` had no title at all (issue 25).
+    @Test func aStationsPlaylistTitleIsWhatMPDClientsSee() throws {
+        let serverFolder = folder + "/nginx"
+        let root = serverFolder + "/www"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        _ = try AudioFixtures.tone(in: root, name: "tone", seconds: 30)
+        let nginx = try NginxServer(root: root, folder: serverFolder)
+        try "[playlist]\nNumberOfEntries=1\nFile1=\(nginx.url("/files/tone.mp3"))\nTitle1=Songbox FM\n"
+            .write(toFile: root + "/station.pls", atomically: true, encoding: .utf8)
+        let port = try freePort()
+        let daemon = try DaemonProcess(database: songbox.database, folder: folder, arguments: [
+            "--plugins", folder, "--output", "null", "--bind", "127.0.0.1:\(port)",
+        ])
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        let link = nginx.url("/files/station.pls")
+        #expect(try mpc(port, ["add", link]).status == 0)
+        #expect(try mpc(port, ["play"]).status == 0)
+        var current = ""
+        try waitFor(timeout: 30, "the station's title") {
+            current = try mpc(port, ["-f", "%title% ; %name% ; %file%", "current"]).stdout
+            return current != "" && !current.hasPrefix(" ;")
+        }
+        #expect(current == "Songbox FM ; Songbox FM ; \(link)\n", "\(current)")
+    }
+
     @Test func songboxPlaysAURLInTheForegroundAndSaysWhenItCannot() throws {
         let serverFolder = folder + "/nginx"
         let root = serverFolder + "/www"
