@@ -160,6 +160,19 @@ import Testing
                 "\(first.stderr)")
     }
 
+    /// `show` says the language moods filter on, and whether it is the user's or a guess: it was
+    /// never shown, so `edit ID language=he` could not be checked (issue 25).
+    @Test func showSaysATracksLanguage() throws {
+        let listed = try JSONSerialization.jsonObject(with: Data(try songbox.run(["ls", "--json", "title:אהבה", "limit:1"]).stdout.utf8)) as? [[String: Any]]
+        let id = String(try #require(listed?.first?["id"] as? Int))
+        let guessed = try songbox.run(["show", id])
+        #expect(guessed.lines.contains { $0.hasPrefix("language") && $0.hasSuffix("  he (guessed from its letters)") }, "\(guessed.stdout)")
+        #expect(try songbox.run(["edit", id, "language=yi"]).status == 0)
+        #expect(try songbox.run(["show", id]).lines.contains { $0.hasPrefix("language") && $0.hasSuffix("  yi") })
+        let json = try songbox.run(["show", "--json", id]).stdout
+        #expect(json.contains(#""language": "yi""#) && json.contains(#""language_guessed": false"#), "\(json)")
+    }
+
     /// `show` gives a measure to three decimals at most (it printed `tempo 133.20355776772368`);
     /// `show --json` keeps every digit.
     @Test func shownMeasuresHaveAFewDecimals() throws {
