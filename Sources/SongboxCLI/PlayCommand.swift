@@ -141,7 +141,8 @@ extension Play {
     /// queue). The daemon plays to its own output: asking for another one is refused.
     func playThrough(_ daemon: ControlClient) throws {
         guard outputOptions.output == nil, !highlights else {
-            throw ValidationError(tr("a songbox daemon runs and owns the output (\(ControlClient.socket(serving: library.path) ?? "")): `songbox play` queues there, to the daemon's output and without --highlights; stop the daemon to play elsewhere"))
+            // A refusal, not a mistyped command line: no usage after it.
+            throw SongboxError(.invalidArgument, "a songbox daemon runs and owns the output (\(ControlClient.socket(serving: library.path) ?? "")): `songbox play` queues there, to the daemon's output and without --highlights; stop the daemon to play elsewhere")
         }
         if let volume { _ = try daemon.send("setvol", [String(Int(volume.rounded()))]) }
         if let mode = outputOptions.replayGain { _ = try daemon.send("replay_gain_mode", [mode.rawValue]) }

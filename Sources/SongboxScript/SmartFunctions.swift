@@ -154,7 +154,10 @@ public struct ScriptPlaylistRunner: ScriptPlaylistEvaluator {
                                at: playlist.script,
                                hint: "run the script from where it is now (songbox run FILE.lua), or delete the playlist with `songbox playlist rm \"\(playlist.name)\"`")
         }
-        let logger = self.logger
+        // A read runs the script again: its log lines were said when it ran, not at every read
+        // (`SONGBOX_LOG=debug` shows them); its errors still are.
+        var logger = self.logger
+        if logger.logLevel > .debug { logger.logLevel = max(logger.logLevel, .error) }
         let runtime: LuaRuntime
         do {
             runtime = try ScriptSetup.makeRuntime(

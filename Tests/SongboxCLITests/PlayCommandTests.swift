@@ -117,7 +117,7 @@ import Glibc
     }
 
     @Test func ctrlCStopsCleanlyAndPlayResumesThere() throws {
-        let path = try #require(try makeLibrary([("thirty", 30)]).first)
+        let path = try #require(try makeLibrary([("thirty", 30), ("one", 1)]).first)
         let player = try Background(songbox, ["play", "path:/thirty.mp3", "--output", "null"], folder: folder)
         try #require(player.wait(until: { player.stdout.contains("1. thirty.mp3 (0:30)") }), "\(player.stderr)")
         Thread.sleep(forTimeInterval: 2)
@@ -128,6 +128,19 @@ import Glibc
         // About 2 s of 30 is neither a play nor a skip: nothing is recorded.
         #expect(player.stderr == "Played 1 track: 0 plays and 0 skips recorded.\n")
         #expect(try history().isEmpty)
+
+        // A script in between plays in a session of its own: it does not start from the saved
+        // queue, and what it queues, plays and sets is not saved (issue 25).
+        let script = folder + "/between.lua"
+        try """
+            local sb = require "songbox"
+            print(#sb.queue.list())
+            sb.player.volume(20)
+            assert(sb.queue.add(sb.library.query("path:/one.mp3")))
+            sb.player.play()
+            """.write(toFile: script, atomically: true, encoding: .utf8)
+        let between = try songbox.run(["run", "--fast", "--output", "null", script])
+        #expect(between.status == 0 && between.lines == ["0"], "\(between.stdout)\(between.stderr)")
 
         // Without a query, play picks up the saved queue where it stopped.
         let wav = folder + "/resumed.wav"
