@@ -161,6 +161,29 @@ import Testing
         #expect(live.files == ["b.mp3"] && live.stderr.isEmpty, "\(live)")
     }
 
+    /// A module plugins `require` lives in `lib/` and is not run as a plugin; one left beside
+    /// the plugins is not found as a module, and the error names where it was looked for (a
+    /// `helpers.lua` there was run as a plugin, then again as a module: issue 25).
+    @Test func aModuleInLibIsRequiredAndNotRunAsAPlugin() throws {
+        let plugins = try pluginFolder([
+            "uses": "local h = require 'helpers'\nprint('uses ' .. h.greet())\n",
+            "stray": "require 'beside'\n",
+            "beside": "print('beside runs as a plugin')\nreturn {}\n",
+        ])
+        try FileManager.default.createDirectory(atPath: plugins + "/lib", withIntermediateDirectories: true)
+        try "print('helpers loaded')\nreturn { greet = function() return 'hi' end }\n"
+            .write(toFile: plugins + "/lib/helpers.lua", atomically: true, encoding: .utf8)
+        let daemon = try startDaemon(plugins: plugins, output: "null")
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        try daemon.waitForOutput("[uses] uses hi")
+        #expect(daemon.output.components(separatedBy: "helpers loaded").count == 2, "once, as uses' module: \(daemon.output)")
+        let loaded = try self.plugins(daemon)
+        #expect(loaded["helpers"] == nil, "\(loaded.keys.sorted())")
+        let stray = try #require(loaded["stray"])
+        #expect(stray["error"]?.contains("module 'beside' not found") == true && stray["error"]?.contains(plugins + "/lib/beside.lua") == true,
+                "\(stray)")
+    }
+
     @Test func sighupReloadsThePluginsWithoutAGapInTheAudio() throws {
         try library.add([("long", 3)])
         // What the track sounds like, rendered alone.
