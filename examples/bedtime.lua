@@ -7,6 +7,8 @@
 -- Calm means low energy once `songbox analyze` has measured the library (a "calm" mood when the
 -- moods plugin is there); before that, any tracks.
 local sb = require "songbox"
+-- "1 track", "2 tracks".
+local function count(n, one, many) return n .. " " .. (n == 1 and one or many) end
 local minutes = tonumber((...)) or tonumber(sb.options.minutes) or 30
 local before = sb.player.status().volume
 
@@ -31,7 +33,7 @@ sb.queue.add(tracks)
 sb.player.set { ["repeat"] = true, random = false }
 sb.player.play()
 sb.player.fade { to = 0, over = minutes * 60, curve = "log" }
-print(("bedtime: %d tracks (%s), fading from %d to silence over %d minutes"):format(#tracks, why, before, minutes))
+print(("bedtime: %s (%s), fading from %d to silence over %d minutes"):format(count(#tracks, "track", "tracks"), why, before, minutes))
 
 local started = sb.time.now()
 local report = sb.every(minutes * 12, function()   -- five lines along the way

@@ -7,6 +7,8 @@
 -- "calm+happy"; or "calm>energetic" to move from one to the other), MINUTES (default 45),
 -- QUERY (the query language; default all), LANGUAGE (he, latin, other or your own).
 local sb = require "songbox"
+-- "1 track", "2 tracks".
+local function count(n, one, many) return n .. " " .. (n == 1 and one or many) end
 
 local mood, minutes = sb.args[1] or "calm", tonumber(sb.args[2] or "45")
 local query = sb.args[3] ~= "" and sb.args[3] or nil
@@ -47,7 +49,7 @@ for i, t in ipairs(tracks) do
     t.key or ""))
   print("      " .. t.why)
 end
-print(("%d tracks, %s"):format(#tracks, clock(total)))
+print(count(#tracks, "track", "tracks") .. ", " .. clock(total))
 if total < minutes * 60 then print(("(no more of your analyzed tracks fit '%s' well enough)"):format(mood)) end
 
 local name = "Mood: " .. mood

@@ -26,7 +26,12 @@ public final class Player: @unchecked Sendable {
     /// (the decoder's tables are cold again), so a few chunks a wake-up, not one.
     private static let lead = 0.2
     private static let refill = 0.3
-    private static let retryWaits: [Double] = [0.5, 1, 2, 4, 8, 15, 30]
+    /// The waits between tries of an output that is not there; after the last, playback pauses
+    /// (`outputPatience` in all): a player that waited for ever would show "playing" to
+    /// someone who hears nothing.
+    private static let retryWaits: [Double] = [0.5, 1, 2, 4, 8]
+    /// How long playback waits for a missing output before it pauses, in seconds.
+    public static let outputPatience = retryWaits.reduce(0, +)
     /// How often a player waiting for a network track's bytes looks for them.
     private static let networkWait = 0.05
 
@@ -146,11 +151,17 @@ public final class Player: @unchecked Sendable {
                     }
                 case .idle:
                     pacing = nil
+                    retries = 0
                     wait = .infinity
                 case .outputUnavailable:
                     pacing = nil
-                    wait = Self.retryWaits[min(retries, Self.retryWaits.count - 1)]
-                    retries += 1
+                    if retries < Self.retryWaits.count {
+                        wait = Self.retryWaits[retries]
+                        retries += 1
+                    } else {
+                        engine.pauseForMissingOutput()
+                        retries = 0
+                    }
                 case .waiting:
                     // The network is behind: look again shortly, and pace from when it is back.
                     pacing = nil

@@ -850,7 +850,7 @@ public final class PlayerEngine {
         output.close()
         outputFormat = nil
         let message = "\(output.spec): \(error.description)"
-        if outputError != message { emit(.outputError(message: message)) }
+        if outputError != message { emit(.outputError(message: message, paused: false)) }
         outputError = message
         if case .failed = error {
             // Not worth retrying (a WAV file that cannot be written): stop, keeping the place.
@@ -870,9 +870,22 @@ public final class PlayerEngine {
         events.append(event)
     }
 
+    /// The output stayed unavailable for as long as the player waits for it: playback pauses at
+    /// its place with the error kept (MPD's `error:`), so nothing claims to play what is not
+    /// heard; `play` tries the output again.
+    public func pauseForMissingOutput() {
+        guard state == .playing, let item = currentItem, let message = outputError else { return }
+        transition = nil
+        state = .paused
+        emit(.outputError(message: message, paused: true))
+        emit(.paused(item: item, at: elapsed))
+    }
+
     /// Forgets the last track that would not play (MPD's `clearerror`).
     public func clearError() {
         playError = nil
+        // Said again at the next try if the output is still not there.
+        outputError = nil
     }
 
     /// `options_changed`, with the modes and the ReplayGain mode as they are now.

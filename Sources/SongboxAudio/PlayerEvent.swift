@@ -75,7 +75,9 @@ public enum PlayerEvent: Sendable, Hashable {
     case queueChanged(version: Int)
     case volumeChanged(volume: Double)
     case optionsChanged(PlaybackModes, replayGain: ReplayGainMode)
-    case outputError(message: String)
+    /// The output failed; `paused` when it stayed unavailable as long as the player waits
+    /// (`Player.outputPatience`) and playback was paused rather than claim to play.
+    case outputError(message: String, paused: Bool)
     /// Playback moved to output `index` (0-based) of the configured ones, named by `spec`.
     case outputChanged(index: Int, spec: String)
     case decodeError(item: QueueItem, message: String)

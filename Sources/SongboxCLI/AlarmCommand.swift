@@ -242,8 +242,10 @@ struct AlarmCommand: ParsableCommand {
             defer { try? FileManager.default.removeItem(atPath: folder) }
             let copy = folder + "/library.db"
             try store.copy(to: copy)
+            // From the saved queue and volume, as the alarm would find them (of the copy: the
+            // library's own are left as they are).
             try Run.run(file: plugin, arguments: ["test", name, json ? "json" : "text", snooze.map { String($0) } ?? ""], database: copy,
-                        limits: .userScript, dryRun: false, output: "null", fast: true)
+                        limits: .userScript, dryRun: false, output: "null", fast: true, resume: true)
         }
     }
 }

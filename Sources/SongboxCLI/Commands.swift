@@ -145,13 +145,17 @@ struct Show: ParsableCommand {
         // A picture that cannot be read is no reason to fail `show`: it says none.
         let art = (try? ArtLocator.find(found.path))?.facts
         let analysis = try store.tracks.storedFeatures(of: found.id).map(Self.analysis)
+        let language = try store.tracks.language(of: found)
         var fields = TrackJSON.allFields(found)
         if json {
+            fields.append(("language", .string(language.language)))
+            fields.append(("language_guessed", .bool(language.guessed)))
             fields.append(("lyrics_source", JSONValue(lyrics?.source.rawValue)))
             fields.append(("art", art.map { .object(ArtCommand.fields($0)) } ?? .null))
             printJSON(.object(fields + [("analysis", analysis.map { .object($0) } ?? .null)]))
             return
         }
+        fields.append(("language", .string(language.guessed ? tr("\(language.language) (guessed from its letters)") : language.language)))
         fields.append(("lyrics_source", .string(LyricsCommand.summary(lyrics))))
         fields.append(("art", .string(ArtCommand.summary(art))))
         fields += analysis ?? []

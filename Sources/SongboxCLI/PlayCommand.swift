@@ -109,6 +109,7 @@ struct Play: ParsableCommand {
             }
             tally.note(event)
             if case .stopped = event.event { break }
+            if tally.outputGone != nil { break }
         }
         interrupt.cancel()
         session.shutdown()
@@ -117,6 +118,10 @@ struct Play: ParsableCommand {
         // (a full disk, a damaged library) is not claimed, and fails the command.
         let recorded = session.recorded
         complain(tally.summary(recorded))
+        if let gone = tally.outputGone {
+            complain("no sound: output \(gone); nothing could be heard for \(Int(Player.outputPatience)) s, so playback stopped")
+            throw ExitCode(1)
+        }
         if tally.started == 0 || recorded.failures > 0 { throw ExitCode(1) }
     }
 }
@@ -136,7 +141,8 @@ extension Play {
     /// queue). The daemon plays to its own output: asking for another one is refused.
     func playThrough(_ daemon: ControlClient) throws {
         guard outputOptions.output == nil, !highlights else {
-            throw ValidationError(tr("a songbox daemon runs and owns the output (\(ControlClient.socket(serving: library.path) ?? "")): `songbox play` queues there, to the daemon's output and without --highlights; stop the daemon to play elsewhere"))
+            // A refusal, not a mistyped command line: no usage after it.
+            throw SongboxError(.invalidArgument, "a songbox daemon runs and owns the output (\(ControlClient.socket(serving: library.path) ?? "")): `songbox play` queues there, to the daemon's output and without --highlights; stop the daemon to play elsewhere")
         }
         if let volume { _ = try daemon.send("setvol", [String(Int(volume.rounded()))]) }
         if let mode = outputOptions.replayGain { _ = try daemon.send("replay_gain_mode", [mode.rawValue]) }
@@ -175,6 +181,9 @@ extension Play {
 /// What `play` prints as events arrive, and the summary at the end.
 private struct Tally {
     var started = 0
+    /// Why the output gave up (it stayed unavailable as long as the player waits): playback
+    /// paused, and `play` ends saying so rather than wait on in silence.
+    var outputGone: String?
 
     /// Says what happened, with the track the event carries (as the library had it).
     mutating func note(_ delivered: PlaybackEvent) {
@@ -198,8 +207,10 @@ private struct Tally {
             started -= 1
         case .decodeError(let item, let message):
             reportToStandardError(tr("cannot play \(TrackLocation.shown(item.track.path)): \(message); skipped"))
-        case .outputError(let message):
+        case .outputError(let message, false):
             reportToStandardError(tr("output \(message); retrying"))
+        case .outputError(let message, true):
+            outputGone = message
         default:
             break
         }

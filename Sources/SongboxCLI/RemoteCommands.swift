@@ -107,7 +107,7 @@ extension CacheCommand {
             let tracks = try selection.tracks(store)
             let remote = tracks.filter { RemoteTracks.isURL($0.path) }
             guard !remote.isEmpty else {
-                throw SongboxError(.notFound, "none of these \(tracks.count) tracks is remote",
+                throw SongboxError(.notFound, tracks.count == 1 ? "the track found is not remote" : "none of these \(tracks.count) tracks is remote",
                                    hint: "add one with `songbox add-url URL`")
             }
             var failed = 0
@@ -189,7 +189,9 @@ extension CacheCommand {
                                    ("limit", .integer(offline.limit)), ("folder", .string(offline.cache.folder))]))
                 return
             }
-            print(tr("\(kept.count) tracks kept offline (\(pinned) pinned), \(byteCount(bytes)) of \(byteCount(offline.limit)), in \(offline.cache.folder)"))
+            let limit = byteCount(offline.limit), folder = offline.cache.folder
+            print(tr(tr(count: kept.count, "\(kept.count) track kept offline (\(pinned) pinned), \(byteCount(bytes)) of \(limit), in \(folder)",
+                        "\(kept.count) tracks kept offline (\(pinned) pinned), \(byteCount(bytes)) of \(limit), in \(folder)")))
             if partial.count > 0 {
                 let size = byteCount(partial.bytes)
                 print(tr(count: partial.count, "\(partial.count) partial download (\(size)): the same add-url or cache add resumes it",

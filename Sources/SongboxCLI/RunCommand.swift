@@ -29,6 +29,9 @@ struct Run: ParsableCommand {
     @Flag(name: .long, help: ArgumentHelp(tr("Refuse every write the script attempts.")))
     var dryRun = false
 
+    @Flag(name: .long, help: ArgumentHelp(tr("Play from the saved queue and place, and save them at the end, as `songbox play` does (else the script plays in a session of its own).")))
+    var resume = false
+
     @Option(name: .long, help: ArgumentHelp(tr("Lua instructions the script may run per call (default 2000000000)."), valueName: "count"))
     var instructionLimit: Int64?
 
@@ -77,7 +80,7 @@ struct Run: ParsableCommand {
         if let instructionLimit { limits.instructions = instructionLimit }
         if let memoryLimit { limits.memory = memoryLimit << 20 }
         try Self.run(file: file, arguments: arguments, database: library.db, limits: limits, dryRun: dryRun,
-                     output: outputOptions.output, fast: outputOptions.fast, bound: duration.flatMap(Self.seconds),
+                     output: outputOptions.output, fast: outputOptions.fast, resume: resume, bound: duration.flatMap(Self.seconds),
                      wallStart: startTime.map { try Self.instant($0) }, replayGain: outputOptions.replayGain)
     }
 
@@ -92,7 +95,7 @@ struct Run: ParsableCommand {
     /// What `songbox run` does once its arguments are read (by swift-argument-parser, or by
     /// `PlainRunCommand` for the plain form).
     static func run(file: String, arguments: [String], database: String?, limits: LuaRuntime.Limits, dryRun: Bool,
-                    output: String?, fast: Bool, bound: Double? = nil, wallStart: Double? = nil,
+                    output: String?, fast: Bool, resume: Bool = false, bound: Double? = nil, wallStart: Double? = nil,
                     replayGain: ReplayGainMode? = nil) throws {
         // Said here, in the reader's language (the runtime would say it too, as Lua's errors, in English).
         guard access(file, R_OK) == 0 else {
@@ -103,7 +106,7 @@ struct Run: ParsableCommand {
         let wiring = try Wiring.load().replayGain(replayGain)
         let config = wiring.config
         let spec = try OutputOptions.resolve(output, wiring: wiring)
-        let host = wiring.scriptPlayer(store: store, output: spec, fast: fast)
+        let host = wiring.scriptPlayer(store: store, output: spec, fast: fast, resume: resume)
         // plugin.NAME.KEY lines of the config file, NAME being the script's file name.
         let runtime = try ScriptSetup.makeRuntime(file: file, arguments: arguments, store: store, limits: limits,
                                                   dryRun: dryRun, options: config.pluginOptions, player: host,

@@ -48,7 +48,7 @@ struct LibraryOptions: ParsableArguments {
         }
         let store = try LibraryStore(path: path)
         if !exists, creating { complain("Made a new library at \(path)") }
-        ScriptPlaylistHost.install(on: store, next: Wiring.scriptPlaylistRunner(logger: scriptLogger))
+        ScriptPlaylistHost.install(on: store, next: Wiring.commandPlaylistEvaluator(logger: scriptLogger))
         return store
     }
 }

@@ -85,6 +85,16 @@ public enum TrackLanguage {
 }
 
 extension TrackStore {
+    /// The track's language as the mood helpers filter on it, and whether the user set it
+    /// (`songbox edit ID language=he`) or it is guessed from the letters of its title and artist.
+    public func language(of track: Track) throws(SongboxError) -> (language: String, guessed: Bool) {
+        let set = try runner.read { db in
+            try String.fetchOne(db, sql: "SELECT language FROM overrides WHERE track_id = ?", arguments: [track.id])
+        }
+        if let set { return (set, false) }
+        return (TrackLanguage.guess(title: track.title, artist: track.artist), true)
+    }
+
     /// Every track analyzed as its file is now, for the mood helpers, in id order. Read raw (no
     /// row objects): the first mood call of a state over 20,000 tracks waits for this.
     public func moodTracks() throws(SongboxError) -> [MoodTrack] {

@@ -222,8 +222,9 @@ public final class SteppedPlayback: @unchecked Sendable {
 
     /// A player on `output`, from where the saved state left off, recording into `store`.
     public init(store: LibraryStore, output: any AudioOutput, settings: PlayerSettings = PlayerSettings(),
-                restore: Bool = true, report: @escaping @Sendable (String) -> Void = reportToStandardError) {
-        let recorder = PlaybackRecorder(store: store, report: report)
+                restore: Bool = true, savesState: Bool = true,
+                report: @escaping @Sendable (String) -> Void = reportToStandardError) {
+        let recorder = PlaybackRecorder(store: store, savesState: savesState, report: report)
         let engine = PlayerEngine(output: output, settings: settings)
         if restore, let saved = recorder.savedSnapshot() { engine.restore(saved) }
         player = SteppedPlayer(engine: engine)

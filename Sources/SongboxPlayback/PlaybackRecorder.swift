@@ -29,8 +29,13 @@ public final class PlaybackRecorder: @unchecked Sendable {
     public static let stateName = "player"
     public static let queueStateName = "player.queue"
 
-    public init(store: LibraryStore, report: @escaping @Sendable (String) -> Void) {
+    /// Whether the player's state is saved: false for a session of its own (`songbox run`),
+    /// whose plays count but whose queue, place and volume are not the library's to keep.
+    private let savesState: Bool
+
+    public init(store: LibraryStore, savesState: Bool = true, report: @escaping @Sendable (String) -> Void) {
         self.store = store
+        self.savesState = savesState
         self.report = report
     }
 
@@ -43,7 +48,7 @@ public final class PlaybackRecorder: @unchecked Sendable {
                                      reason: reason.rawValue, played: played), counted, item))
         }
         var state: [(name: String, value: Data)] = []
-        let place = snapshot.map(SavedPlace.init)
+        let place = savesState ? snapshot.map(SavedPlace.init) : nil
         if let snapshot, let place {
             do {
                 if place != written?.place { state.append((Self.stateName, try JSONEncoder().encode(place))) }

@@ -23,14 +23,14 @@ public final class PlaybackSession: @unchecked Sendable {
     private var workerDone = false
 
     public init(store: LibraryStore, output: any AudioOutput, settings: PlayerSettings = PlayerSettings(),
-                fast: Bool = false, restore: Bool = true,
+                fast: Bool = false, restore: Bool = true, savesState: Bool = true,
                 report: @escaping @Sendable (String) -> Void = reportToStandardError) {
         self.store = store
         let incoming = Mailbox<(event: PlayerEvent, emitted: Double)>(capacity: EventPipeline.subscriberCapacity) {
             PlaybackEvent.coalescingKind(of: $0.event)
         }
         self.incoming = incoming
-        let recorder = PlaybackRecorder(store: store, report: report)
+        let recorder = PlaybackRecorder(store: store, savesState: savesState, report: report)
         pipeline = EventPipeline(recorder: recorder, savesInBackground: true)
         let saved = restore ? recorder.savedSnapshot() : nil
         wasPlaying = saved?.state == .playing && saved?.current != nil

@@ -33,10 +33,12 @@ public final class HTTPAudioSource: Sendable {
         var length: Int?
         /// Whether a range request can start it from any byte.
         var ranges: Bool
-        /// The station's name (`icy-name`).
+        /// The station's name (`icy-name`, else the name the playlist gives it).
         var station: String?
         /// A stream with no end (Icecast/SHOUTcast, or no length).
         var live: Bool
+        /// The name the station's playlist gives the stream (`TitleN=` of a `.pls`, `#EXTINF`).
+        var listedName: String? = nil
     }
 
     /// How many playlists are followed to a stream (a playlist may list playlists).
@@ -244,7 +246,7 @@ public final class HTTPAudioSource: Sendable {
             let station = response.header("icy-name").map { $0.trimmingCharacters(in: .whitespaces) }
             let found = Head(length: told, ranges: response.header("accept-ranges") == "bytes",
                              station: station?.isEmpty == false ? station : stream.name,
-                             live: told == nil || metaInterval != nil)
+                             live: told == nil || metaInterval != nil, listedName: stream.name)
             shared.withLock { state in
                 guard state.generation == generation else { return }
                 state.head = found

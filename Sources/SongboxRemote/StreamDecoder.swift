@@ -12,6 +12,8 @@ final class StreamDecoder: TrackDecoder {
     private var sizeTold = false
     /// A seek asked for before the first frame was decoded: libmpg123 can place it only then.
     private var pendingSeek: Int?
+    /// Whether a title was said (the stream's own, or its playlist's name for it).
+    private var titled = false
     /// What `take` hands over at a time: about a second of 256 kbit/s audio.
     private static let feedSize = 32 << 10
 
@@ -71,7 +73,15 @@ final class StreamDecoder: TrackDecoder {
     }
 
     func takeStreamTitle() -> StreamTitle? {
-        source.takeTitle().map { StreamTitle(title: $0, station: source.head?.station) }
+        if let title = source.takeTitle() {
+            titled = true
+            return StreamTitle(title: title, station: source.head?.station)
+        }
+        // A stream that says no title of its own has the one its station's playlist gives it
+        // (a `.pls` `Title1=`), as MPD shows it; once, and only until the stream says one.
+        guard !titled, let head = source.head, let listed = head.listedName else { return nil }
+        titled = true
+        return StreamTitle(title: listed, station: head.station)
     }
 
     private func place(_ frame: Int) throws(DecodeError) {

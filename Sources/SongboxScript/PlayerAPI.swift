@@ -83,6 +83,8 @@ public enum PlayerAPI {
             try runtime.register(name, writes: writes) { args in
                 do { return try body(args) } catch let error as SongboxError {
                     return [.nil, .string("songbox.\(name): \(error.message)")]
+                } catch let refused as PlayerUnavailable {
+                    throw LuaFunctionError.message("songbox.\(name): \(refused)")
                 }
             }
         }
@@ -139,14 +141,14 @@ public enum PlayerAPI {
     }
 
     /// `nil, message` when `count` more items do not fit in the queue; nil when they do.
-    private static func queueFull(_ count: Int, _ host: PlayerHost) throws(SongboxError) -> [LuaValue]? {
+    private static func queueFull(_ count: Int, _ host: PlayerHost) throws -> [LuaValue]? {
         let (room, most) = try host.control.perform { ($0.queueRoom, $0.settings.maxQueueLength) }
         guard count > room else { return nil }
         return [.nil, .string("songbox.queue.add: the queue is full (at most \(most) items, max_queue_length): "
                               + "\(count) more do not fit, room for \(room)")]
     }
 
-    private static func list(_ host: PlayerHost) throws(SongboxError) -> LuaValue {
+    private static func list(_ host: PlayerHost) throws -> LuaValue {
         let items = try host.control.perform { $0.queue.items }
         let tracks = (try? host.store.tracks.byID(items.map(\.track.trackID))) ?? [:]
         return .array(items.enumerated().map { position, item in
@@ -251,7 +253,7 @@ public enum PlayerAPI {
     }
 
     /// The configured outputs, first choice first: `{index, output, current}` each.
-    private static func outputs(_ host: PlayerHost) throws(SongboxError) -> LuaValue {
+    private static func outputs(_ host: PlayerHost) throws -> LuaValue {
         let (specs, current) = try host.control.perform { ($0.outputs, $0.outputIndex) }
         return .array(specs.enumerated().map { index, spec in
             .table(["index": .integer(index + 1), "output": .string(spec), "current": .boolean(index == current)])
@@ -278,7 +280,7 @@ public enum PlayerAPI {
         return [.boolean(true)]
     }
 
-    private static func status(_ host: PlayerHost) throws(SongboxError) -> LuaValue {
+    private static func status(_ host: PlayerHost) throws -> LuaValue {
         let status = try host.control.perform { $0.status }
         let snapshot = status.snapshot
         var table: [String: LuaValue] = [
@@ -365,8 +367,9 @@ public enum PlayerAPI {
             table["single"] = toggleValue(modes.single)
             table["consume"] = toggleValue(modes.consume)
             table["replay_gain"] = .string(replayGain.rawValue)
-        case .outputError(let message):
+        case .outputError(let message, let paused):
             table["message"] = .string(message)
+            table["paused"] = .boolean(paused)
         case .outputChanged(let index, let spec):
             table["index"] = .integer(index + 1)
             table["output"] = .string(spec)

@@ -44,27 +44,40 @@ public final class PlayerHost {
     private let make: () throws(SongboxError) -> any ScriptPlayer
     public private(set) var player: (any ScriptPlayer)?
 
-    /// `make` may refuse (a daemon owns the output): the script's player call fails with its message.
+    /// `make` may refuse (a daemon owns the output): the script's player call then raises with
+    /// its message, as any failure to play does, rather than return `nil, message` (a script
+    /// that does not check would do nothing and end well).
     public init(store: LibraryStore, make: @escaping () throws(SongboxError) -> any ScriptPlayer) {
         self.store = store
         self.make = make
     }
 
     var control: any PlayerControl {
-        get throws(SongboxError) { try started.control }
+        get throws(PlayerUnavailable) { try started.control }
     }
 
-    func player(orMake: Void) throws(SongboxError) -> any ScriptPlayer { try started }
+    func player(orMake: Void) throws(PlayerUnavailable) -> any ScriptPlayer { try started }
 
     private var started: any ScriptPlayer {
-        get throws(SongboxError) {
+        get throws(PlayerUnavailable) {
             if let player { return player }
-            let made = try make()
-            player = made
-            return made
+            do {
+                let made = try make()
+                player = made
+                return made
+            } catch {
+                throw PlayerUnavailable(reason: error)
+            }
         }
     }
 
     /// Stops playback, records what was heard and saves the state, if a player was made.
     public func shutdown() { player?.shutdown() }
+}
+
+/// The script cannot have a player (a daemon owns it): raised as a Lua error by every player
+/// and queue function.
+struct PlayerUnavailable: Error, CustomStringConvertible {
+    let reason: SongboxError
+    var description: String { reason.message }
 }

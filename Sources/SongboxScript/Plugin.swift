@@ -244,7 +244,7 @@ public final class Plugin: Sendable {
             do {
                 let made = try ScriptSetup.makeRuntime(
                     file: plugin.file, store: environment.store, limits: environment.limits,
-                    options: environment.options(), player: environment.player(),
+                    options: environment.options(), player: environment.player(), modulesBesideFile: false,
                     logger: log.logger(level: environment.logger.logLevel),
                     output: { bytes in log.log(.printed(String(decoding: bytes, as: UTF8.self))) })
                 made.interruption = plugin.interruption

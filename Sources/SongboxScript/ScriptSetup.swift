@@ -9,12 +9,18 @@ import SongboxLibrary
 public enum ScriptSetup {
     public static func makeRuntime(file: String, arguments: [String] = [], store: LibraryStore, limits: LuaRuntime.Limits,
                                    dryRun: Bool = false, options: [String: [String: String]], player: PlayerHost,
+                                   modulesBesideFile: Bool = true,
                                    logger: Logger, output: @escaping (UnsafeRawBufferPointer) -> Void) throws(LuaScriptError) -> LuaRuntime {
         let runtime = try LuaRuntime(limits: limits, dryRun: dryRun, library: store, logger: logger, output: output)
         try LibraryAPI.install(on: runtime)
         try PlayerAPI.install(on: runtime, host: player)
+        // Modules live in `lib/` beside the file: in a plugin folder every `.lua` file is a
+        // plugin, so a module there would run as one too. A script's own folder is searched
+        // after it (`modulesBesideFile`); a daemon plugin's is not, so `require` of a module
+        // left beside the plugins fails and names `lib/` rather than have the module run twice.
         let folder = (file as NSString).deletingLastPathComponent
-        try runtime.addModulePath(folder.isEmpty ? "." : folder)
+        try runtime.addModulePath((folder.isEmpty ? "." : folder) + "/lib")
+        if modulesBesideFile { try runtime.addModulePath(folder.isEmpty ? "." : folder) }
         try runtime.setArguments(arguments)
         try runtime.setOptions(fromConfig: options[scriptName(file)] ?? [:])
         return runtime

@@ -18,7 +18,16 @@ enum SmartFunctions {
             // While the script runs again to evaluate one of its playlists, its definitions store
             // nothing: they are stored already. Otherwise a definition is a write.
             if runtime.bridge.evaluating != nil { return [.boolean(true)] }
-            if let refusal = runtime.bridge.writeRefusal("smart") { throw refusal }
+            if runtime.dryRun {
+                // A dry run checks a definition and stores nothing. Definitions are a plugin's
+                // top level: refused, they ended the check at its first line (on songbox's own
+                // prelude line, the caller of this function).
+                if let text = try args.optionalString(2) {
+                    do throws(SongboxError) { _ = try LibraryQuery.parse(text) } catch { return [.nil, .string("songbox.smart: \(error.message)")] }
+                }
+                runtime.bridge.logger.info("dry run: smart playlist '\(name)' checked, not stored")
+                return [.boolean(true)]
+            }
             do {
                 if let text = try args.optionalString(2) {
                     try store.playlists.saveSmartPlaylist(named: name, query: text)
@@ -154,7 +163,10 @@ public struct ScriptPlaylistRunner: ScriptPlaylistEvaluator {
                                at: playlist.script,
                                hint: "run the script from where it is now (songbox run FILE.lua), or delete the playlist with `songbox playlist rm \"\(playlist.name)\"`")
         }
-        let logger = self.logger
+        // A read runs the script again: its log lines were said when it ran, not at every read
+        // (`SONGBOX_LOG=debug` shows them); its errors still are.
+        var logger = self.logger
+        if logger.logLevel > .debug { logger.logLevel = max(logger.logLevel, .error) }
         let runtime: LuaRuntime
         do {
             runtime = try ScriptSetup.makeRuntime(

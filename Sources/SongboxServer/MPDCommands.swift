@@ -354,6 +354,9 @@ public struct MPDCommands: MPDCommandHandler {
         case "list": try await list(arguments, out)
         case "lsinfo", "listall", "listallinfo", "listfiles":
             try await browse(command, uri: arguments.first ?? "", client: client, out: out)
+            // At the top, `lsinfo` lists the stored playlists after the rest, as MPD does (what
+            // `mpc lsplaylists` and older clients read).
+            if command == "lsinfo", Self.isTop(arguments.first ?? "") { try storedPlaylists(out) }
         case "update", "rescan":
             guard let job = backend.startUpdate() else { throw Failure(.updateAlready, "Already updating") }
             out.field("updating_db", String(job))
@@ -590,7 +593,7 @@ public struct MPDCommands: MPDCommandHandler {
             return
         }
         // Above the music folders (several of them): each is a directory.
-        if roots.folders.count > 1, uri.trimmingCharacters(in: CharacterSet(charactersIn: "/")).isEmpty {
+        if roots.folders.count > 1, Self.isTop(uri) {
             for folder in roots.folders { out.field("directory", roots.uri(folder)) }
             if command == "lsinfo" || command == "listfiles" { return }
         }
@@ -666,6 +669,17 @@ public struct MPDCommands: MPDCommandHandler {
         }
         if found == 0, !uri.isEmpty, roots.folders.first(where: { $0 == path }) == nil {
             throw Failure(.noExist, "No such directory")
+        }
+    }
+
+    /// Whether `uri` is the top of the music (above or in the music folders).
+    static func isTop(_ uri: String) -> Bool { uri.trimmingCharacters(in: CharacterSet(charactersIn: "/")).isEmpty }
+
+    /// Each stored playlist as `playlist` and `Last-Modified` lines.
+    func storedPlaylists(_ out: MPDResponse) throws(Failure) {
+        for playlist in try library({ () throws(SongboxError) in try store.playlists.all() }) {
+            out.field("playlist", playlist.name)
+            out.field("Last-Modified", Self.isoDate(playlist.modified))
         }
     }
 

@@ -23,10 +23,7 @@ extension MPDCommands {
     func playlistCommand(_ command: String, _ args: Arguments, client: MPDClient, out: MPDResponse) async throws(Failure) -> Bool {
         switch command {
         case "listplaylists":
-            for playlist in try library({ () throws(SongboxError) in try store.playlists.all() }) {
-                out.field("playlist", playlist.name)
-                out.field("Last-Modified", Self.isoDate(playlist.modified))
-            }
+            try storedPlaylists(out)
         case "listplaylist", "listplaylistinfo":
             let playlist = try read(try args.string(0))
             let tracks = try slice(playlist.tracks, try args.optionalRange(1))

@@ -205,7 +205,9 @@ public final class Daemon: MPDBackend, Sendable {
     private func logProblem(_ event: PlayerEvent) {
         switch event {
         case .decodeError(let item, let message): logger.warning("cannot play \(TrackLocation.shown(item.track.path)): \(message)")
-        case .outputError(let message): logger.warning("output \(message)")
+        case .outputError(let message, false): logger.warning("output \(message)")
+        case .outputError(let message, true):
+            logger.error("output \(message): no audio for \(Int(Player.outputPatience)) s, playback paused; play to try again")
         default: break
         }
     }

@@ -13,7 +13,7 @@ extension Daemon {
 
     /// songbox's own commands beside MPD's (`MPDCommands`): what `songbox play` and
     /// `songbox plugin` send.
-    static let songboxCommandNames = ["plugindisable", "pluginenable", "pluginreload", "plugins", "queryplay", "sleep"]
+    static let songboxCommandNames = ["plugindisable", "pluginenable", "pluginreload", "plugins", "queryplay", "scriptplaylist", "sleep"]
 
     func answer(_ command: String, _ arguments: [String]) throws(Failure) -> [(String, String)] {
         switch command {
@@ -21,6 +21,14 @@ extension Daemon {
             return try queryPlay(arguments.joined(separator: " "))
         case "plugins":
             return plugins.current.flatMap { pluginFields($0.snapshot) }
+        case "scriptplaylist":
+            // A smart playlist's tracks as this daemon's MPD clients get them (a function is
+            // answered by the live plugin that defines it): what `songbox ls playlist:NAME` shows.
+            do throws(SongboxError) {
+                return try store.playlists.playlist(named: arguments.first ?? "").tracks.map { ("id", String($0.id)) }
+            } catch {
+                throw Failure(error.code == .notFound ? .noExist : .system, error.message)
+            }
         case "pluginreload":
             if let name = arguments.first { try plugin(name).reload() } else { reload() }
             return []

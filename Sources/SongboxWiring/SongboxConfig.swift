@@ -86,11 +86,25 @@ public struct SongboxConfig: Sendable, Equatable {
                 environment: environment)
     }
 
-    /// Reads the file at `path`; a missing file is the defaults (so is `/dev/null`, as for
-    /// other programs). A bad line is an error that names the file and line.
-    public static func load(from path: String = defaultPath()) throws(SongboxError) -> SongboxConfig {
+    /// Where the config file is when nobody names one (`$XDG_CONFIG_HOME`, else `~/.config`).
+    static func unnamedPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        defaultPath(environment: environment.filter { $0.key != "SONGBOX_CONFIG" })
+    }
+
+    /// Reads the file at `path`; at the usual place a missing file is the defaults (so is
+    /// `/dev/null`, as for other programs). A file the user named (`$SONGBOX_CONFIG`,
+    /// `--config`) that is not there is an error, not the defaults: a typo in its path would
+    /// otherwise drop every setting without a word. A bad line is an error that names the file and line.
+    public static func load(from path: String = defaultPath(),
+                            environment: [String: String] = ProcessInfo.processInfo.environment) throws(SongboxError) -> SongboxConfig {
         var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { return SongboxConfig() }
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+            guard path == unnamedPath(environment: environment) else {
+                throw SongboxError(.invalidArgument, "there is no config file here", at: path,
+                                   hint: "give the path of an existing file, or unset SONGBOX_CONFIG for the defaults")
+            }
+            return SongboxConfig()
+        }
         guard !isFolder.boolValue else {
             throw SongboxError(.invalidArgument, "the config file is a folder, not a file", at: path,
                                hint: "give the file inside it, such as \(path)/config")

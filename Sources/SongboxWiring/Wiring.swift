@@ -84,19 +84,28 @@ public struct Wiring: Sendable {
     /// The player of a `songbox run` script, made on its first player call: stepped by the
     /// script's loop on a fast output (deterministic timers), else in real time on its own
     /// thread. Refused while a daemon runs: it owns the output and the saved queue.
-    public func scriptPlayer(store: LibraryStore, output spec: OutputSpec, fast: Bool) -> PlayerHost {
+    public func scriptPlayer(store: LibraryStore, output spec: OutputSpec, fast: Bool, resume: Bool = false) -> PlayerHost {
         let settings = self.settings
         return PlayerHost(store: store) { () throws(SongboxError) -> any ScriptPlayer in
-            if let socket = LibraryDaemon.socket(serving: store.path), (try? ControlClient(path: socket)) != nil {
-                throw SongboxError(.invalidArgument, "a songbox daemon runs (\(socket)) and owns the player: put the script in its plugin folder (~/.config/songbox/plugins), or stop it to play from songbox run")
-            }
             // ALSA keeps real time whatever --fast says: only the other outputs are stepped.
             var stepped = fast
             if case .alsa = spec { stepped = false }
-            if stepped {
-                return SteppedScriptPlayer(SteppedPlayback(store: store, output: spec.makeOutput(), settings: settings))
+            // A script plays in a session of its own: from an empty queue, and its queue, place
+            // and volume are not saved (its plays are recorded). The saved state is the one
+            // `songbox play` and the daemon resume: a script's try-out must not become it, nor
+            // a script start from whatever played last. `--resume` asks for the saved state, as
+            // `songbox play` has it. A stepped run of its own (a practice, a preview: no device,
+            // no real time) plays even beside a daemon; anything else would be a second player
+            // on the daemon's output, or take the daemon's saved queue.
+            if !stepped || resume, let socket = LibraryDaemon.socket(serving: store.path), (try? ControlClient(path: socket)) != nil {
+                throw SongboxError(.invalidArgument, "a songbox daemon runs (\(socket)) and owns the player: play through it with songbox.daemon.command, put the script in its plugin folder (~/.config/songbox/plugins), or run it with --fast --output null")
             }
-            let session = PlaybackSession(store: store, output: spec.makeOutput(), settings: settings, fast: fast)
+            if stepped {
+                return SteppedScriptPlayer(SteppedPlayback(store: store, output: spec.makeOutput(), settings: settings,
+                                                           restore: resume, savesState: resume))
+            }
+            let session = PlaybackSession(store: store, output: spec.makeOutput(), settings: settings, fast: fast,
+                                          restore: resume, savesState: resume)
             return SessionScriptPlayer(session, owned: true)
         }
     }
@@ -117,6 +126,12 @@ public struct Wiring: Sendable {
         pluginOptions: @escaping @Sendable () -> [String: [String: String]] = { (try? SongboxConfig.load())?.pluginOptions ?? [:] }
     ) -> ScriptPlaylistRunner {
         ScriptPlaylistRunner(pluginOptions: pluginOptions, savedPlayer: savedPlayer, logger: logger)
+    }
+
+    /// What one-shot commands read function playlists with: the daemon that serves the library,
+    /// if one runs (its live plugin answers, as MPD clients see it), else the script run again.
+    public static func commandPlaylistEvaluator(logger: Logger) -> any ScriptPlaylistEvaluator {
+        ChainedEvaluator(first: DaemonPlaylists(), then: scriptPlaylistRunner(logger: logger))
     }
 
     /// The player's state as saved in `store`, if any.
@@ -174,4 +189,19 @@ public final class SteppedScriptPlayer: ScriptPlayer {
     public func playable(_ tracks: [Track]) throws(SongboxError) -> [PlayableTrack] { try playback.pipeline.recorder.store.tracks.playable(tracks) }
     public func nextEvent(timeout: Double) -> ScriptEvent? { events.take(timeout: timeout).map(ScriptEvent.init) }
     public func shutdown() { playback.shutdown() }
+}
+
+/// Function playlists as the daemon serving the library answers them (`scriptplaylist`); nil
+/// (the next evaluator) when no daemon runs.
+struct DaemonPlaylists: ScriptPlaylistEvaluator {
+    func trackIDs(of playlist: ScriptPlaylist, in store: LibraryStore) throws(SongboxError) -> [Int64]? {
+        guard let daemon = try? ControlClient(serving: store.path) else { return nil }
+        do {
+            return try daemon.send("scriptplaylist", [playlist.name]).compactMap { $0.0 == "id" ? Int64($0.1) : nil }
+        } catch let error as DaemonError {
+            throw SongboxError(.scriptFailed, "the songbox daemon: \(error.text)", at: playlist.script)
+        } catch {
+            throw SongboxError(.scriptFailed, "the songbox daemon: \(Message(verbatim: "\(error)"))", at: playlist.script)
+        }
+    }
 }

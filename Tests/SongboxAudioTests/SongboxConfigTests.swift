@@ -28,7 +28,10 @@ import Testing
     }
 
     @Test func noFileMeansTheDefaults() throws {
-        #expect(try SongboxConfig.load(from: "/nonexistent/songbox/config") == SongboxConfig())
+        // At the usual place only: a file named elsewhere must be there (issue 25).
+        let home = ["HOME": "/nonexistent", "XDG_CONFIG_HOME": "/nonexistent/xdg"]
+        #expect(try SongboxConfig.load(from: "/nonexistent/xdg/songbox/config", environment: home) == SongboxConfig())
+        #expect(throws: SongboxError.self) { try SongboxConfig.load(from: "/nonexistent/songbox/config", environment: home) }
         #expect(SongboxConfig.defaultPath(environment: ["HOME": "/home/pi"]) == "/home/pi/.config/songbox/config")
         #expect(SongboxConfig.defaultPath(environment: ["HOME": "/home/pi", "XDG_CONFIG_HOME": "/etc/xdg"]) == "/etc/xdg/songbox/config")
         #expect(SongboxConfig.defaultPath(environment: ["SONGBOX_CONFIG": "/srv/songbox.conf"]) == "/srv/songbox.conf")

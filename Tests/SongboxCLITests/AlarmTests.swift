@@ -185,13 +185,14 @@ import Testing
             local status = sb.player.status()
             print(status.position, status.elapsed, status.state)
             """.write(toFile: show, atomically: true, encoding: .utf8)
-        let prepared = try songbox.run(["run", "--output", "null", "--fast", setUp])
+        // --resume: the saved queue is the one a script takes and keeps only when asked.
+        let prepared = try songbox.run(["run", "--output", "null", "--fast", "--resume", setUp])
         #expect(prepared.status == 0, "\(prepared.stderr)")
-        let before = try songbox.run(["run", show])
+        let before = try songbox.run(["run", "--resume", show])
         let plugin = Fixtures.packageRoot + "/plugins/alarm.lua"
-        let alarm = try songbox.run(["run", "--output", "null", "--fast", plugin, "test", "short"])
+        let alarm = try songbox.run(["run", "--output", "null", "--fast", "--resume", plugin, "test", "short"])
         #expect(alarm.status == 0 && alarm.stdout.contains("timeout"), "\(alarm.stdout)\(alarm.stderr)")
-        let after = try songbox.run(["run", show])
+        let after = try songbox.run(["run", "--resume", show])
         #expect(before.lines == ["second.mp3\tuser", "steady.mp3\tautoplay", "third.mp3\tautoplay", "2\t1.5\tstopped"], "\(before.stdout)")
         #expect(after.lines == before.lines, "\(after.stdout)")
     }
@@ -240,7 +241,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
         let plugin = Fixtures.packageRoot + "/plugins/alarm.lua"
         let output = try songbox.run(["run", "--output", "alsa:songboxnosuchdevice", plugin, "test", "deaf"],
-                                     environment: ["HOME": home, "SONGBOX_CONFIG": home + "/none"])
+                                     environment: ["HOME": home, "SONGBOX_CONFIG": "/dev/null"])
         #expect(output.status == 1, "\(output.stdout)\(output.stderr)")
         #expect(output.stderr.contains("alarm deaf: fallback to the alarm tone: the output failed"), "\(output.stderr)")
         #expect(output.stderr.contains("alarm deaf: failed: the output failed"), "\(output.stderr)")

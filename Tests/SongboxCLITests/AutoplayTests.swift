@@ -261,5 +261,15 @@ import Testing
         try daemon.waitForOutput("[tester] status ")
         let status = daemon.output.split(separator: "\n").last { $0.hasPrefix("[tester] status ") }.map(String.init) ?? ""
         #expect(status.contains(#""enabled":false"#) && status.contains(#""ahead":2"#), "\(status)")
+
+        // `autoplay.lua preview` on the daemon's own library prints as it does without a daemon
+        // (a session of its own on a fast clock), and the daemon's queue is not touched (issue
+        // 25: beside a daemon it printed nothing).
+        let queued = try queue()
+        let preview = try songbox.run(["run", "--fast", "--output", "null", Self.plugin, "preview", "path:t03.mp3", "3"],
+                                      environment: daemon.clientEnvironment.merging(["SONGBOX_CONFIG": folder + "/config"]) { $1 })
+        #expect(preview.status == 0 && preview.lines.count == 3, "\(preview.stdout)\(preview.stderr)")
+        #expect(preview.lines.first?.hasPrefix("user\tt03.mp3\t") == true, "\(preview.stdout)")
+        #expect(try queue() == queued)
     }
 }

@@ -131,6 +131,59 @@ import Testing
         #expect(try daemon.waitForExit() == 0)
     }
 
+    /// `songbox ls playlist:NAME` of a playlist a plugin's function defines answers what the
+    /// live plugin answers while the daemon runs (as MPD clients see it), and without one the
+    /// script run again; neither prints the script's log lines at every read (issue 25).
+    @Test func aFunctionPlaylistIsReadAsTheLivePluginAnswersIt() throws {
+        try library.add([("a", 1), ("b", 1)])
+        let plugins = try pluginFolder(["live": """
+            local sb = require "songbox"
+            local picked = "a.mp3"
+            sb.log.info("defining Live")
+            assert(sb.smart("Live", function() return sb.library.query("path:" .. picked) end))
+            sb.on("message", function(e) if e.channel == "pick" then picked = e.text; print("picked " .. picked) end end)
+            """])
+        let defined = try songbox.run(["run", plugins + "/live.lua"])
+        #expect(defined.status == 0 && defined.stderr.contains("defining Live"), "\(defined.stderr)")
+        func listed() throws -> (files: [String], stderr: String) {
+            let output = try songbox.run(["ls", "--json", "playlist:Live"], environment: ["SONGBOX_SOCKET": ""])
+            let tracks = try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [[String: Any]] ?? []
+            return (tracks.compactMap { ($0["path"] as? String)?.components(separatedBy: "/").last }, output.stderr)
+        }
+        let alone = try listed()
+        #expect(alone.files == ["a.mp3"] && alone.stderr.isEmpty, "\(alone)")
+        let daemon = try startDaemon(plugins: plugins, output: "null")
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        try daemon.waitForLog("defining Live")
+        _ = try ControlClient(path: daemon.socket).send("sendmessage", ["pick", "b.mp3"])
+        try daemon.waitForOutput("[live] picked b.mp3")
+        let live = try listed()
+        #expect(live.files == ["b.mp3"] && live.stderr.isEmpty, "\(live)")
+    }
+
+    /// A module plugins `require` lives in `lib/` and is not run as a plugin; one left beside
+    /// the plugins is not found as a module, and the error names where it was looked for (a
+    /// `helpers.lua` there was run as a plugin, then again as a module: issue 25).
+    @Test func aModuleInLibIsRequiredAndNotRunAsAPlugin() throws {
+        let plugins = try pluginFolder([
+            "uses": "local h = require 'helpers'\nprint('uses ' .. h.greet())\n",
+            "stray": "require 'beside'\n",
+            "beside": "print('beside runs as a plugin')\nreturn {}\n",
+        ])
+        try FileManager.default.createDirectory(atPath: plugins + "/lib", withIntermediateDirectories: true)
+        try "print('helpers loaded')\nreturn { greet = function() return 'hi' end }\n"
+            .write(toFile: plugins + "/lib/helpers.lua", atomically: true, encoding: .utf8)
+        let daemon = try startDaemon(plugins: plugins, output: "null")
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        try daemon.waitForOutput("[uses] uses hi")
+        #expect(daemon.output.components(separatedBy: "helpers loaded").count == 2, "once, as uses' module: \(daemon.output)")
+        let loaded = try self.plugins(daemon)
+        #expect(loaded["helpers"] == nil, "\(loaded.keys.sorted())")
+        let stray = try #require(loaded["stray"])
+        #expect(stray["error"]?.contains("module 'beside' not found") == true && stray["error"]?.contains(plugins + "/lib/beside.lua") == true,
+                "\(stray)")
+    }
+
     @Test func sighupReloadsThePluginsWithoutAGapInTheAudio() throws {
         try library.add([("long", 3)])
         // What the track sounds like, rendered alone.
@@ -274,23 +327,40 @@ import Testing
         let elsewhere = try songbox.run(["play", "--output", "wav:\(folder)/second.wav", "path:a.mp3"], environment: daemon.clientEnvironment)
         #expect(elsewhere.status != 0)
         #expect(elsewhere.stderr.contains("a songbox daemon runs and owns the output"), "\(elsewhere.stderr)")
+        // A refusal is no mistyped command line: no usage follows it (issue 25).
+        #expect(!elsewhere.stderr.contains("Usage:"), "\(elsewhere.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder + "/second.wav"))
         let nothing = try songbox.run(["play", "zzz-no-such-track"], environment: daemon.clientEnvironment)
         #expect(nothing.status != 0 && nothing.stderr.contains("no track matches"), "\(nothing.stderr)")
         #expect(try songbox.run(["play", "path:a.mp3"], environment: daemon.clientEnvironment).stdout
                     == "Playing 1 track through the songbox daemon.\n")
-        // A script reads the library as always; its first player call is refused, not a second output.
+        // A script reads the library as always; its first player call is refused, not a second
+        // output: it raises, as a failure to play does without a daemon (it was a quiet
+        // `nil, message` after which the script went on and ended well: issue 25).
         let script = folder + "/script.lua"
         try """
             local sb = require "songbox"
             print(#sb.library.query("path:a.mp3"))
             print(sb.queue.add(sb.library.query("path:a.mp3")))
+            print("went on")
             """.write(toFile: script, atomically: true, encoding: .utf8)
         let run = try songbox.run(["run", "--output", "wav:\(folder)/third.wav", script], environment: daemon.clientEnvironment)
-        #expect(run.status == 0, "\(run.stderr)")
-        #expect(run.lines.first == "1")
-        #expect(run.lines.last?.hasPrefix("nil\tsongbox.queue.add: a songbox daemon runs") == true, "\(run.stdout)")
+        #expect(run.status == 1, "\(run.stdout)")
+        #expect(run.lines == ["1"], "\(run.stdout)")
+        #expect(run.stderr.contains("script.lua:3: songbox.queue.add: a songbox daemon runs"), "\(run.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder + "/third.wav"))
+        // A stepped run (--fast, not ALSA) plays in a session of its own beside the daemon: its
+        // events print, and the daemon's queue is not touched.
+        let before = try songbox.run(["queue"], environment: daemon.clientEnvironment).stdout
+        try """
+            local sb = require "songbox"
+            sb.on("track_started", function(ev) print("started " .. ev.track.path:match("[^/]+$")) end)
+            assert(sb.queue.add(sb.library.query("path:a.mp3")))
+            sb.player.play()
+            """.write(toFile: script, atomically: true, encoding: .utf8)
+        let practice = try songbox.run(["run", "--fast", "--output", "null", script], environment: daemon.clientEnvironment)
+        #expect(practice.status == 0 && practice.lines == ["started a.mp3"], "\(practice.stdout)\(practice.stderr)")
+        #expect(try songbox.run(["queue"], environment: daemon.clientEnvironment).stdout == before)
         // A second daemon on the same socket is refused.
         #expect(throws: FixtureError.self) {
             _ = try DaemonProcess(database: songbox.database, folder: folder, arguments: ["--output", "null"])

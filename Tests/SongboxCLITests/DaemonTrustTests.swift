@@ -167,9 +167,11 @@ import Testing
         } catch let error as FixtureError {
             #expect(String(describing: error).contains("the music folder \(folder)/nowhere does not exist"), "\(error)")
         }
-        let config = folder + "/no-config"
+        // No config at its usual place: the defaults, said.
+        let config = folder + "/xdg/songbox/config"
         let daemon = try DaemonProcess(database: songbox.database, folder: try daemonFolder("daemon"),
-                                       arguments: ["--output", "null", "--plugins", noPlugins, "--music", music, "--config", config])
+                                       arguments: ["--output", "null", "--plugins", noPlugins, "--music", music],
+                                       environment: ["XDG_CONFIG_HOME": folder + "/xdg", "SONGBOX_CONFIG": ""])
         defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
         #expect(daemon.errors.contains("songbox daemon: library \(songbox.database), config none (\(config) is not there: the defaults), music \(music)"),
                 "\(daemon.errors)")
@@ -177,6 +179,33 @@ import Testing
         #expect(daemon.errors.contains("new to the library"))
         let listed = try command(["ls"])
         #expect(listed.status == 0 && listed.lines.count > 5, "\(listed.stdout)\(listed.stderr)")
+    }
+
+    /// A daemon with no sound device does not show "playing" for ever: the output's error is
+    /// in the log and in MPD's `error:` at once, and once the player has waited for the device
+    /// as long as it does, playback pauses at its place, said in the log (issue 25).
+    @Test func aDaemonWithNoSoundDeviceSaysSoAndPauses() throws {
+        try library.add([("long", 30)])
+        let daemon = try DaemonProcess(database: songbox.database, folder: try daemonFolder("daemon"),
+                                       arguments: ["--output", "alsa:songbox-missing", "--plugins", noPlugins, "--config", "/dev/null"])
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        let mpc = { (arguments: [String]) in
+            try SongboxRunner.run(executable: "/usr/bin/mpc", arguments, environment: ["MPD_HOST": daemon.socket])
+        }
+        #expect(try command(["play", "path:long"]).status == 0)
+        let said = "output alsa:songbox-missing: cannot open ALSA device \"songbox-missing\""
+        try daemon.waitForLog(said)
+        #expect(try mpc(["status"]).stdout.contains("ERROR: alsa:songbox-missing: cannot open ALSA device"))
+        try daemon.waitForLog("no audio for 15 s, playback paused; play to try again", timeout: 120)
+        let paused = try mpc(["status"]).stdout
+        #expect(paused.contains("[paused]") && paused.contains("ERROR: alsa:songbox-missing"), "\(paused)")
+        let status = try command(["status"])
+        #expect(status.stdout.contains("[paused]") && status.stdout.contains("ERROR: alsa:songbox-missing"), "\(status.stdout)")
+        #expect(try mpc(["clearerror"]).status == 0)
+        #expect(!(try mpc(["status"]).stdout.contains("ERROR")))
+        // Asked to play again, it tries the device again, and says so.
+        #expect(try mpc(["play"]).status == 0)
+        try daemon.waitForLog(said, count: 2)
     }
 
     /// A daemon stopped (or killed) while it played plays on from its place when it starts

@@ -19,7 +19,7 @@ import Testing
             #expect(FileManager.default.fileExists(atPath: prefix + "/" + file), "\(file)")
         }
         let installed = prefix + "/bin/songbox", library = prefix + "/library.db"
-        let environment = ["SONGBOX_CONFIG": prefix + "/none", "HOME": prefix]
+        let environment = ["SONGBOX_CONFIG": "/dev/null", "HOME": prefix]
         // The bundled alarm plugin and its tone are inside the binary.
         _ = try SongboxRunner.run(executable: installed, ["--db", library, "scan", Fixtures.packageRoot + "/examples/music"],
                                   environment: environment)
@@ -48,7 +48,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: home) }
         let binary = home + "/songbox", library = home + "/library.db"
         try FileManager.default.copyItem(atPath: SongboxRunner.executable, toPath: binary)
-        let environment = ["SONGBOX_CONFIG": home + "/none", "HOME": home, "XDG_CACHE_HOME": "", "SONGBOX_SOCKET": ""]
+        let environment = ["SONGBOX_CONFIG": "/dev/null", "HOME": home, "XDG_CACHE_HOME": "", "SONGBOX_SOCKET": ""]
         func songbox(_ arguments: [String]) throws -> SongboxRunner.Output {
             try SongboxRunner.run(executable: binary, ["--db", library] + arguments, environment: environment)
         }

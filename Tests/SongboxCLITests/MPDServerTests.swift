@@ -44,10 +44,13 @@ extension TestLibrarySuite {
     }
 
     @Test func mpcDrivesTheLibraryTheQueueAndThePlayer() throws {
+        #expect(try songbox.run(["playlist", "save", "Evening", "artist:\"Mabel Grey\""]).status == 0)
         let (daemon, port) = try startDaemon()
         defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
         #expect(try mpc(port, ["version"]).stdout == "mpd version: 0.23.5\n")
         #expect(try mpc(port, ["ls"]).lines.contains("Mabel Grey"))
+        // mpc lists the stored playlists from the top's `lsinfo`, as MPD answers it (it was empty: issue 25).
+        #expect(try mpc(port, ["lsplaylists"]).lines == ["Evening"])
         #expect(try mpc(port, ["add", "Mabel Grey"]).status == 0)
         #expect(try mpc(port, ["playlist"]).lines == ["Mabel Grey - Northern Skies", "Mabel Grey - Old Roads", "Mabel Grey - The River's Lullaby"])
         let playing = try mpc(port, ["play", "2"])

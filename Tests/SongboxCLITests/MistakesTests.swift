@@ -125,16 +125,52 @@ import Testing
         #expect(made.stderr.contains("Made a new library at \(typo)"))
     }
 
+    /// A config file the user names (`SONGBOX_CONFIG`, `--config`) that is not there, or is a
+    /// folder, is an error naming the path: it meant the defaults without a word (issue 25).
+    @Test func aNamedConfigThatIsNotThereIsAnErrorWithItsPath() throws {
+        let script = folder + "/hello.lua"
+        try "print('hello')\n".write(toFile: script, atomically: true, encoding: .utf8)
+        let missing = folder + "/conifg"
+        for named in [missing, folder] {
+            for arguments in [["run", script], ["play", "--output", "null", "--fast", "x"], ["scan"]] {
+                let output = try songbox.run(arguments, environment: ["SONGBOX_CONFIG": named])
+                #expect(output.status != 0 && output.stdout.isEmpty, "\(arguments) with \(named): \(output.stdout)")
+                #expect(output.stderr.contains(named), "\(arguments): \(output.stderr)")
+            }
+        }
+        #expect(try songbox.run(["run", script], environment: ["SONGBOX_CONFIG": missing]).stderr
+                    .contains("\(missing): there is no config file here"))
+        let daemon = try songbox.run(["daemon", "--config", missing, "--output", "null", "--bind", "none", "--socket", folder + "/d.sock"])
+        #expect(daemon.status == 78, "\(daemon.stderr)")
+        #expect(daemon.stderr.contains("\(missing): there is no config file here"), "\(daemon.stderr)")
+        // Not named, and not there: the defaults, as before.
+        let defaults = try songbox.run(["run", script], environment: ["SONGBOX_CONFIG": "", "XDG_CONFIG_HOME": folder + "/xdg"])
+        #expect(defaults.status == 0 && defaults.stdout == "hello\n", "\(defaults.stderr)")
+    }
+
     /// A first `songbox ls` where the default library is made on demand: it says the library is
     /// empty, where it is, and how to fill it.
     @Test func anEmptyLibrarySaysWhereItIsAndHowToFillIt() throws {
         let home = folder + "/home"
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
         let first = try SongboxRunner.run(executable: SongboxRunner.executable, ["ls"],
-                                          environment: ["HOME": home, "XDG_DATA_HOME": "", "SONGBOX_DB": "", "SONGBOX_CONFIG": home + "/none"])
+                                          environment: ["HOME": home, "XDG_DATA_HOME": "", "SONGBOX_DB": "", "SONGBOX_CONFIG": "/dev/null"])
         #expect(first.status == 1)
         #expect(first.stderr.contains("the library \(home)/.local/share/songbox/library.db is empty: scan your music into it first (songbox scan ~/Music)"),
                 "\(first.stderr)")
+    }
+
+    /// `show` says the language moods filter on, and whether it is the user's or a guess: it was
+    /// never shown, so `edit ID language=he` could not be checked (issue 25).
+    @Test func showSaysATracksLanguage() throws {
+        let listed = try JSONSerialization.jsonObject(with: Data(try songbox.run(["ls", "--json", "title:אהבה", "limit:1"]).stdout.utf8)) as? [[String: Any]]
+        let id = String(try #require(listed?.first?["id"] as? Int))
+        let guessed = try songbox.run(["show", id])
+        #expect(guessed.lines.contains { $0.hasPrefix("language") && $0.hasSuffix("  he (guessed from its letters)") }, "\(guessed.stdout)")
+        #expect(try songbox.run(["edit", id, "language=yi"]).status == 0)
+        #expect(try songbox.run(["show", id]).lines.contains { $0.hasPrefix("language") && $0.hasSuffix("  yi") })
+        let json = try songbox.run(["show", "--json", id]).stdout
+        #expect(json.contains(#""language": "yi""#) && json.contains(#""language_guessed": false"#), "\(json)")
     }
 
     /// `show` gives a measure to three decimals at most (it printed `tempo 133.20355776772368`);

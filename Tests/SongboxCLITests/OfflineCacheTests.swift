@@ -13,6 +13,8 @@ import Testing
     init() throws {
         library = try TestLibrary()
         try library.scanExamples()
+        // The config `environment` names, empty until a test writes it (a named file must exist).
+        try "".write(toFile: library.folder + "/config", atomically: true, encoding: .utf8)
     }
 
     /// An example track (tagged): what the server serves.

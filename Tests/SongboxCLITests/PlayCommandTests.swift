@@ -66,7 +66,7 @@ import Glibc
         #expect(try AudioFixtures.pcm(ofWAV: wav).count == 5 * 44_100 * 2, "the config's output, no fades")
 
         // Without the config: 2 s is neither, 3 s of 30 is not a play.
-        let plain = try songbox.run(["run", "--fast", "--output", "null", script], environment: ["SONGBOX_CONFIG": folder + "/none"])
+        let plain = try songbox.run(["run", "--fast", "--output", "null", script], environment: ["SONGBOX_CONFIG": "/dev/null"])
         #expect(plain.status == 0, "\(plain.stderr)")
         #expect(try history().count == 2)
 
@@ -117,7 +117,7 @@ import Glibc
     }
 
     @Test func ctrlCStopsCleanlyAndPlayResumesThere() throws {
-        let path = try #require(try makeLibrary([("thirty", 30)]).first)
+        let path = try #require(try makeLibrary([("thirty", 30), ("one", 1)]).first)
         let player = try Background(songbox, ["play", "path:/thirty.mp3", "--output", "null"], folder: folder)
         try #require(player.wait(until: { player.stdout.contains("1. thirty.mp3 (0:30)") }), "\(player.stderr)")
         Thread.sleep(forTimeInterval: 2)
@@ -128,6 +128,19 @@ import Glibc
         // About 2 s of 30 is neither a play nor a skip: nothing is recorded.
         #expect(player.stderr == "Played 1 track: 0 plays and 0 skips recorded.\n")
         #expect(try history().isEmpty)
+
+        // A script in between plays in a session of its own: it does not start from the saved
+        // queue, and what it queues, plays and sets is not saved (issue 25).
+        let script = folder + "/between.lua"
+        try """
+            local sb = require "songbox"
+            print(#sb.queue.list())
+            sb.player.volume(20)
+            assert(sb.queue.add(sb.library.query("path:/one.mp3")))
+            sb.player.play()
+            """.write(toFile: script, atomically: true, encoding: .utf8)
+        let between = try songbox.run(["run", "--fast", "--output", "null", script])
+        #expect(between.status == 0 && between.lines == ["0"], "\(between.stdout)\(between.stderr)")
 
         // Without a query, play picks up the saved queue where it stopped.
         let wav = folder + "/resumed.wav"
@@ -276,6 +289,20 @@ import Glibc
         // Told once, not at every retry.
         #expect(player.stderr.components(separatedBy: told).count == 2, "\(player.stderr)")
         #expect(player.stderr.hasSuffix("Played 1 track: 0 plays and 0 skips recorded.\n"))
+    }
+
+    /// With no sound device, `play` says so and ends by itself once the player has waited for
+    /// the device as long as it does (`Player.outputPatience`), with status 1: it showed the
+    /// retry and then waited in silence for ever (issue 25).
+    @Test func withNoSoundDevicePlaySaysSoAndEnds() throws {
+        try makeLibrary([("two", 2)])
+        let player = try Background(songbox, ["play", "path:/two.mp3", "--output", "alsa:songbox-missing"], folder: folder)
+        let status = try #require(player.exitStatus(within: 120), "still waiting: \(player.stderr)")
+        #expect(status == 1)
+        #expect(player.stderr.contains("no sound: output alsa:songbox-missing: cannot open ALSA device \"songbox-missing\""),
+                "\(player.stderr)")
+        #expect(player.stderr.contains("nothing could be heard for 15 s, so playback stopped"), "\(player.stderr)")
+        #expect(try history().isEmpty)
     }
 
     /// The device appears while songbox retries: here an ALSA PCM defined in the user's

@@ -17,6 +17,24 @@ import Testing
         try SongboxRunner.run(executable: "/usr/bin/mpc", ["--host", "127.0.0.1", "--port", String(port)] + arguments)
     }
 
+    /// A daemon with the plugins of `plugins`, to the null output, on a free port.
+    func daemon(plugins: String) throws -> (daemon: DaemonProcess, port: Int) {
+        let port = try freePort()
+        let daemon = try DaemonProcess(database: songbox.database, folder: folder, arguments: [
+            "--plugins", plugins, "--output", "null", "--bind", "127.0.0.1:\(port)",
+        ])
+        return (daemon, port)
+    }
+
+    /// nginx serving a tone of `seconds` as /files/tone.mp3, and its web folder.
+    func nginx(toneSeconds seconds: Double) throws -> (server: NginxServer, root: String) {
+        let serverFolder = folder + "/nginx"
+        let root = serverFolder + "/www"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        _ = try AudioFixtures.tone(in: root, name: "tone", seconds: seconds)
+        return (try NginxServer(root: root, folder: serverFolder), root)
+    }
+
     @Test func mpcAndPluginsFollowAStationsTitles() throws {
         let serverFolder = folder + "/icecast"
         try FileManager.default.createDirectory(atPath: serverFolder, withIntermediateDirectories: true)
@@ -33,10 +51,7 @@ import Testing
               print("title: " .. e.title .. " / " .. (e.station or "?") .. " / " .. e.track.path)
             end)
             """.write(toFile: plugins + "/titles.lua", atomically: true, encoding: .utf8)
-        let port = try freePort()
-        let daemon = try DaemonProcess(database: songbox.database, folder: folder, arguments: [
-            "--plugins", plugins, "--output", "null", "--bind", "127.0.0.1:\(port)",
-        ])
+        let (daemon, port) = try daemon(plugins: plugins)
         defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
         let url = icecast.url("/radio.mp3")
         #expect(try mpc(port, ["add", url]).status == 0)
@@ -75,12 +90,27 @@ import Testing
                 "\(notAList.stderr)")
     }
 
+    /// A station linked by a `.pls` whose stream says no title of its own is shown with the
+    /// playlist's `Title1=`, as MPD shows it: `currentsong` had no title at all (issue 25).
+    @Test func aStationsPlaylistTitleIsWhatMPDClientsSee() throws {
+        let (nginx, root) = try nginx(toneSeconds: 30)
+        try "[playlist]\nNumberOfEntries=1\nFile1=\(nginx.url("/files/tone.mp3"))\nTitle1=Songbox FM\n"
+            .write(toFile: root + "/station.pls", atomically: true, encoding: .utf8)
+        let (daemon, port) = try daemon(plugins: folder)
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        let link = nginx.url("/files/station.pls")
+        #expect(try mpc(port, ["add", link]).status == 0)
+        #expect(try mpc(port, ["play"]).status == 0)
+        var current = ""
+        try waitFor(timeout: 30, "the station's title") {
+            current = try mpc(port, ["-f", "%title% ; %name% ; %file%", "current"]).stdout
+            return current != "" && !current.hasPrefix(" ;")
+        }
+        #expect(current == "Songbox FM ; Songbox FM ; \(link)\n", "\(current)")
+    }
+
     @Test func songboxPlaysAURLInTheForegroundAndSaysWhenItCannot() throws {
-        let serverFolder = folder + "/nginx"
-        let root = serverFolder + "/www"
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        _ = try AudioFixtures.tone(in: root, name: "tone", seconds: 2)
-        let nginx = try NginxServer(root: root, folder: serverFolder)
+        let (nginx, _) = try nginx(toneSeconds: 2)
         let wav = folder + "/played.wav"
         let url = nginx.url("/files/tone.mp3")
         let played = try songbox.run(["play", url, "--output", "wav:" + wav])

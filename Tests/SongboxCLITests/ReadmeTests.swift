@@ -14,7 +14,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let binaries = (SongboxRunner.executable as NSString).deletingLastPathComponent
         let environment = ["PATH": binaries + ":/usr/bin:/bin", "SONGBOX_DB": folder + "/library.db", "HOME": folder,
-                           "SONGBOX_CONFIG": folder + "/none", "SONGBOX_SOCKET": folder + "/no-daemon.sock"]
+                           "SONGBOX_CONFIG": "/dev/null", "SONGBOX_SOCKET": folder + "/no-daemon.sock"]
         for command in commands {
             let output = try SongboxRunner.run(executable: "/bin/sh", ["-c", "cd \"$1\" && " + command, "readme", Fixtures.packageRoot],
                                                environment: environment)

@@ -66,6 +66,23 @@ import Testing
         #expect(try songbox.run(["run", path]).stdout == "4\n")
     }
 
+    /// Each plugin docs/plugins.md shows passes `songbox run --dry-run --fast`, as the page
+    /// advises for checking one: a dry run used to stop at the first `songbox.smart`, on
+    /// songbox's own prelude line (issue 25). Its definitions are checked, not stored.
+    @Test func thePluginsOfThePluginsPagePassADryRun() throws {
+        try library.scanExamples()
+        let page = try String(contentsOfFile: Fixtures.packageRoot + "/docs/plugins.md", encoding: .utf8)
+        let blocks = page.components(separatedBy: "```lua\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
+        #expect(blocks.count >= 2)
+        for (index, source) in blocks.enumerated() {
+            let path = try script("plugin\(index).lua", source)
+            let dry = try songbox.run(["run", "--dry-run", "--fast", path])
+            #expect(dry.status == 0, "\(source)\n\(dry.stderr)")
+            #expect(!dry.stderr.contains("songbox:"), "\(dry.stderr)")
+        }
+        #expect(try songbox.run(["playlist", "ls"]).stdout.isEmpty, "a dry run stores no playlist")
+    }
+
     @Test func optionsComeFromTheConfigFileByTheScriptsName() throws {
         let config = folder + "/config"
         try """

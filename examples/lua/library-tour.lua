@@ -1,10 +1,12 @@
 -- A tour of songbox.library and songbox.history: reading, finding, editing.
 -- Usage: songbox run examples/lua/library-tour.lua [--dry-run]
 local sb = require "songbox"
+-- "1 track", "2 tracks".
+local function count(n, one, many) return n .. " " .. (n == 1 and one or many) end
 
 local stats = sb.library.stats()
-print(("%d tracks by %d artists on %d albums, %.1f minutes"):format(
-  stats.tracks, stats.artists, stats.albums, stats.duration / 60))
+print(("%s by %s on %s, %.1f minutes"):format(count(stats.tracks, "track", "tracks"),
+  count(stats.artists, "artist", "artists"), count(stats.albums, "album", "albums"), stats.duration / 60))
 
 -- The query language, as in `songbox ls`:
 for _, t in ipairs(sb.library.query("year:1960..1979 sort:year limit:5")) do

@@ -1,6 +1,8 @@
 -- Playlists from Lua: save, add, move, remove, rename, export, import, delete.
 -- Usage: songbox run examples/lua/playlists.lua [FOLDER]   (FOLDER for the exported files, default /tmp)
 local sb = require "songbox"
+-- "1 track", "2 tracks".
+local function count(n, one, many) return n .. " " .. (n == 1 and one or many) end
 local folder = sb.args[1] or "/tmp"
 
 local tracks = sb.library.query("sort:artist,album,track limit:5")
@@ -11,7 +13,7 @@ assert(sb.playlist.move("Example", 1, 4))                      -- the first item
 assert(sb.playlist.remove("Example", { 1 }))
 
 local playlist = sb.playlist.get("Example")
-print(playlist.name .. ": " .. #playlist.tracks .. " tracks")
+print(playlist.name .. ": " .. count(#playlist.tracks, "track", "tracks"))
 for i, t in ipairs(playlist.tracks) do print(i, t.artist, t.title) end
 
 -- Soft failures return nil and a message:
@@ -24,6 +26,6 @@ local report = assert(sb.playlist.import(file, { name = "Example (imported)", re
 print(("imported %d of %d entries"):format(report.matched, report.total))
 
 assert(sb.playlist.rename("Example (imported)", "Example copy"))
-for _, p in ipairs(sb.playlist.list()) do print(p.kind, p.name, p.tracks .. " tracks") end
+for _, p in ipairs(sb.playlist.list()) do print(p.kind, p.name, count(p.tracks, "track", "tracks")) end
 assert(sb.playlist.delete("Example copy"))
 assert(sb.playlist.delete("Example"))

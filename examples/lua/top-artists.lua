@@ -1,6 +1,8 @@
 -- Your most played artists, from the play counts of every track.
 -- Usage: songbox run examples/lua/top-artists.lua [COUNT]
 local sb = require "songbox"
+-- "1 track", "2 tracks".
+local function counted(n, one, many) return n .. " " .. (n == 1 and one or many) end
 local count = tonumber(sb.args[1]) or 10
 
 local plays, tracks = {}, {}
@@ -21,7 +23,8 @@ if #artists == 0 then print("nothing played yet") end
 for i = 1, math.min(count, #artists) do
   local artist = artists[i]
   -- songbox.text.pad counts terminal columns, not bytes: Hebrew names line up too.
-  print(("%2d. %s %4d plays (%d tracks)"):format(i, sb.text.pad(sb.text.truncate(artist, 30), 30), plays[artist], tracks[artist]))
+  print(("%2d. %s %4d %s (%s)"):format(i, sb.text.pad(sb.text.truncate(artist, 30), 30), plays[artist],
+    plays[artist] == 1 and "play " or "plays", counted(tracks[artist], "track", "tracks")))
 end
 
 -- The last 30 days, from the play history:
