@@ -12,8 +12,7 @@ public final class FLACDecoder: FileDecoder {
     }
 
     init(bytes: AudioFileBytes, ogg: Bool, rate: Int?) throws(DecodeError) {
-        let frames = try FLACFrames(bytes: bytes, ogg: ogg)
-        try super.init(path: bytes.path, frames: frames, source: frames.format, length: frames.length, rate: rate)
+        try super.init(path: bytes.path, frames: try FLACFrames(bytes: bytes, ogg: ogg), rate: rate)
     }
 }
 

@@ -30,6 +30,10 @@ public struct SourceFormat: Sendable, Hashable, CustomStringConvertible {
 /// A format's own decoder as songbox drives it: frames at the file's rate, already mixed to
 /// stereo, as Float with 16-bit full scale (±32768), so 16-bit samples pass exactly.
 protocol FrameSource: AnyObject {
+    /// What the file holds, from its header.
+    var format: SourceFormat { get }
+    /// Frames at the file's rate, when the header tells (before any decoding).
+    var length: Int? { get }
     /// Writes up to `frames` interleaved stereo frames to `destination`; returns how many, 0 at
     /// the end. May return fewer than asked (one codec frame at a time).
     func read(into destination: UnsafeMutablePointer<Float>, frames: Int) throws(DecodeError) -> Int
@@ -70,10 +74,11 @@ public class FileDecoder: TrackDecoder {
     private let scratch: UnsafeMutableBufferPointer<Float>
     private static let scratchFrames = 4096
 
-    init(path: String, frames: any FrameSource, source: SourceFormat, length: Int?, rate: Int?) throws(DecodeError) {
+    init(path: String, frames: any FrameSource, rate: Int?) throws(DecodeError) {
         self.path = path
         self.frames = frames
-        self.source = source
+        source = frames.format
+        let length = frames.length
         if let rate, rate != source.sampleRate {
             guard SourceFormat.rates.contains(rate) else { throw DecodeError(path: path, message: "cannot play at \(rate) Hz") }
             let resampler = Resampler(from: source.sampleRate, to: rate)

@@ -12,8 +12,7 @@ public final class OpusDecoder: FileDecoder {
     }
 
     init(bytes: AudioFileBytes, rate: Int?) throws(DecodeError) {
-        let frames = try OpusFrames(bytes: bytes)
-        try super.init(path: bytes.path, frames: frames, source: frames.format, length: frames.length, rate: rate)
+        try super.init(path: bytes.path, frames: try OpusFrames(bytes: bytes), rate: rate)
     }
 }
 

@@ -13,9 +13,7 @@ public final class PCMFileDecoder: FileDecoder {
     }
 
     init(bytes: AudioFileBytes, rate: Int?) throws(DecodeError) {
-        let layout = try PCMLayout(bytes)
-        let frames = PCMFrames(bytes: bytes, layout: layout)
-        try super.init(path: bytes.path, frames: frames, source: layout.format, length: layout.frames, rate: rate)
+        try super.init(path: bytes.path, frames: PCMFrames(bytes: bytes, layout: try PCMLayout(bytes)), rate: rate)
     }
 }
 
@@ -210,6 +208,9 @@ final class PCMFrames: FrameSource {
         self.bytes = bytes
         self.layout = layout
     }
+
+    var format: SourceFormat { layout.format }
+    var length: Int? { layout.frames }
 
     func read(into destination: UnsafeMutablePointer<Float>, frames: Int) throws(DecodeError) -> Int {
         let wanted = min(frames, layout.frames - next, Self.chunkFrames)

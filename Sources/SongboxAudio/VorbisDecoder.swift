@@ -10,8 +10,7 @@ public final class VorbisDecoder: FileDecoder {
     }
 
     init(bytes: AudioFileBytes, rate: Int?) throws(DecodeError) {
-        let frames = try VorbisFrames(bytes: bytes)
-        try super.init(path: bytes.path, frames: frames, source: frames.format, length: frames.length, rate: rate)
+        try super.init(path: bytes.path, frames: try VorbisFrames(bytes: bytes), rate: rate)
     }
 }
 
