@@ -98,6 +98,41 @@ import Testing
         #expect(try library.songbox.run(["analyze", "artist:nobody"]).status == 1)
     }
 
+    /// The same clicks and the same sine in every format songbox plays give the tempo and the
+    /// loudness they give as MP3 (within what the codec changes).
+    @Test func everyFormatGivesTheTempoAndLoudnessOfTheSameAudioInMP3() throws {
+        let sources = folder + "/sources"
+        try FileManager.default.createDirectory(atPath: sources, withIntermediateDirectories: true)
+        let clicks = sources + "/clicks.wav", sine = sources + "/sine.wav"
+        try AudioFixtures.run("sox", ["-R", "-D", "-n", "-r", "48000", "-c", "2", "-b", "16", clicks, "synth", "0.03", "pinknoise",
+                                      "fade", "0", "0.03", "0.025", "pad", "0", String(format: "%.6f", 60 / 128.0 - 0.03),
+                                      "repeat", "47", "gain", "-6"])
+        try AudioFixtures.run("sox", ["-R", "-D", "-n", "-r", "48000", "-c", "2", "-b", "16", sine, "synth", "10", "sine", "1000",
+                                      "vol", "-23dB"])
+        let encodings: [AudioFixtures.Encoding] = [.flac, .oggFLAC, .vorbis, .opus, .wav16, .aiff]
+        for (name, source) in [("clicks", clicks), ("sine", sine)] {
+            try AudioFixtures.run("lame", ["--quiet", "-b", "320", "--resample", "48", source, music + "/\(name)-mp3.mp3"])
+            for encoding in encodings {
+                try AudioFixtures.encode(source, as: encoding, to: music + "/\(name)-\(encoding).\(encoding.suffix)")
+            }
+        }
+        try library.scan()
+        let run = try library.songbox.run(["analyze"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("Analyzed 14 tracks"), "\(run.stdout)")
+        let tracks = try listing()
+        let mp3Tempo = try #require(tracks["clicks-mp3"]?["tempo"] as? Double)
+        let mp3Loudness = try #require(tracks["sine-mp3"]?["loudness"] as? Double)
+        #expect(abs(mp3Tempo - 128) / 128 < 0.02, "\(mp3Tempo)")
+        #expect(abs(mp3Loudness - -23) <= 0.2, "\(mp3Loudness)")
+        for encoding in encodings {
+            let tempo = try #require(tracks["clicks-\(encoding)"]?["tempo"] as? Double, "\(encoding)")
+            let loudness = try #require(tracks["sine-\(encoding)"]?["loudness"] as? Double, "\(encoding)")
+            #expect(abs(tempo - mp3Tempo) < 0.5, "\(encoding): tempo \(tempo) against \(mp3Tempo) in MP3")
+            #expect(abs(loudness - mp3Loudness) < 0.1, "\(encoding): loudness \(loudness) against \(mp3Loudness) in MP3")
+        }
+    }
+
     @Test func aChangedFileIsAnalyzedAgain() throws {
         let path = try AudioFixtures.clicks(in: music, name: "song", bpm: 100, beats: 30)
         try library.scan()

@@ -89,6 +89,24 @@ import Testing
         try expectGains(rendered, [(quiet, Self.scale(-6)), (loud, Self.scale(3))])
     }
 
+    /// A FLAC's REPLAYGAIN_TRACK_GAIN and an Opus file's R128_TRACK_GAIN (−11 dB towards
+    /// −23 LUFS: −6 dB as ReplayGain) are applied from the first sample, against the reference
+    /// decoders' output times the gain.
+    @Test func flacAndOpusFilesAreLevelledByTheirOwnTags() throws {
+        let source = try AudioFixtures.signal(folder + "/source.wav", frames: 96_000, rate: 48_000)
+        let flac = music + "/levelled.flac", opus = music + "/levelled.opus"
+        try AudioFixtures.run("flac", ["--silent", "-f", "-T", "REPLAYGAIN_TRACK_GAIN=-6.00 dB", "-o", flac, source])
+        try AudioFixtures.run("opusenc", ["--quiet", "--comment", "R128_TRACK_GAIN=-2816", source, opus])
+        try library.scan()
+        for (path, encoding, tolerance) in [(flac, AudioFixtures.Encoding.flac, 1.0), (opus, .opus, 2.0)] {
+            let rendered = try play(["--replay-gain", "track", "path:" + path])
+            let reference = try AudioFixtures.reference(of: path, encoding: encoding, channels: 2).samples
+            try #require(rendered.count == reference.count, "\(encoding): \(rendered.count) samples, \(reference.count) expected")
+            let worst = zip(rendered, reference).map { abs(Double($0) - $1 * Self.scale(-6)) }.max() ?? 0
+            #expect(worst <= tolerance, "\(encoding): \(worst) from the reference × −6 dB")
+        }
+    }
+
     @Test func albumModeAppliesTheAlbumsGainToEveryTrack() throws {
         let (quiet, loud) = try album()
         let rendered = try play(["--replay-gain", "album", "path:/music/", "sort:path"])
