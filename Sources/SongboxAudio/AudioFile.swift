@@ -1,4 +1,5 @@
 import Foundation
+import SongboxFiles
 
 /// The one way the rest of songbox opens an audio file: the decoder is chosen by what the file
 /// holds (its first bytes), not by its name, so a FLAC file called `.mp3` plays, and a file of
@@ -55,33 +56,16 @@ public enum AudioFile {
     /// signature of its own: libmpg123 looks for frames); an error for the kinds songbox knows
     /// it does not play.
     static func kind(of bytes: AudioFileBytes) throws(DecodeError) -> Kind {
-        var head = bytes.bytes(at: 0, count: 64)
-        // A FLAC file may start with an ID3v2 tag (libFLAC skips it): look after it.
-        if head.starts(with: Array("ID3".utf8)), head.count >= 10, head[6..<10].allSatisfy({ $0 < 0x80 }) {
-            let size = head[6..<10].reduce(0) { $0 << 7 | Int($1) } + (head[5] & 0x10 != 0 ? 20 : 10)
-            if bytes.bytes(at: size, count: 4) == Array("fLaC".utf8) { return flac }
-        }
-        func text(_ range: Range<Int>) -> String {
-            range.upperBound <= head.count ? String(decoding: head[range], as: UTF8.self) : ""
-        }
-        switch text(0..<4) {
-        case "fLaC": return flac
-        case "RIFF" where text(8..<12) == "WAVE": return pcm
-        case "FORM" where ["AIFF", "AIFC"].contains(text(8..<12)): return pcm
-        case "OggS":
-            // The first page's first packet names the codec: after the 27-byte page header and
-            // its segment table.
-            let packet = 27 + (head.count > 26 ? Int(head[26]) : 0)
-            if head.count < packet + 8 { head = bytes.bytes(at: 0, count: packet + 8) }
-            let start = Array(head.dropFirst(packet).prefix(8))
-            if start.starts(with: [0x7F] + Array("FLAC".utf8)) { return oggFLAC }
-            if start.starts(with: [0x01] + Array("vorbis".utf8)) { return vorbis }
-            if start.starts(with: Array("OpusHead".utf8)) { return opus }
-            throw unknown(bytes.path, "an Ogg stream of a codec it does not know (not Vorbis, Opus or FLAC)")
-        case "RIFF", "RF64", "FORM": throw unknown(bytes.path, "a RIFF or IFF file that is not WAV or AIFF")
-        default:
-            if text(4..<8) == "ftyp" { throw unknown(bytes.path, "an MP4 file (AAC or ALAC are not played yet)") }
-            return mp3
+        switch AudioContainer.sniff({ bytes.bytes(at: $0, count: $1) }) {
+        case .flac: return flac
+        case .oggFLAC: return oggFLAC
+        case .oggVorbis: return vorbis
+        case .oggOpus: return opus
+        case .wav, .aiff: return pcm
+        case .oggOther: throw unknown(bytes.path, "an Ogg stream of a codec it does not know (not Vorbis, Opus or FLAC)")
+        case .otherRIFF: throw unknown(bytes.path, "a RIFF or IFF file that is not WAV or AIFF")
+        case .mp4: throw unknown(bytes.path, "an MP4 file (AAC or ALAC are not played yet)")
+        case .other: return mp3
         }
     }
 

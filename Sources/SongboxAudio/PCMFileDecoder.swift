@@ -1,4 +1,5 @@
 import Foundation
+import SongboxFiles
 
 /// Decodes uncompressed PCM files in Swift: WAV (RIFF; PCM and IEEE float, also as
 /// WAVE_FORMAT_EXTENSIBLE with its channel mask) and AIFF/AIFF-C (big-endian; `sowt`
@@ -137,7 +138,8 @@ struct PCMLayout {
         let channels = Int(Self.number(comm[0..<2], bigEndian: true))
         let declared = Int(Self.number(comm[2..<6], bigEndian: true))
         let bits = Int(Self.number(comm[6..<8], bigEndian: true))
-        guard let rate = Self.extendedInteger(Array(comm[8..<18])) else {
+        guard let rate = AudioContainer.extendedInteger(Array(comm[8..<18]), limit: SourceFormat.rates.upperBound),
+              SourceFormat.rates.contains(rate) else {
             throw DecodeError(path: path, message: "an AIFF sample rate that is not a whole number of Hz")
         }
         let compression = compressed && comm.count >= 22 ? String(decoding: comm[18..<22], as: UTF8.self) : "NONE"
@@ -181,18 +183,6 @@ struct PCMLayout {
     static func number(_ bytes: ArraySlice<UInt8>, bigEndian: Bool) -> UInt32 {
         let ordered = bigEndian ? Array(bytes) : bytes.reversed()
         return ordered.reduce(0) { $0 << 8 | UInt32($1) }
-    }
-
-    /// An 80-bit IEEE extended number (AIFF's sample rate) when it is a whole number from 1 to
-    /// `SourceFormat.rates`' end; nil otherwise.
-    static func extendedInteger(_ bytes: [UInt8]) -> Int? {
-        guard bytes.count == 10, bytes[0] & 0x80 == 0 else { return nil }
-        let exponent = (Int(bytes[0]) << 8 | Int(bytes[1])) - 16_383
-        let mantissa = bytes[2..<10].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-        // The value is mantissa * 2^(exponent - 63): a whole number below 2^31 needs 0...30.
-        guard (0...30).contains(exponent), mantissa & ((1 << UInt64(63 - exponent)) - 1) == 0 else { return nil }
-        let value = Int(mantissa >> UInt64(63 - exponent))
-        return SourceFormat.rates.contains(value) ? value : nil
     }
 }
 

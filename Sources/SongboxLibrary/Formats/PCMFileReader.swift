@@ -1,4 +1,5 @@
 import Foundation
+import SongboxFiles
 
 /// Reads WAV (RIFF) and AIFF/AIFF-C files: the format chunk for the exact length, text chunks
 /// (RIFF `LIST`/`INFO`, AIFF `NAME`/`AUTH`/`ANNO`/`(c) `) for tags.
@@ -57,7 +58,7 @@ enum PCMFileReader {
             throw SongboxError(.unreadableFile, "an AIFF file without its COMM chunk", at: path)
         }
         let channels = fields.bigEndian(0, 2), frames = fields.bigEndian(2, 4), bits = fields.bigEndian(6, 2)
-        guard let rate = extendedRate(Array(fields[8..<18])) else {
+        guard let rate = AudioContainer.extendedInteger(Array(fields[8..<18]), limit: 768_000) else {
             throw SongboxError(.unreadableFile, "the AIFF COMM chunk gives no usable sample rate", at: path)
         }
         guard let sound = chunks.first(where: { $0.id == "SSND" }) else {
@@ -108,15 +109,6 @@ enum PCMFileReader {
 
     /// The largest ID3 chunk read (pictures included: it is read whole).
     static let id3ChunkLimit = 16 << 20
-
-    /// An 80-bit IEEE extended float (AIFF's sample rate) as a whole rate; nil when out of range.
-    static func extendedRate(_ bytes: [UInt8]) -> Int? {
-        let exponent = bytes.bigEndian(0, 2) & 0x7FFF - 16383
-        let mantissa = UInt64(truncatingIfNeeded: bytes.bigEndian(2, 8))
-        guard bytes[0] & 0x80 == 0, (0..<32).contains(exponent) else { return nil }
-        let rate = Int(mantissa >> UInt64(63 - exponent))
-        return rate > 0 && rate <= 768_000 ? rate : nil
-    }
 
     /// RIFF INFO chunk ids, as the Vorbis comment keys they mean.
     private static let infoKeys = ["INAM": "TITLE", "IART": "ARTIST", "IPRD": "ALBUM", "ICRD": "DATE", "IGNR": "GENRE",

@@ -1,9 +1,10 @@
 import Foundation
 import SongboxFiles
 
-/// The kinds of music file songbox indexes, told apart by their first bytes.
+/// The kinds of music file the scanner reads itself, told apart by their first bytes (MP3,
+/// which has no signature, is read through libmpg123).
 enum AudioFileKind: Equatable {
-    case mp3, flac, ogg, wav, aiff
+    case flac, ogg, wav, aiff
     /// MP4 audio (AAC, ALAC): its tags are read, but it is not indexed until songbox plays it.
     case mp4
 
@@ -12,20 +13,6 @@ enum AudioFileKind: Equatable {
     /// Suffixes of audio songbox does not play, reported by a scan rather than passed over in silence.
     static let unplayedSuffixes = ["m4a", "m4b", "mp4", "aac", "alac", "wma", "ape", "wv", "mpc", "ac3", "dts",
                                    "dsf", "dff", "tta", "spx", "mka", "webm", "caf", "amr", "mid", "midi"]
-
-    /// The kind `head` (a file's first bytes; at least 12) starts as; nil for none of these.
-    /// MP3 is what is left: it has no fixed start.
-    init?(head: [UInt8]) {
-        guard head.count >= 12 else { return nil }
-        switch head.fourCC(0) {
-        case "fLaC": self = .flac
-        case "OggS": self = .ogg
-        case "RIFF" where head.fourCC(8) == "WAVE": self = .wav
-        case "FORM" where head.fourCC(8) == "AIFF" || head.fourCC(8) == "AIFC": self = .aiff
-        case _ where head.fourCC(4) == "ftyp": self = .mp4
-        default: return nil
-        }
-    }
 }
 
 /// Reads a music file of any kind songbox indexes: MP3 with libmpg123 (`MP3Reader`), the others
@@ -48,27 +35,28 @@ final class TrackFileReader {
         case .wav: return try PCMFileReader.readWAV(file, path: path, id3: mp3.tags(ofID3:))
         case .aiff: return try PCMFileReader.readAIFF(file, path: path, id3: mp3.tags(ofID3:))
         case .mp4: return try MP4Reader.read(file, path: path)
-        case .mp3, nil:
+        case nil:
             // A file named as another kind is not handed to libmpg123, which finds "frames" in
             // anything; one without a music suffix (a download in the offline cache) is.
             let suffix = Self.suffix(path)
-            guard kind == .mp3 || suffix == "mp3" || suffix == "mp2" || !AudioFileKind.suffixes.contains(suffix) else {
+            guard suffix == "mp3" || suffix == "mp2" || !AudioFileKind.suffixes.contains(suffix) else {
                 throw SongboxError(.unreadableFile, "not a \(suffix.uppercased()) file: its first bytes are of no kind songbox plays", at: path)
             }
             return try mp3.read(path: path, file: file)
         }
     }
 
-    /// What the file holds, by its first bytes (after an ID3v2 tag, which some FLAC files carry),
-    /// and where that starts; `.mp3` when an ID3v2 tag is followed by none of the others.
+    /// What the file holds, by its first bytes (`AudioContainer`, as the player tells), and
+    /// where that starts; nil for none of the kinds the scanner reads (MPEG audio, or nothing).
     static func kind(of file: FileBytes) -> (AudioFileKind?, Int) {
-        let head = file.readUpTo(at: 0, count: 12)
-        if let kind = AudioFileKind(head: head) { return (kind, 0) }
-        guard head.count >= 10, head.starts(with: Array("ID3".utf8)) else { return (nil, 0) }
-        // A syncsafe size, plus a footer when the flags say so.
-        let size = head[6..<10].reduce(0) { $0 << 7 | Int($1 & 0x7F) } + 10 + (head[5] & 0x10 != 0 ? 10 : 0)
-        if AudioFileKind(head: file.readUpTo(at: size, count: 12)) == .flac { return (.flac, size) }
-        return (.mp3, 0)
+        switch AudioContainer.sniff({ file.readUpTo(at: $0, count: $1) }) {
+        case .flac(let start): return (.flac, start)
+        case .oggFLAC, .oggVorbis, .oggOpus, .oggOther: return (.ogg, 0)
+        case .wav: return (.wav, 0)
+        case .aiff: return (.aiff, 0)
+        case .mp4: return (.mp4, 0)
+        case .otherRIFF, .other: return (nil, 0)
+        }
     }
 
     static func suffix(_ path: String) -> String {
