@@ -67,28 +67,20 @@ struct PCMLayout {
         }
     }
 
-    /// The chunks of a RIFF or IFF file from byte 12: each one's id, the offset of its data and
-    /// its size as the file holds it (a size past the end is cut there). Stops at the end or
-    /// when `wanted` says it has all it needs.
+    /// The chunks of a RIFF or IFF file from byte 12 (`IFFChunk.walk`): each one's id, the
+    /// offset of its data and its size as the file holds it. Stops at the end or when `wanted`
+    /// says it has all it needs.
     private static func walk(_ bytes: AudioFileBytes, bigEndian: Bool,
-                             _ wanted: (_ id: String, _ offset: Int, _ size: Int) throws(DecodeError) -> Bool) throws(DecodeError) {
-        var offset = 12
-        for _ in 0..<maximumChunks {
-            let header = bytes.bytes(at: offset, count: 8)
-            guard header.count == 8 else { return }
-            let size = Int(number(header[4..<8], bigEndian: bigEndian))
-            let data = offset + 8
-            if try wanted(String(decoding: header[0..<4], as: UTF8.self), data, min(size, bytes.size - data)) { return }
-            // Chunks are padded to an even size.
-            offset = data + size + (size & 1)
-        }
-        throw DecodeError(path: bytes.path, message: "more than \(maximumChunks) chunks before the audio")
+                             _ wanted: (_ id: String, _ offset: Int, _ size: Int) -> Bool) throws(DecodeError) {
+        let ended = IFFChunk.walk(size: bytes.size, bigEndian: bigEndian, limit: maximumChunks,
+                                  read: { bytes.bytes(at: $0, count: $1) }) { wanted($0.id, $0.offset, $0.length) }
+        guard ended else { throw DecodeError(path: bytes.path, message: "more than \(maximumChunks) chunks before the audio") }
     }
 
     private init(wave bytes: AudioFileBytes) throws(DecodeError) {
         let path = bytes.path
         var fmt: [UInt8]?, data: (offset: Int, size: Int)?
-        try Self.walk(bytes, bigEndian: false) { id, offset, size throws(DecodeError) in
+        try Self.walk(bytes, bigEndian: false) { id, offset, size in
             if id == "fmt " { fmt = bytes.bytes(at: offset, count: min(size, 40)) }
             if id == "data" { data = (offset, size) }
             return fmt != nil && data != nil
@@ -128,7 +120,7 @@ struct PCMLayout {
     private init(aiff bytes: AudioFileBytes, compressed: Bool) throws(DecodeError) {
         let path = bytes.path
         var comm: [UInt8]?, sound: (offset: Int, size: Int)?
-        try Self.walk(bytes, bigEndian: true) { id, offset, size throws(DecodeError) in
+        try Self.walk(bytes, bigEndian: true) { id, offset, size in
             if id == "COMM" { comm = bytes.bytes(at: offset, count: min(size, 22)) }
             if id == "SSND" { sound = (offset, size) }
             return comm != nil && sound != nil

@@ -56,3 +56,41 @@ public enum AudioContainer: Equatable, Sendable {
         return (1...limit).contains(value) ? value : nil
     }
 }
+
+/// One chunk of a RIFF (WAV) or IFF (AIFF) file: its id and where its data lies.
+public struct IFFChunk: Sendable, Equatable {
+    public var id: String
+    public var offset: Int
+    /// The size it states, cut to what the file holds (`claimed` keeps what it said).
+    public var length: Int
+    public var claimed: Int
+
+    public init(id: String, offset: Int, length: Int, claimed: Int) {
+        self.id = id
+        self.offset = offset
+        self.length = length
+        self.claimed = claimed
+    }
+
+    /// Walks the chunks of a file of `size` bytes from `start` (12: after the RIFF or FORM
+    /// header), read through `read(offset, count)`, handing each to `visit` until it says it has
+    /// all it needs (true). Returns false when `limit` chunks went by first: a file made of tiny
+    /// chunks is not walked for ever.
+    public static func walk(size: Int, bigEndian: Bool, from start: Int = 12, limit: Int,
+                            read: (Int, Int) -> [UInt8], visit: (IFFChunk) throws -> Bool) rethrows -> Bool {
+        var offset = start
+        for _ in 0..<limit {
+            let header = read(offset, 8)
+            guard header.count == 8 else { return true }
+            let ordered = bigEndian ? Array(header[4..<8]) : header[4..<8].reversed()
+            let claimed = ordered.reduce(0) { $0 << 8 | Int($1) }
+            let data = offset + 8
+            let length = min(claimed, size - data)
+            let id = String(String.UnicodeScalarView(header[0..<4].map { Unicode.Scalar($0) }))
+            if try visit(IFFChunk(id: id, offset: data, length: length, claimed: claimed)) { return true }
+            // Chunks are padded to an even size.
+            offset = data + length + (length & 1)
+        }
+        return false
+    }
+}

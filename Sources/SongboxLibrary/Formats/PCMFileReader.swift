@@ -7,24 +7,15 @@ enum PCMFileReader {
     /// Chunks walked before giving up on a file made of tiny chunks.
     static let chunkLimit = 4096
 
-    struct Chunk {
-        var id: String
-        var offset: Int
-        /// The length it states, cut to what the file holds (`claimed` keeps what it said).
-        var length: Int
-        var claimed: Int
-    }
+    typealias Chunk = IFFChunk
 
     /// The chunks of a RIFF (`bigEndian` false) or FORM file, after the 12-byte header.
     static func chunks(_ file: FileBytes, bigEndian: Bool, from start: Int = 12) -> [Chunk] {
         var chunks: [Chunk] = []
-        var offset = start
-        while chunks.count < chunkLimit, let header = file.read(at: offset, count: 8) {
-            let claimed = bigEndian ? header.bigEndian(4, 4) : header.littleEndian(4, 4)
-            let length = min(claimed, file.size - offset - 8)
-            chunks.append(Chunk(id: header.fourCC(0), offset: offset + 8, length: length, claimed: claimed))
-            // Chunks are padded to an even length.
-            offset += 8 + length + (length & 1)
+        _ = IFFChunk.walk(size: file.size, bigEndian: bigEndian, from: start, limit: chunkLimit,
+                          read: { file.readUpTo(at: $0, count: $1) }) { chunk in
+            chunks.append(chunk)
+            return false
         }
         return chunks
     }
