@@ -14,10 +14,11 @@ struct AlarmCommand: ParsableCommand {
         abstract: tr("Keep alarms, and snooze, dismiss or test them (see docs/alarms.md)."),
         subcommands: [Add.self, List.self, Remove.self, Enable.self, Disable.self, Snooze.self, Dismiss.self, Fire.self, Test.self])
 
-    /// Tells a running daemon's alarm plugin; false when no daemon serves the library. Throws,
+    /// Tells a running daemon's alarm plugin; where that daemon answered (its socket), nil when
+    /// no daemon serves the library. Throws,
     /// sending nothing, when the daemon runs but its alarm plugin does not: nothing would sound.
-    static func tellDaemon(_ message: String, _ library: LibraryOptions) throws -> Bool {
-        guard let client = try? ControlClient(serving: library.path) else { return false }
+    static func tellDaemon(_ message: String, _ library: LibraryOptions) throws -> String? {
+        guard let client = try? ControlClient(serving: library.path) else { return nil }
         var state: String?, current: String?
         for (key, value) in try client.send("plugins") {
             if key == "plugin" { current = value }
@@ -32,7 +33,7 @@ struct AlarmCommand: ParsableCommand {
                                hint: "`songbox plugin ls` says why; `songbox plugin enable alarm` starts it again")
         }
         _ = try client.send("sendmessage", ["alarm", message])
-        return true
+        return client.name
     }
 
     /// Changes the alarms kept in the library.
@@ -43,7 +44,7 @@ struct AlarmCommand: ParsableCommand {
     /// Has a running daemon read the alarms again, and says so; an error (the change is kept)
     /// when the daemon's alarm plugin does not run.
     static func reloadDaemon(_ library: LibraryOptions) throws {
-        if try tellDaemon("reload", library) { print(tr("The running daemon has the change.")) }
+        if let daemon = try tellDaemon("reload", library) { print(tr("The songbox daemon on \(daemon) has the change.")) }
     }
 
     /// "30m", "90s", "1h" or seconds, as `songbox run --for` reads them; nil for a bad one.
@@ -193,7 +194,7 @@ struct AlarmCommand: ParsableCommand {
 
     /// Sends a message to the running daemon's alarm plugin, or says there is none.
     static func send(_ message: String, done: Message, _ library: LibraryOptions) throws {
-        guard try tellDaemon(message, library) else {
+        guard try tellDaemon(message, library) != nil else {
             throw SongboxError(.notFound, "no songbox daemon is running to \(message.split(separator: ":")[0]) an alarm",
                                hint: "alarms sound in the daemon: `songbox daemon`")
         }

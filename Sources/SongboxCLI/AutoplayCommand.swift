@@ -35,7 +35,7 @@ struct AutoplayCommand: ParsableCommand {
             print(tr(on ? "Autoplay is on." : "Autoplay is off."))
             if let client = try? ControlClient(serving: library.path),
                (try? client.send("sendmessage", ["autoplay", action.rawValue])) != nil {
-                print(tr("The running daemon has the change."))
+                print(tr("The songbox daemon on \(client.name) has the change."))
             }
         case .status:
             print(try Self.describe(store))

@@ -14,6 +14,9 @@ public func defaultControlSocketPath(environment: [String: String] = ProcessInfo
 /// sends a command and reads its answer.
 public final class ControlClient {
     private let socket: Int32
+    /// Where the daemon answered: its socket's path, or host:port. A command that changes state
+    /// names it, so the user knows which daemon took the change.
+    public let name: String
     private var pending: [UInt8] = []
 
     /// Connects to the daemon that serves the library at `database` (found through the library:
@@ -101,6 +104,7 @@ public final class ControlClient {
 
     private init(connected socket: Int32, name: String) throws {
         self.socket = socket
+        self.name = name
         var timeout = timeval(tv_sec: 30, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         guard let greeting = try readLine(), greeting.hasPrefix("OK MPD ") else {

@@ -239,7 +239,7 @@ import Testing
         // The CLI switch reaches the daemon and is kept: after a restart autoplay is still off,
         // whatever the config says.
         let off = try songbox.run(["autoplay", "off"], environment: daemon.clientEnvironment)
-        #expect(off.stdout == "Autoplay is off.\nThe running daemon has the change.\n", "\(off.stderr)")
+        #expect(off.stdout == "Autoplay is off.\nThe songbox daemon on \(daemon.socket) has the change.\n", "\(off.stderr)")
         try daemon.waitForLog("autoplay: off (message)", count: 2)
         daemon.signal(SIGTERM)
         #expect(try daemon.waitForExit() == 0)
@@ -250,7 +250,7 @@ import Testing
         let kept = try songbox.run(["autoplay", "status"], environment: ["SONGBOX_CONFIG": folder + "/config"])
         #expect(kept.stdout.hasPrefix("Autoplay is off."), "\(kept.stdout)")
         let on = try songbox.run(["autoplay", "on"], environment: daemon.clientEnvironment)
-        #expect(on.stdout.contains("The running daemon has the change."))
+        #expect(on.stdout.contains("The songbox daemon on \(daemon.socket) has the change."))
         try daemon.waitForLog("autoplay: on (message)")
         #expect(try songbox.run(["autoplay", "status"], environment: ["SONGBOX_CONFIG": folder + "/config"]).stdout.hasPrefix("Autoplay is on."))
 
