@@ -120,11 +120,15 @@ public enum ArtLocator {
         if let known = recent.withLock({ $0.first { $0.key == key }?.lookup }) { return known }
 
         let file = FileBytes(fd: fd, size: Int(info.st_size))
-        switch TrackFileReader.kind(of: file) {
-        case (.flac, let start): return flacPicture(file, path: path, start: start)
-        case (.ogg, _): return oggPicture(file, path: path)
-        case (.mp4, _): return mp4Picture(file, path: path)
-        default: break
+        // The comment packet of an Ogg stream starts with its codec's marker: 7 bytes for
+        // Vorbis, 8 for Opus (FLAC in Ogg keeps its pictures in blocks of their own, not read here).
+        switch AudioContainer.sniff({ file.readUpTo(at: $0, count: $1) }) {
+        case .flac(let start): return flacPicture(file, path: path, start: start)
+        case .oggVorbis: return oggPicture(file, path: path, marker: 7)
+        case .oggOpus: return oggPicture(file, path: path, marker: 8)
+        case .oggFLAC, .oggOther: return ArtLookup()
+        case .mp4: return mp4Picture(file, path: path)
+        case .wav, .aiff, .otherRIFF, .other: break
         }
         let scan = ID3Frames.scan(fd: fd, fileSize: Int(info.st_size), ids: ["APIC"])
         var lookup = ArtLookup(warnings: scan.warnings)
@@ -180,14 +184,10 @@ public enum ArtLocator {
 
     /// The `METADATA_BLOCK_PICTURE` of an Ogg file's comments: base64 of a FLAC PICTURE block,
     /// so decoded and held (at most `inlineLimit` bytes).
-    private static func oggPicture(_ file: FileBytes, path: String) -> ArtLookup {
+    private static func oggPicture(_ file: FileBytes, path: String, marker: Int) -> ArtLookup {
         var lookup = ArtLookup()
         var packets = OggPackets(file)
-        guard let head = packets.read(8), packets.seek(toPacket: 1) else { return lookup }
-        // The comment packet starts with its codec's marker: 7 bytes for Vorbis, 8 for Opus;
-        // FLAC in Ogg keeps its pictures in blocks of their own, not read here.
-        let marker = head.starts(with: Array("OpusHead".utf8)) ? 8 : head.starts(with: [0x01] + Array("vorbis".utf8)) ? 7 : 0
-        guard marker > 0, packets.skip(marker) else { return lookup }
+        guard packets.seek(toPacket: 1), packets.skip(marker) else { return lookup }
         let blocks = VorbisComments.pictures(&packets, limit: inlineLimit * 4 / 3 + 4)
         for block in blocks {
             var source = InlineBytes(bytes: block)

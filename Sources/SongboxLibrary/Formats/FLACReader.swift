@@ -29,9 +29,9 @@ struct FLACFrameHeader {
     var blockSize: Int
 
     /// The header starting at `bytes[0]` (at least 16 bytes, fewer at the end of a file), when
-    /// its sync code, reserved bits and CRC-8 agree. `info` gives the fixed block size that
-    /// turns a frame number into a sample number.
-    init?(_ bytes: ArraySlice<UInt8>, info: FLACStreamInfo, fixedBlockSize: Int) {
+    /// its sync code, reserved bits and CRC-8 agree. `fixedBlockSize` turns a frame number into
+    /// a sample number.
+    init?(_ bytes: ArraySlice<UInt8>, fixedBlockSize: Int) {
         let bytes = Array(bytes.prefix(16))
         guard bytes.count >= 6, bytes[0] == 0xFF, bytes[1] & 0xFE == 0xF8, bytes[3] & 0x01 == 0 else { return nil }
         let variable = bytes[1] & 0x01 != 0
@@ -114,21 +114,19 @@ enum FLACReader {
         var length: Int
     }
 
-    /// The metadata blocks after the `fLaC` at `start`, and where the audio begins; warnings for a
-    /// block that runs past the end of the file.
-    static func blocks(_ file: FileBytes, start: Int) -> (blocks: [Block], audioStart: Int, warnings: [String]) {
+    /// The metadata blocks after the `fLaC` at `start`, where the audio begins, and whether a
+    /// block runs past the end of the file (the blocks before it are kept).
+    static func blocks(_ file: FileBytes, start: Int) -> (blocks: [Block], audioStart: Int, cutShort: Bool) {
         var blocks: [Block] = []
         var offset = start + 4
         while let header = file.read(at: offset, count: 4) {
             let length = header.bigEndian(1, 3)
-            guard length <= file.size - offset - 4 else {
-                return (blocks, offset, ["a FLAC metadata block claims \(length) bytes, more than the file holds"])
-            }
+            guard length <= file.size - offset - 4 else { return (blocks, offset, true) }
             blocks.append(Block(type: Int(header[0] & 0x7F), offset: offset + 4, length: length))
             offset += 4 + length
             if header[0] & 0x80 != 0 { break }
         }
-        return (blocks, offset, [])
+        return (blocks, offset, false)
     }
 
     /// The samples up to the end of the last frame, found by searching back from the end of the
@@ -139,7 +137,7 @@ enum FLACReader {
         let bytes = file.readUpTo(at: start, count: file.size - start)
         var index = bytes.count - 6
         while index >= 0 {
-            if bytes[index] == 0xFF, let header = FLACFrameHeader(bytes[index...], info: info, fixedBlockSize: info.fixedBlockSize) {
+            if bytes[index] == 0xFF, let header = FLACFrameHeader(bytes[index...], fixedBlockSize: info.fixedBlockSize) {
                 return header.firstSample + header.blockSize
             }
             index -= 1
@@ -148,9 +146,9 @@ enum FLACReader {
     }
 
     static func read(_ file: FileBytes, path: String, start: Int) throws(SongboxError) -> ProbedFile {
-        let (blocks, audioStart, warnings) = blocks(file, start: start)
+        let (blocks, audioStart, cutShort) = blocks(file, start: start)
         // A block running past the end leaves no audio, and libFLAC will not start.
-        guard warnings.isEmpty else {
+        guard !cutShort else {
             throw SongboxError(.unreadableFile, "its metadata runs past the end of the file: cut short, no audio", at: path)
         }
         guard let first = blocks.first, first.type == BlockType.streamInfo.rawValue,
@@ -168,8 +166,7 @@ enum FLACReader {
             throw SongboxError(.unreadableFile, "the FLAC header does not give the length, and no whole frame ends the file", at: path)
         }
         let duration = Double(samples) / Double(info.sampleRate)
-        let probeWarnings = warnings + comments.warnings
         return TagFormats.probed(comments, audio: TagFormats.Audio(duration: duration, bytes: file.size - audioStart, sampleRate: info.sampleRate,
-                                                         channels: info.channels), path: path, warnings: probeWarnings)
+                                                         channels: info.channels), path: path, warnings: comments.warnings)
     }
 }

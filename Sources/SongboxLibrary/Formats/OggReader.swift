@@ -190,16 +190,18 @@ enum OggReader {
             totalSamples = info.totalSamples
             comments = VorbisCommentBlock()
             // The other header packets are metadata blocks: the comment is usually the next.
-            var index = 1
+            var index = 1, hasPicture = false
             while packets.seek(toPacket: index), let header = packets.read(4), index < 64 {
                 if Int(header[0] & 0x7F) == FLACReader.BlockType.vorbisComment.rawValue {
                     comments = VorbisComments.read(&packets)
                 } else if Int(header[0] & 0x7F) == FLACReader.BlockType.picture.rawValue {
-                    comments.tags.hasPicture = true
+                    hasPicture = true
                 }
                 if header[0] & 0x80 != 0 { break }
                 index += 1
             }
+            // A PICTURE block may come before the comment block, which would not know of it.
+            comments.tags.hasPicture = comments.tags.hasPicture || hasPicture
             guard packets.seek(toPacket: index + 1) else { throw damagedHeader(packets, path: path) }
         } else {
             throw SongboxError(.unreadableFile, "an Ogg stream of a kind songbox does not play (not Vorbis, Opus or FLAC)", at: path)
