@@ -89,17 +89,28 @@ public final class ControlClient {
     }
 
     /// Where `songbox status`, `next`, ... connect, as mpc does: `host` (or `$MPD_HOST`; a path
-    /// is a socket; `password@host` takes the host) and `port` (or `$MPD_PORT`, else 6600).
+    /// is a socket; `password@host` sends the password first) and `port` (or `$MPD_PORT`, else 6600).
     /// With neither, the daemon of the library at `database`, and nothing else: a command is
     /// never sent to a port the user did not name.
     public static func reach(host: String?, port: Int?, database: String,
                              environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ControlClient {
         var host = host ?? environment["MPD_HOST"].flatMap { $0.isEmpty ? nil : $0 }
-        if let named = host, let at = named.lastIndex(of: "@") { host = String(named[named.index(after: at)...]) }
+        var password: String?
+        if let named = host, let at = named.lastIndex(of: "@") {
+            password = String(named[..<at])
+            host = String(named[named.index(after: at)...])
+        }
         let port = port ?? environment["MPD_PORT"].flatMap { Int($0) }
-        if let host, host.hasPrefix("/") { return try ControlClient(path: host) }
-        if host == nil, port == nil { return try ControlClient(serving: database, environment: environment) }
-        return try ControlClient(host: host ?? "127.0.0.1", port: port ?? 6600)
+        let client: ControlClient
+        if let host, host.hasPrefix("/") {
+            client = try ControlClient(path: host)
+        } else if host == nil, port == nil {
+            client = try ControlClient(serving: database, environment: environment)
+        } else {
+            client = try ControlClient(host: host ?? "127.0.0.1", port: port ?? 6600)
+        }
+        if let password { _ = try client.send("password", [password]) }
+        return client
     }
 
     private init(connected socket: Int32, name: String) throws {

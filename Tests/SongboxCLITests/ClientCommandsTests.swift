@@ -57,6 +57,8 @@ import Testing
             port "\(port)"
             log_file "\(mpdFolder)/log"
             auto_update "no"
+            password "s3cret@read,add,control,admin"
+            default_permissions "read"
             audio_output {
                 type "null"
                 name "null"
@@ -68,10 +70,13 @@ import Testing
         mpd.standardError = FileHandle(forWritingAtPath: "/dev/null")
         try mpd.run()
         defer { mpd.terminate(); mpd.waitUntilExit() }
-        let environment = ["MPD_HOST": "127.0.0.1", "MPD_PORT": String(port), "SONGBOX_SOCKET": folder + "/no-daemon.sock"]
+        // mpc's password@host: the password is sent first (MPD lets nobody without it add).
+        let environment = ["MPD_HOST": "s3cret@127.0.0.1", "MPD_PORT": String(port), "SONGBOX_SOCKET": folder + "/no-daemon.sock"]
         try waitFor(timeout: 20, "MPD to answer") { try run(["status"], environment).status == 0 }
         // MPD builds its database first.
-        _ = try SongboxRunner.run(executable: "/usr/bin/mpc", ["--host", "127.0.0.1", "--port", String(port), "--wait", "update"])
+        _ = try SongboxRunner.run(executable: "/usr/bin/mpc", ["--host", "s3cret@127.0.0.1", "--port", String(port), "--wait", "update"])
+        let withoutPassword = ["MPD_HOST": "127.0.0.1", "MPD_PORT": String(port), "SONGBOX_SOCKET": folder + "/no-daemon.sock"]
+        #expect(try run(["add", "Mabel Grey"], withoutPassword).status != 0)
         #expect(try run(["add", "Mabel Grey"], environment).status == 0)
         #expect(try run(["queue"], environment).lines.count == 3)
         let playing = try run(["toggle"], environment)
