@@ -15,25 +15,10 @@ struct AlarmCommand: ParsableCommand {
         subcommands: [Add.self, List.self, Remove.self, Enable.self, Disable.self, Snooze.self, Dismiss.self, Fire.self, Test.self])
 
     /// Tells a running daemon's alarm plugin; where that daemon answered (its socket), nil when
-    /// no daemon serves the library. Throws,
-    /// sending nothing, when the daemon runs but its alarm plugin does not: nothing would sound.
+    /// no daemon serves the library. Throws, sending nothing, when the daemon runs but its alarm
+    /// plugin does not: nothing would sound.
     static func tellDaemon(_ message: String, _ library: LibraryOptions) throws -> String? {
-        guard let client = try? ControlClient(serving: library.path) else { return nil }
-        var state: String?, current: String?
-        for (key, value) in try client.send("plugins") {
-            if key == "plugin" { current = value }
-            if key == "status", current == "alarm" { state = value }
-        }
-        guard let state else {
-            throw SongboxError(.notFound, "the songbox daemon runs no alarm plugin: alarms will not sound",
-                               hint: "a file named alarm.lua in your plugin folder replaces the bundled one, and --plugins leaves it out; `songbox plugin ls` lists what runs")
-        }
-        guard state == "running" || state == "starting" else {
-            throw SongboxError(.notFound, "the songbox daemon's alarm plugin is \(state): alarms will not sound",
-                               hint: "`songbox plugin ls` says why; `songbox plugin enable alarm` starts it again")
-        }
-        _ = try client.send("sendmessage", ["alarm", message])
-        return client.name
+        try PluginMessage(plugin: "alarm", unheard: Message("alarms will not sound")).send(message, library)
     }
 
     /// Changes the alarms kept in the library.

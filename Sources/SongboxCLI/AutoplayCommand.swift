@@ -33,9 +33,9 @@ struct AutoplayCommand: ParsableCommand {
             let on = action == .on
             try store.state.save(Data(String(on).utf8), as: AutoplayAPI.stateKey + "enabled")
             print(tr(on ? "Autoplay is on." : "Autoplay is off."))
-            if let client = try? ControlClient(serving: library.path),
-               (try? client.send("sendmessage", ["autoplay", action.rawValue])) != nil {
-                print(tr("The songbox daemon on \(client.name) has the change."))
+            let message = PluginMessage(plugin: "autoplay", unheard: Message("autoplay will not queue anything"))
+            if let daemon = try message.send(action.rawValue, library) {
+                print(tr("The songbox daemon on \(daemon) has the change."))
             }
         case .status:
             print(try Self.describe(store))

@@ -272,4 +272,50 @@ import Testing
         #expect(preview.lines.first?.hasPrefix("user\tt03.mp3\t") == true, "\(preview.stdout)")
         #expect(try queue() == queued)
     }
+
+    /// A plugin file of the user's with a bundled plugin's name replaces the bundled one (the
+    /// others still load from the binary); `songbox autoplay on` reaches it, and fails, saying
+    /// why, when the daemon's autoplay plugin is disabled or missing (the switch is kept).
+    @Test func aUsersAutoplayReplacesTheBundledOneAndTheSwitchSaysWhenNoneRuns() throws {
+        let plugins = folder + "/my plugins"
+        try FileManager.default.createDirectory(atPath: plugins, withIntermediateDirectories: true)
+        try """
+            local sb = require "songbox"
+            sb.on("message", function(e)
+              if e.channel == "autoplay" then print("mine: " .. e.text) end
+            end)
+            """.write(toFile: plugins + "/autoplay.lua", atomically: true, encoding: .utf8)
+        try "plugins = \(plugins)\n".write(toFile: folder + "/config", atomically: true, encoding: .utf8)
+        var daemon = try DaemonProcess(database: songbox.database, folder: folder,
+                                       arguments: ["--output", "null", "--config", folder + "/config"])
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        try daemon.waitForLog("plugin autoplay: loaded from \(plugins)/autoplay.lua")
+        try daemon.waitForLog("plugin alarm: loaded from ")
+        let listed = try songbox.run(["plugin", "ls"], environment: daemon.clientEnvironment)
+        #expect(listed.lines.filter { $0.contains("autoplay") }.count == 1, "\(listed.stdout)")
+        let loads = daemon.errors.split(separator: "\n").filter { $0.contains("plugin autoplay: loaded from") }
+        #expect(loads.count == 1 && loads.first?.contains(plugins) == true, "the bundled autoplay.lua is not loaded beside it: \(loads)")
+
+        let on = try songbox.run(["autoplay", "on"], environment: daemon.clientEnvironment)
+        #expect(on.status == 0 && on.stdout.contains("has the change."), "\(on.stdout)\(on.stderr)")
+        try daemon.waitForOutput("[autoplay] mine: on\n")
+
+        #expect(try songbox.run(["plugin", "disable", "autoplay"], environment: daemon.clientEnvironment).status == 0)
+        let disabled = try songbox.run(["autoplay", "off"], environment: daemon.clientEnvironment)
+        #expect(disabled.status != 0 && disabled.stderr.contains("the songbox daemon's autoplay plugin is disabled: autoplay will not queue anything"),
+                "\(disabled.stderr)")
+        #expect(disabled.stderr.contains("songbox plugin enable autoplay"), "\(disabled.stderr)")
+        #expect(disabled.stdout.contains("Autoplay is off."), "the switch is kept: \(disabled.stdout)")
+        #expect(try songbox.run(["autoplay"]).stdout.hasPrefix("Autoplay is off."))
+        daemon.signal(SIGTERM)
+        _ = try daemon.waitForExit()
+
+        let empty = folder + "/no plugins"
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        daemon = try DaemonProcess(database: songbox.database, folder: folder, arguments: ["--plugins", empty, "--output", "null"])
+        let missing = try songbox.run(["autoplay", "on"], environment: daemon.clientEnvironment)
+        #expect(missing.status != 0 && missing.stderr.contains("the songbox daemon runs no autoplay plugin: autoplay will not queue anything"),
+                "\(missing.stderr)")
+        #expect(missing.stderr.contains("a file named autoplay.lua in your plugin folder replaces the bundled one"), "\(missing.stderr)")
+    }
 }
