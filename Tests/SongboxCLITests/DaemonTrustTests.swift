@@ -157,6 +157,56 @@ import Testing
     /// The daemon says what it serves (library, config, music, then where it listens), scans a
     /// music folder new to the library at start, and refuses a --music folder that is not there
     /// (issue 25).
+    /// With no daemon and no socket (cron's bare environment: no XDG_RUNTIME_DIR), no command
+    /// falls back to MPD's port: a server listening on 127.0.0.1:6600, as another library's
+    /// daemon or someone's MPD would, hears nothing. The server runs in a network namespace of
+    /// the test's own (`unshare -rn`), so port 6600 of the machine is not touched; that it
+    /// answers is shown by a command that names it.
+    @Test func withNoDaemonNoCommandTalksToAServerOnTheMPDPort() throws {
+        try library.scanExamples()
+        let heard = folder + "/heard", listener = folder + "/listener.py"
+        try """
+            import socket, sys
+            server = socket.socket()
+            server.bind(("127.0.0.1", 6600))
+            server.listen()
+            open(sys.argv[1] + ".ready", "w").close()
+            while True:
+                client, _ = server.accept()
+                client.sendall(b"OK MPD 0.23.5\\n")
+                client.settimeout(2)
+                with open(sys.argv[1], "a") as record:
+                    record.write("a connection\\n")
+                    try:
+                        record.write(client.recv(4096).decode(errors="replace"))
+                    except OSError:
+                        pass
+                client.close()
+            """.write(toFile: listener, atomically: true, encoding: .utf8)
+        let commands = [["alarm", "add", "wake", "--at", "07:00"], ["alarm", "fire", "wake"], ["alarm", "dismiss"],
+                        ["autoplay", "on"], ["status"], ["next"], ["plugin", "ls"]]
+        func bare(_ setting: String = "") -> String {
+            "env -i PATH=/usr/bin:/bin HOME='\(folder)' \(setting) '\(SongboxRunner.executable)' --db '\(songbox.database)'"
+        }
+        let script = """
+            set -u
+            ip link set lo up || exit 97
+            python3 '\(listener)' '\(heard)' & listener=$!
+            for _ in $(seq 200); do [ -e '\(heard).ready' ] && break; sleep 0.05; done
+            [ -e '\(heard).ready' ] || exit 98
+            \(commands.map { "\(bare()) \($0.joined(separator: " ")) >/dev/null 2>&1" }.joined(separator: "\n"))
+            cp '\(heard)' '\(heard).before' 2>/dev/null || : > '\(heard).before'
+            \(bare("MPD_HOST=127.0.0.1")) status >/dev/null 2>&1
+            kill $listener
+            """
+        let run = try SongboxRunner.run(executable: "/usr/bin/unshare", ["-rn", "sh", "-c", script])
+        try #require(run.status == 0, "the namespace and its listener: \(run.stderr)")
+        let before = (try? String(contentsOfFile: heard + ".before", encoding: .utf8)) ?? ""
+        #expect(before.isEmpty, "a command with no daemon reached the server on 6600: \(before)")
+        let after = (try? String(contentsOfFile: heard, encoding: .utf8)) ?? ""
+        #expect(after.contains("a connection"), "the server on 6600 answers a command that names it")
+    }
+
     @Test func aDaemonSaysWhatItServesAndScansAFolderNewToTheLibrary() throws {
         let music = Fixtures.packageRoot + "/examples/music"
         do {
