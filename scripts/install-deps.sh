@@ -9,7 +9,7 @@
 # Run as root or with sudo.
 set -euo pipefail
 
-packages=(pkg-config liblua5.4-dev libsqlite3-dev libasound2-dev libmpg123-dev libflac-dev libvorbis-dev libopusfile-dev libogg-dev gettext)
+packages=(pkg-config liblua5.4-dev libsqlite3-dev libasound2-dev libmpg123-dev libflac-dev libvorbis-dev libopusfile-dev libopus-dev libogg-dev gettext)
 if [[ "${1:-}" == "--test" ]]; then
     packages+=(sox libsox-fmt-mp3 lame mpg123 flac vorbis-tools opus-tools ffmpeg python3 python3-mutagen util-linux gcc libc6-dev mpc python3-mpd mpd ncmpcpp tmux procps locales nginx-light icecast2 openssl systemd)
 fi

@@ -8,7 +8,7 @@ import Foundation
 ///
 /// What plays a remote track (`SongboxRemote`'s `StreamDecoder`). Owns one `mpg123_handle`: use
 /// it from one thread at a time.
-public final class FeedDecoder {
+public final class FeedDecoder: FedDecoder {
     /// What a `read` gave.
     public enum Result: Equatable, Sendable {
         /// This many frames were written to the buffer (at least one).
@@ -97,6 +97,11 @@ public final class FeedDecoder {
     public func finish() {
         finished = true
     }
+
+    public var started: Bool { format != nil }
+    public var seeks: Bool { true }
+    /// An MP3 stream's titles come in its ICY metadata, which the network source takes out.
+    public func takeTitle() -> String? { nil }
 
     /// Decodes up to `buffer.count / 2` frames into `buffer` from the bytes fed so far.
     public func read(into buffer: UnsafeMutableBufferPointer<Int16>) throws(DecodeError) -> Result {

@@ -4,8 +4,9 @@ import Foundation
 /// Decodes an Ogg Opus file with libopusfile, at 48 kHz as Opus always decodes: its length is
 /// the last granule position less the pre-skip (libopusfile removes both ends' padding), seeks
 /// are sample-accurate (`op_pcm_seek`, and a second decoded before the target to settle the
-/// decoder: `settle`), the header's output gain is applied, and more than two channels are downmixed by
-/// libopusfile (`op_read_float_stereo`). Float output, not `op_read`'s: that one dithers.
+/// decoder: `settle`), the header's output gain is applied, and more than two channels are mixed
+/// to two as every other format's are (`StereoMix`, Vorbis's order; the LFE left out), and as a
+/// stream's are (`OggFeedDecoder`). Float output, not `op_read`'s: that one dithers.
 public final class OpusDecoder: FileDecoder {
     public convenience init(path: String, rate: Int? = nil) throws(DecodeError) {
         try self.init(bytes: try AudioFileBytes(path: path), rate: rate)
@@ -24,6 +25,13 @@ final class OpusFrames: FrameSource {
     let length: Int?
     let seekable: Bool
     private var ended = false
+    /// What `op_read_float` gives: every channel of the link, interleaved; room for a 120 ms
+    /// packet of 8 channels (libopusfile keeps what does not fit for the next call).
+    private var channelSamples: [Float] = []
+    private var mix = StereoMix.vorbis(channels: 2)
+    /// A packet's frames mixed to stereo, and how many of its samples `read` has handed out.
+    private var mixed: [Float] = []
+    private var mixedTaken = 0
     /// Frames decoded before a seek's target beyond libopusfile's own 80 ms. After its 80 ms the
     /// output differs from a decode from the start by thousands (CELT's energy prediction and
     /// SILK's state are still settling); after one more second, by at most 1 in the tests'
@@ -68,21 +76,51 @@ final class OpusFrames: FrameSource {
 
     func read(into destination: UnsafeMutablePointer<Float>, frames: Int) throws(DecodeError) -> Int {
         guard !ended else { return 0 }
+        if mixed.isEmpty {
+            guard try decodePacket() else { return 0 }
+        }
+        // What one packet made, handed out as asked: a packet may hold more than `frames`.
+        let count = min(frames, (mixed.count - mixedTaken) / 2)
+        mixed.withUnsafeBufferPointer { destination.update(from: $0.baseAddress! + mixedTaken, count: count * 2) }
+        mixedTaken += count * 2
+        if mixedTaken == mixed.count { mixed.removeAll(keepingCapacity: true); mixedTaken = 0 }
+        return count
+    }
+
+    /// Decodes what libopusfile gives in one call (at most a packet, up to 120 ms) into `mixed`;
+    /// false at the end.
+    private func decodePacket() throws(DecodeError) -> Bool {
+        guard !ended else { return false }
+        if channelSamples.isEmpty { channelSamples = [Float](repeating: 0, count: 5760 * 8) }
         while true {
-            let got = op_read_float_stereo(file, destination, Int32(min(frames, 4096) * 2))
+            var link: Int32 = 0
+            let got = channelSamples.withUnsafeMutableBufferPointer {
+                op_read_float(file, $0.baseAddress!, Int32($0.count), &link)
+            }
             // A hole (bytes that are no Ogg page, a page lost): libopusfile goes on after it.
             if got == OP_HOLE { continue }
             guard got > 0 else {
                 ended = true
-                if got == 0 { return 0 }
+                if got == 0 { return false }
                 throw DecodeError(path: bytes.path, message: VorbisFrames.message(for: got, codec: "Opus"))
             }
-            for index in 0..<(Int(got) * 2) { destination[index] *= 32768 }
-            return Int(got)
+            // Each link of a chained file has its own channels.
+            let channels = Int(op_channel_count(file, link))
+            if mix.channels != channels { mix = StereoMix.vorbis(channels: channels) }
+            mixed = [Float](repeating: 0, count: Int(got) * 2)
+            channelSamples.withUnsafeBufferPointer { samples in
+                mixed.withUnsafeMutableBufferPointer { mixed in
+                    mix.mix(frames: Int(got), into: mixed.baseAddress!) { channel, frame in samples[frame * channels + channel] * 32768 }
+                }
+            }
+            mixedTaken = 0
+            return true
         }
     }
 
     func seek(toFrame frame: Int) throws(DecodeError) {
+        mixed.removeAll(keepingCapacity: true)
+        mixedTaken = 0
         if let length, frame >= length {
             ended = true
             return

@@ -74,6 +74,16 @@ final class Resampler {
         return overflow ? Int.max / 2 : (product + down - 1) / down
     }
 
+    /// How many output frames `render` can make when its source has `input` more frames ready
+    /// and may have none after them (a stream still arriving): the last one's window must end
+    /// within them. One frame short of exact, for the phase rounding of `position`.
+    func outputReady(withMoreInput input: Int) -> Int {
+        let lastInput = windowStart + window.count / AudioFormat.channels + input - 1
+        let (product, overflow) = (lastInput - reach).multipliedReportingOverflow(by: up)
+        guard !overflow, product >= 0 else { return 0 }
+        return max(0, product / down - 1 - next)
+    }
+
     /// Up to `frames` output frames into `destination` (interleaved stereo); 0 at the end.
     func render(into destination: UnsafeMutablePointer<Float>, frames: Int, from source: any FrameSource) throws(DecodeError) -> Int {
         var written = 0

@@ -2,14 +2,17 @@ import SongboxAudio
 import SongboxFiles
 
 /// A remote track as the player plays it: the bytes `HTTPAudioSource` fetches ahead, decoded as
-/// they come (libmpg123's feed mode). Never waits: with no bytes at hand it says `waiting`.
-/// A file whose server takes range requests can seek (from the byte libmpg123 names); a live
-/// stream cannot, and announces its titles instead.
+/// they come, by what the first bytes are: MP3 (libmpg123's feed mode) or Ogg Vorbis and Opus
+/// (`OggFeedDecoder`). Never waits: with no bytes at hand it says `waiting`.
+/// An MP3 file whose server takes range requests can seek (from the byte libmpg123 names); a live
+/// stream cannot, and announces its titles instead (ICY metadata, or an Ogg stream's comments).
 final class StreamDecoder: TrackDecoder {
     let format: AudioFormat
-    private let decoder: FeedDecoder
+    /// Chosen by the first bytes; nil until they come.
+    private var decoder: (any FedDecoder)?
     private let source: HTTPAudioSource
-    private var sizeTold = false
+    /// The bytes that came before there were enough to tell what they are.
+    private var firstBytes: [UInt8] = []
     /// A seek asked for before the first frame was decoded: libmpg123 can place it only then.
     private var pendingSeek: Int?
     /// Whether a title was said (the stream's own, or its playlist's name for it).
@@ -18,31 +21,48 @@ final class StreamDecoder: TrackDecoder {
     private static let feedSize = 32 << 10
 
     init(url: String, rate: Int, source: HTTPAudioSource) throws(DecodeError) {
-        decoder = try FeedDecoder(source: url, rate: rate)
+        guard rate > 0 else { throw DecodeError(path: TrackLocation.shown(url), message: "cannot play at \(rate) Hz") }
         format = AudioFormat(sampleRate: rate)
         self.source = source
     }
 
     deinit { source.close() }
 
-    var position: Int { pendingSeek ?? decoder.position }
-    var length: Int? { source.head?.live == true ? nil : decoder.length }
+    var position: Int { pendingSeek ?? decoder?.position ?? 0 }
+    var length: Int? { source.head?.live == true ? nil : decoder?.length }
 
     /// Until the server has answered, a seek is taken on trust and placed once it can be.
     var seekable: Bool {
         guard let head = source.head else { return true }
-        return !head.live && head.ranges && head.length != nil
+        return !head.live && head.ranges && head.length != nil && decoder?.seeks != false
     }
 
     func decode(into buffer: UnsafeMutableBufferPointer<Int16>) throws(DecodeError) -> DecodedChunk {
         while true {
+            guard let decoder else {
+                // Enough of the first bytes to tell what they are.
+                switch source.take(upTo: Self.feedSize) {
+                case .bytes(let bytes):
+                    firstBytes += bytes
+                    if firstBytes.count >= 4 { try start() }
+                    continue
+                case .waiting:
+                    return .waiting
+                case .ended:
+                    try start()
+                    self.decoder?.finish()
+                    continue
+                case .failed(let message):
+                    throw DecodeError(path: TrackLocation.shown(source.url), message: message)
+                }
+            }
             switch try decoder.read(into: buffer) {
             case .frames(let frames):
                 if let target = pendingSeek {
                     // The first frame is known: now the seek can be placed (and what was
                     // decoded before it is not heard).
                     pendingSeek = nil
-                    if seekable, target > 0 { try place(target) }
+                    if seekable, target > 0 { try place(target, in: decoder) }
                     continue
                 }
                 return .frames(frames)
@@ -51,8 +71,7 @@ final class StreamDecoder: TrackDecoder {
             case .needsMore:
                 switch source.take(upTo: Self.feedSize) {
                 case .bytes(let bytes):
-                    tellSize()
-                    try feed(bytes)
+                    try feed(bytes, to: decoder)
                 case .waiting:
                     return .waiting
                 case .ended:
@@ -65,15 +84,15 @@ final class StreamDecoder: TrackDecoder {
     }
 
     func seek(toFrame frame: Int) throws(DecodeError) {
-        guard decoder.format != nil else {
+        guard let decoder, decoder.started else {
             pendingSeek = max(0, frame)
             return
         }
-        try place(frame)
+        try place(frame, in: decoder)
     }
 
     func takeStreamTitle() -> StreamTitle? {
-        if let title = source.takeTitle() {
+        if let title = source.takeTitle() ?? decoder?.takeTitle() {
             titled = true
             return StreamTitle(title: title, station: source.head?.station)
         }
@@ -84,23 +103,29 @@ final class StreamDecoder: TrackDecoder {
         return StreamTitle(title: listed, station: head.station)
     }
 
-    private func place(_ frame: Int) throws(DecodeError) {
+    /// The decoder for what the first bytes are, fed them.
+    private func start() throws(DecodeError) {
+        let url = TrackLocation.shown(source.url)
+        let chosen: any FedDecoder = OggFeedDecoder.isOgg(firstBytes)
+            ? try OggFeedDecoder(source: url, rate: format.sampleRate)
+            : try FeedDecoder(source: url, rate: format.sampleRate)
+        decoder = chosen
+        // The file's size, once the server said it: libmpg123 can tell the length from it.
+        if let head = source.head, !head.live, let size = head.length { chosen.setSize(size) }
+        try feed(firstBytes, to: chosen)
+        firstBytes = []
+    }
+
+    private func place(_ frame: Int, in decoder: any FedDecoder) throws(DecodeError) {
         let from = try decoder.seek(toFrame: length.map { min(frame, max(0, $0 - 1)) } ?? frame)
         source.restart(at: from)
     }
 
-    private func feed(_ bytes: [UInt8]) throws(DecodeError) {
+    private func feed(_ bytes: [UInt8], to decoder: any FedDecoder) throws(DecodeError) {
         var failure: DecodeError?
         bytes.withUnsafeBytes { raw in
             do throws(DecodeError) { try decoder.feed(raw) } catch { failure = error }
         }
         if let failure { throw failure }
-    }
-
-    /// The file's size, once the server said it: libmpg123 can tell the length from it.
-    private func tellSize() {
-        guard !sizeTold, let head = source.head else { return }
-        sizeTold = true
-        if !head.live, let bytes = head.length { decoder.setSize(bytes) }
     }
 }
