@@ -194,11 +194,11 @@ public final class IcecastServer: ServerProcess, @unchecked Sendable {
     public func url(_ mount: String) -> String { "http://127.0.0.1:\(port)\(mount)" }
 
     /// Starts a source on `mount` that sends `file` over and over, `bytesPerSecond` (nil: as
-    /// fast as Icecast takes it), named "Songbox Test Radio".
-    public func source(mount: String, file: String, bytesPerSecond: Int?) throws -> IcecastSource {
+    /// fast as Icecast takes it), named "Songbox Test Radio"; MP3 unless `contentType` says.
+    public func source(mount: String, file: String, bytesPerSecond: Int?, contentType: String = "audio/mpeg") throws -> IcecastSource {
         do {
             return try IcecastSource(port: port, mount: mount, file: file, rate: bytesPerSecond.map(String.init) ?? "fast",
-                                     script: Self.sourceScript, folder: folder)
+                                     contentType: contentType, script: Self.sourceScript, folder: folder)
         } catch {
             // Say how Icecast was then (a run once found it refusing the source it had listened for).
             throw FixtureError("\(error); icecast2 on \(port) \(isRunning ? "still runs" : "has ended"), its log:\n\(log.suffix(3000))")
@@ -231,11 +231,11 @@ public final class IcecastSource: @unchecked Sendable {
     private let commands = Pipe()
     private let outputPath: String
 
-    init(port: Int, mount: String, file: String, rate: String, script: String, folder: String) throws {
+    init(port: Int, mount: String, file: String, rate: String, contentType: String, script: String, folder: String) throws {
         outputPath = folder + "/source\(mount.replacingOccurrences(of: "/", with: "-")).out"
         _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [script, String(port), mount, "hackme", file, rate]
+        process.arguments = [script, String(port), mount, "hackme", file, rate, contentType]
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
         process.standardOutput = output
         process.standardError = output

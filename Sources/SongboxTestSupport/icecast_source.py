@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""An Icecast source client for the tests: streams an MP3 file, over and over, to a mount.
+"""An Icecast source client for the tests: streams an audio file, over and over, to a mount.
 
-usage: icecast_source.py PORT MOUNT PASSWORD FILE BYTES_PER_SECOND|fast
+usage: icecast_source.py PORT MOUNT PASSWORD FILE BYTES_PER_SECOND|fast [CONTENT_TYPE]
+
+CONTENT_TYPE is audio/mpeg unless given (application/ogg for an Ogg stream).
 
 Lines on standard input are commands: `title TEXT` sets the stream's title (Icecast's admin
 metadata call, as a DJ's software does), `stop` ends the stream (the connection closes).
@@ -16,6 +18,7 @@ import urllib.parse
 import urllib.request
 
 port, mount, password, path, rate = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
+content_type = sys.argv[6] if len(sys.argv) > 6 else "audio/mpeg"
 audio = open(path, "rb").read()
 stop = threading.Event()
 
@@ -48,7 +51,7 @@ def connect():
         try:
             connection = socket.create_connection(("127.0.0.1", int(port)))
             connection.sendall((f"PUT {mount} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Basic {token}\r\n"
-                                "Content-Type: audio/mpeg\r\nIce-Name: Songbox Test Radio\r\nIce-Public: 0\r\n"
+                                f"Content-Type: {content_type}\r\nIce-Name: Songbox Test Radio\r\nIce-Public: 0\r\n"
                                 "Expect: 100-continue\r\n\r\n").encode())
             answer = connection.recv(4096)
             if b" 100 " in answer or b" 200 " in answer:

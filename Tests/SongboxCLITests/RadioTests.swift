@@ -90,6 +90,70 @@ import Testing
                 "\(notAList.stderr)")
     }
 
+    /// Ogg stations: Icecast relays a chained stream (one logical stream per song, as an Ogg
+    /// station's software sends it), Vorbis or Opus; each song's comments are its title, for
+    /// plugins and mpc, as an MP3 station's ICY titles are.
+    @Test(arguments: [AudioFixtures.Encoding.vorbis, .opus])
+    func anOggStationPlaysWithEachSongsTitle(encoding: AudioFixtures.Encoding) throws {
+        let serverFolder = folder + "/icecast-\(encoding)"
+        try FileManager.default.createDirectory(atPath: serverFolder + "/source", withIntermediateDirectories: true)
+        let icecast = try IcecastServer(folder: serverFolder)
+        var chained = Data()
+        for (index, tags) in [["ARTIST=Songbox Choir", "TITLE=First Light"], ["TITLE=שיר הערב"]].enumerated() {
+            let wav = try AudioFixtures.signal(serverFolder + "/source/\(index).wav", frames: 3 * 44_100)
+            let path = serverFolder + "/\(index).\(encoding.suffix)"
+            let options = tags.flatMap { encoding == .opus ? ["--comment", $0] : ["-c", $0] }
+            if encoding == .opus {
+                try AudioFixtures.run("opusenc", ["--quiet", "--bitrate", "96"] + options + [wav, path])
+            } else {
+                try AudioFixtures.run("oggenc", ["-Q", "-q", "2"] + options + ["-o", path, wav])
+            }
+            chained += try Data(contentsOf: URL(fileURLWithPath: path))
+        }
+        let station = serverFolder + "/station.\(encoding.suffix)"
+        try chained.write(to: URL(fileURLWithPath: station))
+        // Sent at the pace it plays (6 seconds of audio).
+        let source = try icecast.source(mount: "/radio.\(encoding.suffix)", file: station, bytesPerSecond: chained.count / 6,
+                                        contentType: "application/ogg")
+        defer { source.stop() }
+
+        let plugins = folder + "/plugins"
+        try FileManager.default.createDirectory(atPath: plugins, withIntermediateDirectories: true)
+        try """
+            songbox.on("stream_title", function(e) print("title: " .. e.title .. " / " .. (e.station or "?")) end)
+            """.write(toFile: plugins + "/titles.lua", atomically: true, encoding: .utf8)
+        let (daemon, port) = try daemon(plugins: plugins)
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        let url = icecast.url("/radio.\(encoding.suffix)")
+        #expect(try mpc(port, ["add", url]).status == 0)
+        #expect(try mpc(port, ["play"]).status == 0)
+        try daemon.waitForOutput("title: Songbox Choir - First Light / Songbox Test Radio")
+        try daemon.waitForOutput("title: שיר הערב / Songbox Test Radio")
+        // The station loops: whichever song plays now, mpc shows its title and the station.
+        let current = try mpc(port, ["-f", "%title% ; %name%", "current"]).stdout
+        #expect(["Songbox Choir - First Light ; Songbox Test Radio\n", "שיר הערב ; Songbox Test Radio\n"].contains(current), "\(current)")
+        let status = try mpc(port, ["status"])
+        #expect(status.stdout.contains("[playing]"), "\(status.stdout)")
+        #expect(!status.stdout.contains("ERROR"), "\(status.stdout)")
+        #expect(!daemon.errors.contains("cannot play"), "\(daemon.errors)")
+    }
+
+    /// A remote Ogg Vorbis file plays as the same file here does, sample for sample.
+    @Test func aRemoteOggFilePlaysAsTheFileDoes() throws {
+        let (nginx, root) = try nginx(toneSeconds: 1)
+        let wav = try AudioFixtures.signal(folder + "/sweep.wav", frames: 100_000)
+        try AudioFixtures.encode(wav, as: .vorbis, to: root + "/sweep.ogg")
+        let remote = folder + "/remote.wav", local = folder + "/local.wav"
+        let played = try songbox.run(["play", nginx.url("/files/sweep.ogg"), "--output", "wav:" + remote])
+        #expect(played.status == 0, "\(played.stderr)")
+        #expect(try songbox.run(["scan", root]).status == 0)
+        let here = try songbox.run(["play", "path:sweep.ogg", "--output", "wav:" + local])
+        #expect(here.status == 0, "\(here.stderr)")
+        let (heard, expected) = (try AudioFixtures.pcm(ofWAV: remote), try AudioFixtures.pcm(ofWAV: local))
+        #expect(expected.count == 100_000 * 2)
+        #expect(heard == expected, "\(heard.count / 2) frames against \(expected.count / 2)")
+    }
+
     /// A station linked by a `.pls` whose stream says no title of its own is shown with the
     /// playlist's `Title1=`, as MPD shows it: `currentsong` had no title at all (issue 25).
     @Test func aStationsPlaylistTitleIsWhatMPDClientsSee() throws {
