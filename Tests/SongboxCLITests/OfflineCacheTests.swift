@@ -95,6 +95,45 @@ import Testing
         #expect(stream.stderr.contains("cannot keep http://127.0.0.1:1/nothing.mp3: the connection was refused"), "\(stream.stderr)")
     }
 
+    /// FLAC, Ogg Vorbis and Opus files on the network: kept with their tags (Hebrew included)
+    /// and their exact length, and played from the copy with the server gone, as the reference
+    /// decoder decodes the file.
+    @Test(arguments: [AudioFixtures.Encoding.flac, .vorbis, .opus])
+    func everyFormatIsKeptWithItsTagsAndPlaysFromItsCopy(encoding: AudioFixtures.Encoding) throws {
+        let root = folder + "/nginx/www"
+        try FileManager.default.createDirectory(atPath: folder + "/source", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let rate = encoding == .opus ? 48_000 : 44_100
+        let wav = try AudioFixtures.signal(folder + "/source/song.wav", frames: 2 * rate + 321, rate: rate)
+        let file = root + "/song.\(encoding.suffix)"
+        try AudioFixtures.encode(wav, as: encoding, to: file)
+        try AudioFixtures.run("/usr/bin/python3", ["-c", """
+            import mutagen, sys
+            f = mutagen.File(sys.argv[1])
+            f["title"] = "שיר הערב"; f["artist"] = "להקת הגליל"; f["album"] = "Far Songs"
+            f.save()
+            """, file])
+        let server = try NginxServer(root: root, folder: folder + "/nginx")
+        let url = server.url("/files/song.\(encoding.suffix)")
+        let added = try run(["add-url", url])
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(added.stdout == "Added track \(try #require(added.stdout.split(separator: " ").dropFirst(2).first)) להקת הגליל - שיר הערב (0:02).\n",
+                "\(added.stdout)")
+        let listed = try run(["ls", "--json", "remote:yes"])
+        #expect(listed.stdout.contains("\"album\": \"Far Songs\""), "\(listed.stdout)")
+        #expect(listed.stdout.contains("\"duration\": 2.007,"), "the exact length: \(listed.stdout)")
+
+        server.stop()
+        let played = folder + "/played.wav"
+        let play = try run(["play", "remote:yes", "--output", "wav:" + played])
+        #expect(play.status == 0, "\(play.stderr)")
+        let pcm = try AudioFixtures.pcm(ofWAV: played)
+        let reference = try AudioFixtures.reference(of: file, encoding: encoding, channels: 2).stereo16
+        #expect(pcm.count == (2 * rate + 321) * 2)
+        let largest = largestDifference(pcm, reference)
+        #expect(largest != nil && largest! <= (encoding.isLossless ? 0 : 1), "\(String(describing: largest))")
+    }
+
     @Test func aDownloadKilledMidwayIsNeverPlayedAsWholeAndResumesFromItsLastByte() throws {
         var server = try serve(slowRate: 4_000)
         let url = server.url("/slow/long.mp3")
