@@ -346,6 +346,23 @@ enum Schema {
             // (which the index holds so that SQLite takes it as covering).
             try db.execute(sql: "CREATE INDEX tracks_present_paths ON tracks(path, missing_since) WHERE missing_since IS NULL")
         }
+        migrator.registerMigration("v12: bits per sample") { db in
+            // A lossless file's bits per sample (MPD's `Format: 44100:16:2`); NULL for lossy ones.
+            try db.execute(sql: "ALTER TABLE tracks ADD COLUMN bits INTEGER")
+            let definition = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'view' AND name = 'library'")
+            let columns = "t.samplerate, t.channels,"
+            guard let definition, definition.components(separatedBy: columns).count == 2 else {
+                throw SongboxError(.databaseFailed, "the library view is not the one this migration expects")
+            }
+            try db.execute(sql: "DROP VIEW library")
+            try db.execute(sql: definition.replacingOccurrences(of: columns, with: columns + " t.bits,"))
+            // The lossless files scanned before are read again by the next scan, once, for their bits.
+            try db.execute(sql: """
+                UPDATE tracks SET mtime = -1
+                WHERE lower(path) GLOB '*.flac' OR lower(path) GLOB '*.oga' OR lower(path) GLOB '*.ogg'
+                   OR lower(path) GLOB '*.wav' OR lower(path) GLOB '*.wave' OR lower(path) GLOB '*.aif*'
+                """)
+        }
         return migrator
     }
 }

@@ -32,7 +32,7 @@ public struct FileTags: Equatable, Sendable {
     public init() {}
 }
 
-/// Audio facts of an MP3 file.
+/// Audio facts of a file.
 public struct AudioFacts: Equatable, Sendable {
     /// Seconds, exact: encoder delay and padding removed.
     public var duration: Double
@@ -40,12 +40,16 @@ public struct AudioFacts: Equatable, Sendable {
     public var bitrate: Int
     public var sampleRate: Int
     public var channels: Int
+    /// Bits per sample of a lossless or PCM file (FLAC, WAV, AIFF, ALAC); nil for a lossy one
+    /// or floating-point samples.
+    public var bits: Int?
 
-    public init(duration: Double, bitrate: Int, sampleRate: Int, channels: Int) {
+    public init(duration: Double, bitrate: Int, sampleRate: Int, channels: Int, bits: Int? = nil) {
         self.duration = duration
         self.bitrate = bitrate
         self.sampleRate = sampleRate
         self.channels = channels
+        self.bits = bits
     }
 }
 
@@ -86,6 +90,7 @@ public struct Track: Equatable, Sendable, Codable, FetchableRecord {
         bitrate = row["bitrate"]
         sampleRate = row["samplerate"]
         channels = row["channels"]
+        bits = row["bits"]
         size = row["size"]
         added = row["added"]
         plays = row["plays"]
@@ -133,6 +138,8 @@ public struct Track: Equatable, Sendable, Codable, FetchableRecord {
     public var bitrate: Int?
     public var sampleRate: Int?
     public var channels: Int?
+    /// Bits per sample of a lossless file (`AudioFacts.bits`).
+    public var bits: Int?
     public var size: Int64
     public var added: Int64
     public var plays: Int
@@ -184,6 +191,7 @@ public struct Track: Equatable, Sendable, Codable, FetchableRecord {
         case bitrate
         case sampleRate = "samplerate"
         case channels
+        case bits
         case size
         case added
         case plays

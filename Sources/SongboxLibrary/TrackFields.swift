@@ -151,6 +151,7 @@ public struct TrackField: Sendable {
         TrackField("bitrate", .integer) { FieldValue($0.bitrate) },
         TrackField("samplerate", .integer) { FieldValue($0.sampleRate) },
         TrackField("channels", .integer) { FieldValue($0.channels) },
+        TrackField("bits", .integer) { FieldValue($0.bits) },
         TrackField("size", .integer) { .integer($0.size) },
         TrackField("lyrics", .text) { FieldValue($0.lyrics) },
         TrackField("keep_offline", .boolean) { .boolean($0.keepOffline) },

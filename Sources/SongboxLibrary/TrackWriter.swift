@@ -93,7 +93,7 @@ enum TrackWriter {
             ("rg_track_gain", tags.replayGainTrackGain), ("rg_track_peak", tags.replayGainTrackPeak),
             ("rg_album_gain", tags.replayGainAlbumGain), ("rg_album_peak", tags.replayGainAlbumPeak),
             ("duration", audio.duration), ("bitrate", audio.bitrate), ("samplerate", audio.sampleRate),
-            ("channels", audio.channels),
+            ("channels", audio.channels), ("bits", audio.bits),
             ("path_key", SearchKey.fold(file.path)),
             ("title_key", SearchKey.fold(tags.title)), ("artist_key", SearchKey.fold(tags.artist)),
             ("album_key", SearchKey.fold(tags.album)), ("albumartist_key", SearchKey.fold(tags.albumArtist)),

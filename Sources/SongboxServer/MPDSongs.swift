@@ -109,8 +109,8 @@ public enum MPDTag {
         }
     }
 
-    /// The columns a raw read of songs selects: path, the tags, duration, rate, channels.
-    static let songColumns = (["path"] + songTags.map(\.column) + ["duration", "samplerate", "channels"]).joined(separator: ", ")
+    /// The columns a raw read of songs selects: path, the tags, duration, rate, channels, bits.
+    static let songColumns = (["path"] + songTags.map(\.column) + ["duration", "samplerate", "channels", "bits"]).joined(separator: ", ")
 }
 
 extension MPDResponse {
@@ -119,7 +119,7 @@ extension MPDResponse {
         field("file", roots.uri(path))
         if let track {
             fields(MPDTag.fields(of: track, wanted: client.tagTypes))
-            if let rate = track.sampleRate, let channels = track.channels, rate > 0 { field("Format", "\(rate):f:\(channels)") }
+            if let rate = track.sampleRate, let channels = track.channels, rate > 0 { audioFormat(rate, track.bits, channels) }
         }
         // A radio station: what it says it plays, as MPD shows it.
         if let stream {
@@ -149,9 +149,15 @@ extension MPDResponse {
         }
         let base = Int32(MPDTag.songTags.count + 1)
         let duration = row.double(base)
-        if row.int64(base + 1) > 0 { field("Format", "\(row.int64(base + 1)):f:\(row.int64(base + 2))") }
+        if row.int64(base + 1) > 0 { audioFormat(row.int64(base + 1), row.isNull(base + 3) ? nil : row.int64(base + 3), row.int64(base + 2)) }
         field("Time", MPDCommands.wholeSeconds(duration))
         field("duration", MPDCommands.seconds(duration))
+    }
+
+    /// `Format: RATE:BITS:CHANNELS` as MPD writes it: the bits of a lossless file, `f` for
+    /// the float samples of a lossy one.
+    private func audioFormat(_ rate: some BinaryInteger, _ bits: (some BinaryInteger)?, _ channels: some BinaryInteger) {
+        field("Format", "\(rate):\(bits.map { "\($0)" } ?? "f"):\(channels)")
     }
 
     private static func text(_ row: RawRow, _ column: Int32) -> String { String(decoding: row.utf8(column), as: UTF8.self) }

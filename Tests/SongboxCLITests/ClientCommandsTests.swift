@@ -46,30 +46,12 @@ import Testing
     }
 
     @Test func theRemoteControlDrivesARealMPDToo() throws {
-        let port = try freePort()
-        let mpdFolder = folder + "/mpd"
-        try FileManager.default.createDirectory(atPath: mpdFolder, withIntermediateDirectories: true)
-        try """
-            music_directory "\(TestLibrary.examples)"
-            db_file "\(mpdFolder)/database"
-            state_file "\(mpdFolder)/state"
-            bind_to_address "127.0.0.1"
-            port "\(port)"
-            log_file "\(mpdFolder)/log"
-            auto_update "no"
+        let mpd = try ReferenceMPD(music: TestLibrary.examples, folder: folder + "/mpd", settings: """
             password "s3cret@read,add,control,admin"
             default_permissions "read"
-            audio_output {
-                type "null"
-                name "null"
-            }
-            """.write(toFile: mpdFolder + "/mpd.conf", atomically: true, encoding: .utf8)
-        let mpd = Process()
-        mpd.executableURL = URL(fileURLWithPath: "/usr/bin/mpd")
-        mpd.arguments = ["--no-daemon", mpdFolder + "/mpd.conf"]
-        mpd.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try mpd.run()
-        defer { mpd.terminate(); mpd.waitUntilExit() }
+            """)
+        defer { mpd.stop() }
+        let port = mpd.port
         // mpc's password@host: the password is sent first (MPD lets nobody without it add).
         let environment = ["MPD_HOST": "s3cret@127.0.0.1", "MPD_PORT": String(port), "SONGBOX_SOCKET": folder + "/no-daemon.sock"]
         try waitFor(timeout: 20, "MPD to answer") { try run(["status"], environment).status == 0 }

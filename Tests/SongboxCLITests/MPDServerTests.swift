@@ -283,6 +283,51 @@ extension TestLibrarySuite {
         #expect(fetch.lines.last == "ACK [2@0] {readpicture} Bad file offset", "\(fetch.stdout)")
     }
 
+    /// `Format:` as MPD gives it on the same files: a lossless file's bits per sample (16- and
+    /// 24-bit FLAC, 16-bit WAV), `f` for Vorbis. Where MPD's answer is its decoder's output
+    /// rather than the file's (MP3, Opus, a 24-bit WAV), songbox says what the file holds
+    /// (docs/mpd-compatibility.md).
+    @Test func formatGivesTheBitsOfALosslessFileAsMPDDoes() throws {
+        let own = try TestLibrary()
+        let source = own.folder + "/source"
+        try FileManager.default.createDirectory(atPath: source, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: own.music, withIntermediateDirectories: true)
+        let cd = try AudioFixtures.signal(source + "/cd.wav", frames: 44_100)
+        let studio = try AudioFixtures.signal(source + "/studio.wav", frames: 48_000, rate: 48_000, bits: 24)
+        try AudioFixtures.encode(cd, as: .flac, to: own.music + "/cd.flac")
+        try AudioFixtures.encode(studio, as: .flac, to: own.music + "/studio.flac")
+        try AudioFixtures.encode(cd, as: .vorbis, to: own.music + "/cd.ogg")
+        try AudioFixtures.encode(cd, as: .wav16, to: own.music + "/cd.wav")
+        try AudioFixtures.encode(studio, as: .wav24, to: own.music + "/studio.wav")
+        try own.scan()
+        let mpd = try ReferenceMPD(music: own.music, folder: own.folder + "/mpd")
+        defer { mpd.stop() }
+        _ = try SongboxRunner.run(executable: "/usr/bin/mpc", ["--port", String(mpd.port), "--wait", "update"])
+        let (daemon, port) = try Self.startDaemon(on: own)
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        func formats(_ port: Int) throws -> [String: String] {
+            let raw = try SongboxRunner.run(executable: "/usr/bin/python3", ["-c", """
+                import socket
+                f = socket.create_connection(("127.0.0.1", \(port))).makefile("rwb")
+                f.readline(); f.write(b"lsinfo\\n"); f.flush()
+                while (line := f.readline().decode().strip()) not in ("OK", "") and not line.startswith("ACK"):
+                    if line.startswith(("file: ", "Format: ")): print(line)
+                """])
+            var found: [String: String] = [:], file = ""
+            for line in raw.lines {
+                if line.hasPrefix("file: ") { file = String(line.dropFirst(6)) }
+                if line.hasPrefix("Format: ") { found[file] = String(line.dropFirst(8)) }
+            }
+            return found
+        }
+        let songbox = try formats(port), reference = try formats(mpd.port)
+        #expect(songbox == ["cd.flac": "44100:16:2", "studio.flac": "48000:24:2", "cd.ogg": "44100:f:2", "cd.wav": "44100:16:2",
+                            "studio.wav": "48000:24:2"], "\(songbox)")
+        for file in ["cd.flac", "studio.flac", "cd.ogg", "cd.wav"] {
+            #expect(songbox[file] == reference[file], "\(file): MPD says \(reference[file] ?? "nothing")")
+        }
+    }
+
     @Test func readPictureSendsTheCoverOfAFLACAndAnOpusFileAndDecodersListsThem() throws {
         let own = try TestLibrary()
         try FileManager.default.createDirectory(atPath: own.music, withIntermediateDirectories: true)

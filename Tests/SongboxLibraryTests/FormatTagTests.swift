@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Logging
 import SongboxTestSupport
 import Testing
@@ -168,6 +169,54 @@ import Testing
         let aiffProbed = try read(aiff)
         #expect(aiffProbed.audio.duration == 44_101.0 / 44_100)
         #expect(aiffProbed.audio.sampleRate == 44_100 && aiffProbed.audio.channels == 2)
+    }
+
+    /// Bits per sample, where the file has them: FLAC (and FLAC in Ogg), WAV (the extensible
+    /// header's valid bits), AIFF; none for Vorbis, Opus or float samples.
+    @Test func losslessFilesGiveTheirBitsPerSample() throws {
+        let cd = try source(frames: 4410)
+        let studio = sources + "/studio.wav"
+        try AudioFixtures.signal(studio, frames: 4800, rate: 48_000, bits: 24)
+        let cases: [(AudioFixtures.Encoding, String, Int?)] = [
+            (.flac, cd, 16), (.flac, studio, 24), (.oggFLAC, studio, 24), (.wav16, studio, 16), (.wav24, studio, 24), (.wav8, cd, 8),
+            (.wavFloat, cd, nil), (.aiff, studio, 24), (.vorbis, cd, nil), (.opus, cd, nil),
+        ]
+        for (index, (encoding, from, bits)) in cases.enumerated() {
+            let path = try AudioFixtures.encode(from, as: encoding, to: directory + "/\(index).\(encoding.suffix)")
+            #expect(try read(path).audio.bits == bits, "\(encoding) from \(from)")
+        }
+    }
+
+    /// A library from before the bits were kept: the next scan reads its lossless files again,
+    /// once, and fills them in (an MP3 is not read again).
+    @Test func aLibraryFromBeforeGetsTheBitsOfItsLosslessFilesAtTheNextScan() throws {
+        let music = directory + "/music"
+        try FileManager.default.createDirectory(atPath: music, withIntermediateDirectories: true)
+        try AudioFixtures.encode(try source(frames: 4410), as: .flac, to: music + "/a.flac")
+        try Fixtures.writeMP3(to: music + "/b.mp3", audio: try Fixtures.audio("tone-mono-44k.mp3"))
+        let path = directory + "/old.db"
+        let queue = try DatabaseQueue(path: path)
+        try Schema.migrator.migrate(queue, upTo: "v11: present paths")
+        // Both files as the songbox of then indexed them: their size and time, no bits.
+        try queue.write { db in
+            for name in ["a.flac", "b.mp3"] {
+                var info = stat()
+                #expect(stat(music + "/" + name, &info) == 0)
+                let size = Int64(info.st_size)
+                let mtime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+                try db.execute(sql: """
+                    INSERT INTO tracks (path, size, mtime, duration, added, path_key) VALUES (?, ?, ?, 0.1, 1, ?)
+                    """, arguments: [music + "/" + name, size, mtime, music + "/" + name])
+            }
+        }
+        try queue.writeWithoutTransaction { try $0.execute(sql: "PRAGMA user_version = 11") }
+        try queue.close()
+        let store = try LibraryStore(path: path)
+        let scanner = LibraryScanner(store: store, logger: Logger(label: "test"))
+        let report = try scanner.scan([music])
+        #expect(report.updated == 1 && report.unchanged == 1, "the FLAC alone is read again: \(report)")
+        #expect(try scanner.scan([music]).unchanged == 2, "and once only")
+        #expect(try store.tracks.matching("bits:16").map(\.path) == [music + "/a.flac"])
     }
 
     @Test func anID3ChunkInAWAVOrAIFFComesBeforeItsTextChunks() throws {

@@ -130,6 +130,7 @@ function songbox.text.truncate(text, columns) end
 ---@field rg_album_peak? number
 ---@field bitrate? integer kbit/s.
 ---@field samplerate? integer
+---@field bits? integer Bits per sample of a lossless file (FLAC, WAV, AIFF); nil for a lossy one
 ---@field channels? integer
 ---@field size integer Bytes.
 

@@ -167,6 +167,7 @@ enum FLACReader {
         }
         let duration = Double(samples) / Double(info.sampleRate)
         return TagFormats.probed(comments, audio: TagFormats.Audio(duration: duration, bytes: file.size - audioStart, sampleRate: info.sampleRate,
-                                                         channels: info.channels), path: path, warnings: comments.warnings)
+                                                         channels: info.channels, bits: info.bitsPerSample),
+                                 path: path, warnings: comments.warnings)
     }
 }

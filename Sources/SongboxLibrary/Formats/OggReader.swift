@@ -162,6 +162,7 @@ enum OggReader {
         let channels: Int
         var preSkip = 0
         var totalSamples = 0
+        var bits: Int?
         if head.starts(with: [0x01] + Array("vorbis".utf8)) {
             channels = Int(head[11])
             rate = head.littleEndian(12, 4)
@@ -191,6 +192,7 @@ enum OggReader {
             comments = VorbisCommentBlock()
             // The other header packets are metadata blocks: the comment is usually the next.
             var index = 1, hasPicture = false
+            bits = info.bitsPerSample
             while packets.seek(toPacket: index), let header = packets.read(4), index < 64 {
                 if Int(header[0] & 0x7F) == FLACReader.BlockType.vorbisComment.rawValue {
                     comments = VorbisComments.read(&packets)
@@ -216,7 +218,8 @@ enum OggReader {
         }
         let samples = totalSamples > 0 ? totalSamples : max(last - preSkip, 0)
         let duration = Double(samples) / Double(rate)
-        return TagFormats.probed(comments, audio: TagFormats.Audio(duration: duration, bytes: file.size, sampleRate: rate, channels: channels),
+        return TagFormats.probed(comments, audio: TagFormats.Audio(duration: duration, bytes: file.size, sampleRate: rate, channels: channels,
+                                                                   bits: bits),
                                  path: path, warnings: comments.warnings)
     }
 

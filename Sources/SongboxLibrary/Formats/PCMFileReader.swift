@@ -27,6 +27,11 @@ enum PCMFileReader {
             throw SongboxError(.unreadableFile, "a WAV file without its format chunk", at: path)
         }
         let channels = fields.littleEndian(2, 2), rate = fields.littleEndian(4, 4), blockAlign = fields.littleEndian(12, 2)
+        // Integer samples: their bits (WAVE_FORMAT_EXTENSIBLE's valid bits when it says); float: none.
+        var bits: Int? = fields.littleEndian(0, 2) == 3 ? nil : fields.littleEndian(14, 2)
+        if fields.littleEndian(0, 2) == 0xFFFE, format.length >= 26, let extended = file.read(at: format.offset + 16, count: 10) {
+            bits = extended.littleEndian(8, 2) == 3 ? nil : extended.littleEndian(2, 2) > 0 ? extended.littleEndian(2, 2) : bits
+        }
         guard let data = chunks.first(where: { $0.id == "data" }) else {
             throw SongboxError(.unreadableFile, "a WAV file without a data chunk", at: path)
         }
@@ -40,7 +45,8 @@ enum PCMFileReader {
                 if !value.isEmpty { VorbisComments.apply(key, [value], to: &comments) }
             }
         }
-        return try probed(comments, file: file, chunks: chunks, data: data, rate: rate, channels: channels, frameBytes: blockAlign, path: path, id3: id3)
+        return try probed(comments, file: file, chunks: chunks, data: data, rate: rate, channels: channels, bits: bits, frameBytes: blockAlign,
+                          path: path, id3: id3)
     }
 
     static func readAIFF(_ file: FileBytes, path: String, id3: (([UInt8]) -> FileTags?)? = nil) throws(SongboxError) -> ProbedFile {
@@ -66,7 +72,7 @@ enum PCMFileReader {
         let frameBytes = channels * ((bits + 7) / 8)
         var probe = try probed(comments, file: file, chunks: chunks, data: Chunk(id: "SSND", offset: sound.offset + 8, length: max(sound.length - 8, 0),
                                                                     claimed: max(sound.claimed - 8, 0)),
-                               rate: rate, channels: channels, frameBytes: frameBytes, path: path, id3: id3)
+                               rate: rate, channels: channels, bits: bits, frameBytes: frameBytes, path: path, id3: id3)
         if frames > 0, frameBytes > 0, frames * frameBytes > sound.length {
             probe.warnings.append("the COMM chunk claims \(frames) frames, more than the sound data holds")
         }
@@ -74,7 +80,7 @@ enum PCMFileReader {
     }
 
     private static func probed(_ comments: VorbisCommentBlock, file: FileBytes, chunks: [Chunk], data: Chunk, rate: Int, channels: Int,
-                               frameBytes: Int, path: String, id3: (([UInt8]) -> FileTags?)?) throws(SongboxError) -> ProbedFile {
+                               bits: Int?, frameBytes: Int, path: String, id3: (([UInt8]) -> FileTags?)?) throws(SongboxError) -> ProbedFile {
         guard rate > 0, rate <= 768_000, channels > 0, frameBytes > 0 else {
             throw SongboxError(.unreadableFile, "the format chunk gives no usable rate, channel count or frame size", at: path)
         }
@@ -94,7 +100,9 @@ enum PCMFileReader {
             }
         }
         let duration = Double(data.length / frameBytes) / Double(rate)
-        return TagFormats.probed(comments, audio: TagFormats.Audio(duration: duration, bytes: data.length, sampleRate: rate, channels: channels),
+        let usable = bits.flatMap { (1...64).contains($0) ? $0 : nil }
+        return TagFormats.probed(comments, audio: TagFormats.Audio(duration: duration, bytes: data.length, sampleRate: rate, channels: channels,
+                                                                   bits: usable),
                                  path: path, warnings: warnings)
     }
 

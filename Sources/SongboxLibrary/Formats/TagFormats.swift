@@ -73,11 +73,13 @@ enum TagFormats {
         var bytes: Int
         var sampleRate: Int
         var channels: Int
+        /// Bits per sample, for lossless and PCM files.
+        var bits: Int? = nil
     }
 
     static func probed(_ comments: VorbisCommentBlock, audio: Audio, path: String, warnings: [String]) -> ProbedFile {
         let bitrate = audio.duration > 0 ? Int((Double(audio.bytes) * 8 / audio.duration / 1000).rounded()) : 0
-        let facts = AudioFacts(duration: audio.duration, bitrate: bitrate, sampleRate: audio.sampleRate, channels: audio.channels)
+        let facts = AudioFacts(duration: audio.duration, bitrate: bitrate, sampleRate: audio.sampleRate, channels: audio.channels, bits: audio.bits)
         var tags = comments.tags
         let lyrics = LyricsReader.read(path: path, embedded: comments.lyrics)
         tags.lyrics = lyrics.lyrics?.text ?? comments.lyrics

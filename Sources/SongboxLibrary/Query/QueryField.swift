@@ -52,7 +52,7 @@ struct QueryField: Sendable, Equatable {
         QueryField("track", .number), QueryField("tracktotal", .number),
         QueryField("disc", .number), QueryField("disctotal", .number),
         QueryField("duration", .duration),
-        QueryField("bitrate", .number), QueryField("samplerate", .number),
+        QueryField("bitrate", .number), QueryField("samplerate", .number), QueryField("bits", .number),
         QueryField("channels", .number), QueryField("size", .number),
         QueryField("plays", .number), QueryField("skips", .number),
         QueryField("last_played", .date), QueryField("added", .date),
