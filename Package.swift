@@ -37,6 +37,8 @@ let package = Package(
         .systemLibrary(name: "CFLAC", pkgConfig: "flac", providers: [.apt(["libflac-dev"])]),
         .systemLibrary(name: "CVorbisFile", pkgConfig: "vorbisfile", providers: [.apt(["libvorbis-dev"])]),
         .systemLibrary(name: "COpusFile", pkgConfig: "opusfile", providers: [.apt(["libopusfile-dev"])]),
+        // AAC in MP4 (ALAC is decoded in Swift). Debian's libfaad-dev has no pkg-config file.
+        .systemLibrary(name: "CFAAD", providers: [.apt(["libfaad-dev"])]),
         // glibc's gettext (<libintl.h>), which Swift's Glibc module does not export. Nothing to link.
         .systemLibrary(name: "CIntl"),
 
@@ -63,7 +65,7 @@ let package = Package(
         // Audio features (tempo, key, loudness, moods) from decoded PCM: pure Swift, its own FFT.
         .target(name: "SongboxAnalysis"),
         // Decoding, outputs and the player engine. Knows nothing of SQLite or Lua.
-        .target(name: "SongboxAudio", dependencies: ["CMPG123", "CFLAC", "CVorbisFile", "COpusFile", "CALSA", "SongboxFiles",
+        .target(name: "SongboxAudio", dependencies: ["CMPG123", "CFLAC", "CVorbisFile", "COpusFile", "CFAAD", "CALSA", "SongboxFiles",
                                                      "SongboxMessages"]),
         // Tracks from the network: HTTP(S) files and Icecast/SHOUTcast streams read ahead into a
         // bounded buffer on their own task, decoded as they arrive (`RemoteTracks` opens them for
