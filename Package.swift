@@ -39,6 +39,8 @@ let package = Package(
         .systemLibrary(name: "COpusFile", pkgConfig: "opusfile", providers: [.apt(["libopusfile-dev"])]),
         // libogg, libvorbis and libopus themselves: streams decoded as their bytes arrive.
         .systemLibrary(name: "COggCodecs", pkgConfig: "vorbis", providers: [.apt(["libvorbis-dev", "libopus-dev", "libogg-dev"])]),
+        // AAC in MP4 (ALAC is decoded in Swift). Debian's libfaad-dev has no pkg-config file.
+        .systemLibrary(name: "CFAAD", providers: [.apt(["libfaad-dev"])]),
         // glibc's gettext (<libintl.h>), which Swift's Glibc module does not export. Nothing to link.
         .systemLibrary(name: "CIntl"),
 
@@ -65,8 +67,8 @@ let package = Package(
         // Audio features (tempo, key, loudness, moods) from decoded PCM: pure Swift, its own FFT.
         .target(name: "SongboxAnalysis"),
         // Decoding, outputs and the player engine. Knows nothing of SQLite or Lua.
-        .target(name: "SongboxAudio", dependencies: ["CMPG123", "CFLAC", "CVorbisFile", "COpusFile", "COggCodecs", "CALSA", "SongboxFiles",
-                                                     "SongboxMessages"]),
+        .target(name: "SongboxAudio", dependencies: ["CMPG123", "CFLAC", "CVorbisFile", "COpusFile", "COggCodecs", "CFAAD", "CALSA",
+                                                     "SongboxFiles", "SongboxMessages"]),
         // Tracks from the network: HTTP(S) files and Icecast/SHOUTcast streams read ahead into a
         // bounded buffer on their own task, decoded as they arrive (`RemoteTracks` opens them for
         // the engine), and the offline cache's files.

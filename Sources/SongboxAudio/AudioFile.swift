@@ -26,11 +26,15 @@ public enum AudioFile {
                                                 "audio/vorbis+ogg", "audio/x-ogg", "audio/x-vorbis", "audio/x-vorbis+ogg"])
     public static let opus = Kind(plugin: "opus", name: "Opus", suffixes: ["opus", "ogg", "oga"],
                                   mimeTypes: ["audio/ogg", "audio/opus"])
+    /// AAC (libfaad2) and ALAC (songbox's own decoder) in MP4: what MPD's Debian build plays
+    /// through FFmpeg, listed under the suffixes and MIME types of MP4 audio.
+    public static let mp4 = Kind(plugin: "mp4", name: "AAC or ALAC (MP4)", suffixes: ["m4a", "m4b", "mp4"],
+                                 mimeTypes: ["audio/mp4", "audio/m4a", "audio/x-m4a", "audio/x-m4b", "audio/mp4a-latm"])
     public static let pcm = Kind(plugin: "pcm", name: "WAV or AIFF", suffixes: ["wav", "aiff", "aif", "aifc"],
                                  mimeTypes: ["audio/wav", "audio/wave", "audio/x-wav", "audio/aiff", "audio/x-aiff"])
 
     /// Every kind songbox plays, MP3 first (what a file of no other kind is tried as).
-    public static let kinds: [Kind] = [mp3, flac, oggFLAC, vorbis, opus, pcm]
+    public static let kinds: [Kind] = [mp3, flac, oggFLAC, vorbis, opus, mp4, pcm]
 
     /// A decoder for the file at `path`, at `rate` when given (resampled to it), else at the
     /// file's own rate.
@@ -42,12 +46,13 @@ public enum AudioFile {
         case vorbis: return try VorbisDecoder(bytes: bytes, rate: rate)
         case opus: return try OpusDecoder(bytes: bytes, rate: rate)
         case pcm: return try PCMFileDecoder(bytes: bytes, rate: rate)
+        case mp4: return try MP4Decoder(bytes: bytes, rate: rate)
         default:
             do throws(DecodeError) {
                 return try MP3Decoder(path: path, rate: rate)
             } catch where error.message.hasPrefix("no MPEG audio found") && !isMP3Name(path) {
                 // Named as something else, it was never meant to be an MP3: say what songbox plays.
-                throw DecodeError(path: path, message: "not a kind of audio songbox plays (MP3, FLAC, Ogg Vorbis, Opus, WAV or AIFF)")
+                throw DecodeError(path: path, message: "not a kind of audio songbox plays (MP3, FLAC, Ogg Vorbis, Opus, AAC, ALAC, WAV or AIFF)")
             }
         }
     }
@@ -64,7 +69,7 @@ public enum AudioFile {
         case .wav, .aiff: return pcm
         case .oggOther: throw unknown(bytes.path, "an Ogg stream of a codec it does not know (not Vorbis, Opus or FLAC)")
         case .otherRIFF: throw unknown(bytes.path, "a RIFF or IFF file that is not WAV or AIFF")
-        case .mp4: throw unknown(bytes.path, "an MP4 file (AAC or ALAC are not played yet)")
+        case .mp4: return mp4
         case .other: return mp3
         }
     }

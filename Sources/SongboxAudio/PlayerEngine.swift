@@ -146,7 +146,7 @@ public final class PlayerEngine {
                      sleepTimer: sleepTimer,
                      clock: clock, outputError: outputError, playError: playError, heading: heading, headingID: headingID,
                      replayGain: replayGain, outputs: outputs, outputIndex: outputIndex,
-                     streamTitle: streamTitle, buffering: buffering)
+                     streamTitle: streamTitle, buffering: buffering, source: (decoder as? FileDecoder)?.source)
     }
 
     /// The ReplayGain mode (`settings.replayGain.mode`).

@@ -166,4 +166,7 @@ public struct PlayerStatus: Sendable, Hashable {
     public var streamTitle: StreamTitle?
     /// Playing, but waiting for the network's next bytes.
     public var buffering = false
+    /// What the playing file holds (rate, bits, channels), before it becomes the output's
+    /// 16-bit stereo; nil for MP3 and streams.
+    public var source: SourceFormat?
 }

@@ -450,7 +450,13 @@ public struct MPDCommands: MPDCommandHandler {
                     : snapshot.queue.items[position].track.duration
                 out.fields([("time", Self.wholeSeconds(elapsed) + ":" + Self.wholeSeconds(duration)),
                             ("elapsed", Self.seconds(elapsed)), ("duration", Self.seconds(duration))])
-                if let format = status.format { out.field("audio", "\(format.sampleRate):16:\(AudioFormat.channels)") }
+                // What the file holds, as MPD says its decoder's output: rate, bits ("f" for a lossy
+                // codec's float), channels.
+                if let source = status.source {
+                    out.field("audio", "\(source.sampleRate):\(source.bitsPerSample.map(String.init) ?? "f"):\(source.channels)")
+                } else if let format = status.format {
+                    out.field("audio", "\(format.sampleRate):16:\(AudioFormat.channels)")
+                }
             }
         }
         if let job = backend.updateJob { out.field("updating_db", String(job)) }

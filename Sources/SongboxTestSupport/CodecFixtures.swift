@@ -15,6 +15,9 @@ extension AudioFixtures {
         case wav8, wavFloat, wav32
         /// AIFF (big-endian) and AIFF-C `sowt` (little-endian, as ffmpeg writes it).
         case aiff, aifcLittleEndian
+        /// MP4 (`.m4a`) as ffmpeg writes it: ALAC, and AAC-LC by its native encoder (1,024 samples
+        /// of encoder delay, said in the edit list).
+        case alac, aac
 
         public var description: String { rawValue }
 
@@ -27,11 +30,12 @@ extension AudioFixtures {
             case .wav16, .wav24, .wav8, .wavFloat, .wav32: "wav"
             case .aiff: "aiff"
             case .aifcLittleEndian: "aifc"
+            case .alac, .aac: "m4a"
             }
         }
 
         /// Lossless: decodes to the source exactly (at 16 bits, or rounded from more).
-        public var isLossless: Bool { self != .vorbis && self != .opus }
+        public var isLossless: Bool { self != .vorbis && self != .opus && self != .aac }
     }
 
     /// A repeatable signal as a WAV: a sine sweep per channel (channel c from 500 + 300c Hz up
@@ -59,13 +63,21 @@ extension AudioFixtures {
         case .wavFloat: try run("sox", ["-D", source, "-e", "floating-point", "-b", "32", path])
         case .aiff: try run("sox", ["-D", source, path])
         case .aifcLittleEndian: try run("ffmpeg", ["-v", "error", "-y", "-i", source, "-c:a", "pcm_s16le", "-f", "aiff", path])
+        // The movie first, as iTunes writes it (`+faststart`): a file cut short keeps its index.
+        case .alac: try run("ffmpeg", ["-v", "error", "-y", "-i", source, "-c:a", "alac", "-movflags", "+faststart", path])
+        // Without perceptual noise substitution: its noise comes from the decoder's random
+        // generator, which a seek restarts, so a seek could not be compared sample for sample.
+        case .aac: try run("ffmpeg", ["-v", "error", "-y", "-i", source, "-c:a", "aac", "-b:a", "192k", "-aac_pns", "0",
+                                      "-movflags", "+faststart", path])
         }
         return path
     }
 
     /// The reference decoder's output for `path`, encoded as `encoding`: `flac -d` (lossless),
-    /// `oggdec`, `opusdec --rate 48000 --no-dither`, or ffmpeg for WAV and AIFF.
-    public static func reference(of path: String, encoding: Encoding, channels: Int) throws -> ReferencePCM {
+    /// `oggdec`, `opusdec --rate 48000 --no-dither`, ffmpeg for WAV, AIFF and ALAC, the `faad`
+    /// CLI for AAC (libfaad2, as songbox; it drops the first packet's 1,024 samples, which are
+    /// ffmpeg's encoder delay, and keeps the last packet's padding: `frames` cuts that).
+    public static func reference(of path: String, encoding: Encoding, channels: Int, frames: Int? = nil) throws -> ReferencePCM {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let wav = folder + "/reference.wav", raw = folder + "/reference.raw"
@@ -73,16 +85,19 @@ extension AudioFixtures {
         case .flac, .oggFLAC: try run("flac", ["-d", "--silent", "-f", "-o", wav, path])
         case .vorbis: try run("oggdec", ["-Q", "-o", wav, path])
         case .opus: try run("opusdec", ["--quiet", "--rate", "48000", "--no-dither", path, wav])
-        case .wav16, .wav24, .wav8, .wavFloat, .wav32, .aiff, .aifcLittleEndian:
+        case .aac: try run("faad", ["-q", "-o", wav, path])
+        case .wav16, .wav24, .wav8, .wavFloat, .wav32, .aiff, .aifcLittleEndian, .alac:
             try run("ffmpeg", ["-v", "error", "-y", "-i", path, "-f", "f64le", "-c:a", "pcm_f64le", raw])
         }
         // Integers become float64 exactly (sox divides by a power of two): nothing is rounded.
         if FileManager.default.fileExists(atPath: wav) {
-            try run("sox", ["-D", wav, "-t", "raw", "-e", "floating-point", "-b", "64", raw])
+            // `-c`: faad writes mono AAC as two equal channels (libfaad2's room for Parametric Stereo).
+            try run("sox", ["-D", wav, "-t", "raw", "-e", "floating-point", "-b", "64", "-c", "\(channels)", raw])
         }
         guard let data = FileManager.default.contents(atPath: raw) else { return ReferencePCM(channels: channels, samples: []) }
         var samples = [Double](repeating: 0, count: data.count / 8)
         _ = samples.withUnsafeMutableBytes { data.copyBytes(to: $0) }
+        if let frames { samples = Array(samples.prefix(frames * channels)) }
         return ReferencePCM(channels: channels, samples: samples.map { $0 * 32768 })
     }
 }

@@ -2,10 +2,11 @@ import Foundation
 import SongboxTestSupport
 import Testing
 @testable import SongboxAudio
+@testable import SongboxLibrary
 
-/// The decoders of FLAC, Ogg Vorbis, Opus, WAV and AIFF against real files made by Debian's own
-/// encoders at test time, each checked in the same run against the format's reference decoder:
-/// `flac -d`, `oggdec`, `opusdec`, ffmpeg (WAV and AIFF). Sources are made in one folder,
+/// The decoders of FLAC, Ogg Vorbis, Opus, WAV, AIFF, ALAC and AAC against real files made by
+/// Debian's own encoders at test time, each checked in the same run against the format's
+/// reference decoder: `flac -d`, `oggdec`, `opusdec`, ffmpeg (WAV, AIFF and ALAC), `faad` (AAC). Sources are made in one folder,
 /// encoded files go to another.
 @Suite struct FormatDecoderTests {
     typealias Encoding = AudioFixtures.Encoding
@@ -32,6 +33,7 @@ import Testing
         case .flac, .oggFLAC: FLACDecoder.self
         case .vorbis: VorbisDecoder.self
         case .opus: OpusDecoder.self
+        case .alac, .aac: MP4Decoder.self
         default: PCMFileDecoder.self
         }
     }
@@ -41,7 +43,8 @@ import Testing
     @Test(arguments: [
         (Encoding.flac, 2, 16), (.flac, 1, 16), (.flac, 2, 24), (.oggFLAC, 2, 16), (.vorbis, 2, 16), (.vorbis, 1, 16),
         (.opus, 2, 16), (.opus, 1, 16), (.wav16, 2, 16), (.wav16, 1, 16), (.wav24, 2, 24), (.wav8, 2, 16), (.wav32, 2, 24),
-        (.wavFloat, 2, 24), (.aiff, 2, 16), (.aiff, 1, 24), (.aifcLittleEndian, 2, 16),
+        (.wavFloat, 2, 24), (.aiff, 2, 16), (.aiff, 1, 24), (.aifcLittleEndian, 2, 16), (.alac, 2, 16), (.alac, 1, 16),
+        (.alac, 2, 24), (.aac, 2, 16), (.aac, 1, 16),
     ])
     func decodesWhatTheReferenceDecoderDecodesAtItsExactLength(encoding: Encoding, channels: Int, bits: Int) throws {
         try Fixtures.withTemporaryDirectorySync { folder in
@@ -55,7 +58,7 @@ import Testing
             let bitsInFile = [Encoding.wav8: 8, .wavFloat: 32, .wav32: 32][encoding] ?? bits
             if encoding.isLossless { #expect(source.bitsPerSample == bitsInFile) }
             let pcm = try decodeAll(decoder, chunk: 777)
-            let reference = try AudioFixtures.reference(of: path, encoding: encoding, channels: channels)
+            let reference = try AudioFixtures.reference(of: path, encoding: encoding, channels: channels, frames: 54_321)
             #expect(reference.frames == 54_321)
             #expect(pcm.count == 54_321 * 2)
             #expect(decoder.position == 54_321 && decoder.length == 54_321)
@@ -71,7 +74,7 @@ import Testing
     /// The album cut at `AudioFixtures.gaplessAlbumParts` (no codec's frame size divides them):
     /// each part has its exact length, and the parts joined are the uncut source (lossless) or
     /// the reference decoder's parts joined (lossy).
-    @Test(arguments: [Encoding.flac, .oggFLAC, .wav16, .aiff, .vorbis, .opus])
+    @Test(arguments: [Encoding.flac, .oggFLAC, .wav16, .aiff, .vorbis, .opus, .alac, .aac])
     func aGaplessAlbumJoinsWithoutAGapOrAnOverlap(encoding: Encoding) throws {
         try Fixtures.withTemporaryDirectorySync { folder in
             let parts = try Self.album(encoding, in: folder)
@@ -82,7 +85,9 @@ import Testing
                 let pcm = try decodeAll(decoder, chunk: 1152)
                 #expect(pcm.count == frames * 2, "\(path)")
                 joined += pcm
-                if !encoding.isLossless { reference += try AudioFixtures.reference(of: path, encoding: encoding, channels: 2).stereo16 }
+                if !encoding.isLossless {
+                    reference += try AudioFixtures.reference(of: path, encoding: encoding, channels: 2, frames: frames).stereo16
+                }
             }
             if encoding.isLossless {
                 #expect(difference(joined, try AudioFixtures.pcm(ofWAV: parts.source)) == nil)
@@ -133,7 +138,7 @@ import Testing
     /// format but Opus, whose decoder state after a seek converges on the continuous decode's
     /// (`OpusFrames.settle`) without a promise of being bit for bit the same: ±2 allowed.
     @Test(arguments: [(Encoding.flac, nil as Int?), (.oggFLAC, nil), (.vorbis, nil), (.opus, nil), (.wav24, nil), (.aiff, nil),
-                      (.flac, 48_000), (.vorbis, 22_050), (.opus, 44_100)])
+                      (.alac, nil), (.aac, nil), (.flac, 48_000), (.vorbis, 22_050), (.opus, 44_100), (.aac, 48_000)])
     func seekingToASampleGivesWhatADecodeFromTheStartGivesThere(encoding: Encoding, rate: Int?) throws {
         try Fixtures.withTemporaryDirectorySync { folder in
             let (path, _) = try Self.make(encoding, in: folder, frames: 100_003)
@@ -252,7 +257,7 @@ import Testing
 
     /// The right signature and then noise: each decoder refuses it, or plays what it can; none
     /// crashes or hangs.
-    @Test(arguments: ["fLaC", "OggS\0\u{02}", "RIFF\u{10}\0\0\0WAVEfmt ", "FORM\0\0\0\u{10}AIFFCOMM"])
+    @Test(arguments: ["fLaC", "OggS\0\u{02}", "RIFF\u{10}\0\0\0WAVEfmt ", "FORM\0\0\0\u{10}AIFFCOMM", "\0\0\0\u{10}ftypM4A \0\0\0\0"])
     func aSignatureFollowedByNoiseIsRefused(signature: String) throws {
         try Fixtures.withTemporaryDirectorySync { folder in
             let noise = try Data(contentsOf: URL(fileURLWithPath: try AudioFixtures.corrupt(in: folder, count: 100_000)))
@@ -269,7 +274,7 @@ import Testing
 
     /// A file cut in half plays its first half (what a full decode has there) and ends; its
     /// length is then what there was.
-    @Test(arguments: [Encoding.flac, .oggFLAC, .vorbis, .opus, .wav24, .aiff])
+    @Test(arguments: [Encoding.flac, .oggFLAC, .vorbis, .opus, .wav24, .aiff, .alac, .aac])
     func aTruncatedFilePlaysWhatItHas(encoding: Encoding) throws {
         try Fixtures.withTemporaryDirectorySync { folder in
             // 10 s: Ogg pages hold up to a second, and half the file must keep whole pages.
@@ -373,7 +378,7 @@ import Testing
 
     /// Every format's file with bytes changed at many places, and cut at many lengths: each
     /// decodes fully or says why; nothing crashes, hangs or decodes far past the file's length.
-    @Test(arguments: [Encoding.flac, .oggFLAC, .vorbis, .opus, .wav24, .aifcLittleEndian])
+    @Test(arguments: [Encoding.flac, .oggFLAC, .vorbis, .opus, .wav24, .aifcLittleEndian, .alac, .aac])
     func mutatedFilesNeverCrashOrHang(encoding: Encoding) throws {
         try Fixtures.withTemporaryDirectorySync { folder in
             let (path, _) = try Self.make(encoding, in: folder, frames: 8000)
@@ -412,10 +417,98 @@ import Testing
         }
     }
 
+    // MARK: MP4's boxes and tables
+
+    /// An MP4 file whose boxes or sample tables lie: the scanner and the player agree. Each file
+    /// is indexed at the length it plays (and plays that, sample for sample what the sound
+    /// file held), or both refuse it with the reason; a table's claimed count is checked against
+    /// its box before anything is allocated.
+    @Test(arguments: [Encoding.alac, .aac])
+    func anMP4WhoseBoxesOrTablesLiePlaysWhatTheScannerIndexes(encoding: Encoding) throws {
+        try Fixtures.withTemporaryDirectorySync { folder in
+            let (path, _) = try Self.make(encoding, in: folder, frames: 200_000)
+            let original = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+            let full = try decodeAll(try AudioFile.decoder(path: path, rate: nil))
+            /// The offset of the first box of `type` (its size field).
+            func box(_ type: String, in bytes: [UInt8]) throws -> Int {
+                let name = Array(type.utf8)
+                return try #require((4..<(bytes.count - 4)).first { bytes[$0..<($0 + 4)].elementsEqual(name) }) - 4
+            }
+            func put(_ value: UInt32, at offset: Int, in bytes: inout [UInt8]) {
+                bytes.replaceSubrange(offset..<(offset + 4), with: withUnsafeBytes(of: value.bigEndian) { Array($0) })
+            }
+            let cases: [(String, ([UInt8]) throws -> [UInt8], refused: String?)] = [
+                ("stsz claims 4 billion packets", { bytes in
+                    var bytes = bytes
+                    put(0xFFFF_FFF0, at: try box("stsz", in: bytes) + 16, in: &bytes)
+                    return bytes
+                }, "the stsz table claims 4294967280 entries"),
+                ("stco claims 4 billion chunks", { bytes in
+                    var bytes = bytes
+                    put(0xFFFF_FFF0, at: try box("stco", in: bytes) + 12, in: &bytes)
+                    return bytes
+                }, "the stco table claims 4294967280 entries"),
+                ("the first chunk lies past the end", { bytes in
+                    var bytes = bytes
+                    put(UInt32(bytes.count + 1000), at: try box("stco", in: bytes) + 16, in: &bytes)
+                    return bytes
+                }, "packet 1 lies past the end of the file"),
+                ("a packet claims 1 GB", { bytes in
+                    var bytes = bytes
+                    put(1 << 30, at: try box("stsz", in: bytes) + 20 + 4 * 10, in: &bytes)
+                    return bytes
+                }, nil),
+                ("moov runs past the end", { bytes in
+                    var bytes = bytes
+                    put(0x7FFF_FFFF, at: try box("moov", in: bytes), in: &bytes)
+                    return bytes
+                }, "no MP4 movie atom (moov)"),
+                ("trak runs past moov", { bytes in
+                    var bytes = bytes
+                    put(0x7FFF_FFFF, at: try box("trak", in: bytes), in: &bytes)
+                    return bytes
+                }, "an MP4 file without an AAC or ALAC sound track"),
+                ("no sample description", { bytes in
+                    var bytes = bytes
+                    let at = try box("stsd", in: bytes)
+                    bytes.replaceSubrange((at + 4)..<(at + 8), with: Array("free".utf8))
+                    return bytes
+                }, "an MP4 file without an AAC or ALAC sound track"),
+                ("mdat cut short", { bytes in Array(bytes.prefix(bytes.count * 6 / 10)) }, nil),
+            ]
+            for (name, damage, refused) in cases {
+                let damaged = folder + "/damaged.m4a"
+                try Data(try damage(original)).write(to: URL(fileURLWithPath: damaged))
+                let scanned: ProbedFile
+                do {
+                    scanned = try TrackFileReader().read(path: damaged)
+                } catch {
+                    #expect(refused != nil && "\(error)".contains(refused!), "\(name): \(error)")
+                    let played = try #require(throws: DecodeError.self, "\(name)") { try AudioFile.decoder(path: damaged, rate: nil) }
+                    #expect(refused != nil && played.message.contains(refused!), "\(name): \(played)")
+                    continue
+                }
+                #expect(refused == nil, "\(name): indexed, not refused")
+                let decoder = try AudioFile.decoder(path: damaged, rate: nil)
+                let frames = Int((scanned.audio.duration * 44_100).rounded())
+                #expect(decoder.length == frames && frames > 0, "\(name): \(String(describing: decoder.length)) against \(frames)")
+                var pcm: [Int16] = []
+                do { pcm = try decodeAll(decoder) } catch { Issue.record("\(name): \(error)") }
+                #expect(pcm.count == frames * 2, "\(name): \(pcm.count / 2) frames played of \(frames)")
+                if name == "mdat cut short" {
+                    #expect(frames < 200_000 * 7 / 10 && frames > 200_000 / 2, "\(name): \(frames)")
+                    #expect(scanned.warnings.contains { $0.contains("past the end of the file") }, "\(scanned.warnings)")
+                    let largest = largestDifference(pcm, Array(full.prefix(pcm.count))) ?? .max
+                    #expect(largest <= Self.tolerance(encoding), "\(name): off by \(largest)")
+                }
+            }
+        }
+    }
+
     // MARK: Choosing the decoder
 
-    /// By content: a FLAC file named .mp3 plays as FLAC, an MP3 named .flac as MP3; MP4 and an
-    /// Ogg of another codec are named for what they are.
+    /// By content: a FLAC file named .mp3 plays as FLAC, an MP3 named .flac as MP3; an MP4
+    /// without its movie and an Ogg of another codec are named for what they are.
     @Test func theDecoderIsChosenByWhatTheFileHolds() throws {
         try Fixtures.withTemporaryDirectorySync { folder in
             let (flac, _) = try Self.make(.flac, in: folder, frames: 1000)
@@ -436,7 +529,7 @@ import Testing
 
             let mp4 = folder + "/song.m4a"
             try Data([0, 0, 0, 0x20] + Array("ftypM4A ".utf8) + [UInt8](repeating: 0, count: 40)).write(to: URL(fileURLWithPath: mp4))
-            #expect(throws: DecodeError(path: mp4, message: "not a kind of audio songbox plays: an MP4 file (AAC or ALAC are not played yet)")) {
+            #expect(throws: DecodeError(path: mp4, message: "no MP4 movie atom (moov): not an MP4 file, or a damaged one")) {
                 try AudioFile.decoder(path: mp4, rate: nil)
             }
             let speex = folder + "/speex.ogg"
@@ -450,8 +543,8 @@ import Testing
     /// What MPD's `decoders` will list.
     @Test func theKindsPlayedAreListedWithTheirSuffixesAndMIMETypes() {
         let suffixes = Set(AudioFile.kinds.flatMap(\.suffixes))
-        for suffix in ["mp3", "flac", "ogg", "oga", "opus", "wav", "aiff", "aif"] { #expect(suffixes.contains(suffix), "\(suffix)") }
-        #expect(AudioFile.kinds.map(\.plugin) == ["mpg123", "flac", "oggflac", "vorbis", "opus", "pcm"])
+        for suffix in ["mp3", "flac", "ogg", "oga", "opus", "wav", "aiff", "aif", "m4a", "m4b", "mp4"] { #expect(suffixes.contains(suffix), "\(suffix)") }
+        #expect(AudioFile.kinds.map(\.plugin) == ["mpg123", "flac", "oggflac", "vorbis", "opus", "mp4", "pcm"])
         #expect(AudioFile.kinds.allSatisfy { !$0.mimeTypes.isEmpty && $0.mimeTypes.allSatisfy { $0.contains("/") } })
     }
 }

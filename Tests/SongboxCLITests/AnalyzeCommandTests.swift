@@ -109,7 +109,7 @@ import Testing
                                       "repeat", "47", "gain", "-6"])
         try AudioFixtures.run("sox", ["-R", "-D", "-n", "-r", "48000", "-c", "2", "-b", "16", sine, "synth", "10", "sine", "1000",
                                       "vol", "-23dB"])
-        let encodings: [AudioFixtures.Encoding] = [.flac, .oggFLAC, .vorbis, .opus, .wav16, .aiff]
+        let encodings: [AudioFixtures.Encoding] = [.flac, .oggFLAC, .vorbis, .opus, .wav16, .aiff, .alac, .aac]
         for (name, source) in [("clicks", clicks), ("sine", sine)] {
             try AudioFixtures.run("lame", ["--quiet", "-b", "320", "--resample", "48", source, music + "/\(name)-mp3.mp3"])
             for encoding in encodings {
@@ -119,7 +119,7 @@ import Testing
         try library.scan()
         let run = try library.songbox.run(["analyze"])
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(run.stdout.contains("Analyzed 14 tracks"), "\(run.stdout)")
+        #expect(run.stdout.contains("Analyzed 18 tracks"), "\(run.stdout)")
         let tracks = try listing()
         let mp3Tempo = try #require(tracks["clicks-mp3"]?["tempo"] as? Double)
         let mp3Loudness = try #require(tracks["sine-mp3"]?["loudness"] as? Double)

@@ -328,7 +328,7 @@ extension TestLibrarySuite {
         }
     }
 
-    @Test func readPictureSendsTheCoverOfAFLACAndAnOpusFileAndDecodersListsThem() throws {
+    @Test func readPictureSendsTheCoverOfAFLACAnOpusAndAnMP4FileAndDecodersListsThem() throws {
         let own = try TestLibrary()
         try FileManager.default.createDirectory(atPath: own.music, withIntermediateDirectories: true)
         let picture = ImageFixtures.png(width: 64, height: 48, filler: 30_000)
@@ -337,13 +337,15 @@ extension TestLibrarySuite {
         try AudioFixtures.run("sox", ["-R", "-D", "-r", "48000", "-c", "2", "-n", "-b", "16", wav, "synth", "1", "sine", "440"])
         try AudioFixtures.run("flac", ["-s", "-f", "--picture=3||||\(png)", wav, "-o", own.music + "/pictured.flac"])
         try AudioFixtures.run("opusenc", ["--quiet", "--picture", "3||||\(png)", wav, own.music + "/pictured.opus"])
+        try AudioFixtures.run("ffmpeg", ["-v", "error", "-y", "-i", wav, "-i", png, "-map", "0", "-map", "1", "-c:a", "alac", "-c:v", "copy",
+                                         "-disposition:v", "attached_pic", own.music + "/pictured.m4a"])
         try own.scan()
         let (daemon, port) = try Self.startDaemon(on: own)
         defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
         let fetch = try SongboxRunner.run(executable: "/usr/bin/python3", ["-c", """
             import hashlib, mpd
             c = mpd.MPDClient(); c.connect("127.0.0.1", \(port))
-            for name in ["pictured.flac", "pictured.opus"]:
+            for name in ["pictured.flac", "pictured.opus", "pictured.m4a"]:
                 art = c.readpicture(name)
                 print(art["type"], len(art["binary"]), hashlib.sha256(art["binary"]).hexdigest())
             for plugin in c.decoders():
@@ -351,10 +353,10 @@ extension TestLibrarySuite {
             """])
         #expect(fetch.status == 0, "\(fetch.stdout) \(fetch.stderr)")
         let digest = try SongboxRunner.run(executable: "/usr/bin/sha256sum", [png]).stdout.prefix(64)
-        #expect(Array(fetch.lines.prefix(2)) == Array(repeating: "image/png \(picture.count) \(digest)", count: 2), "\(fetch.stdout)")
+        #expect(Array(fetch.lines.prefix(3)) == Array(repeating: "image/png \(picture.count) \(digest)", count: 3), "\(fetch.stdout)")
         // `decoders` lists what plays, as MPD lists its plugins.
-        #expect(Array(fetch.lines.dropFirst(2)) == ["mpg123 mp3,mp2", "flac flac", "oggflac ogg,oga", "vorbis ogg,oga",
-                                                     "opus opus,ogg,oga", "pcm wav,aiff,aif,aifc"], "\(fetch.stdout)")
+        #expect(Array(fetch.lines.dropFirst(3)) == ["mpg123 mp3,mp2", "flac flac", "oggflac ogg,oga", "vorbis ogg,oga",
+                                                     "opus opus,ogg,oga", "mp4 m4a,m4b,mp4", "pcm wav,aiff,aif,aifc"], "\(fetch.stdout)")
     }
 
     /// Tag values with line breaks (a comment written on Windows: CR LF; a bare CR; NUL) come out

@@ -21,7 +21,8 @@ import Testing
 
     /// The originals, with the suffix each is named with: the committed MP3 fixtures, bare and
     /// behind an ID3v2.3 and a v2.4 tag; and a short tagged tone in every other kind songbox
-    /// plays, made by Debian's encoders in `sources` (FLAC, FLAC in Ogg, Vorbis, Opus, WAV, AIFF).
+    /// plays, made by Debian's encoders in `sources` (FLAC, FLAC in Ogg, Vorbis, Opus, WAV, AIFF,
+    /// and ALAC and AAC in MP4 by ffmpeg, the movie first as iTunes writes it).
     static func originals(sources: String) throws -> [(bytes: [UInt8], suffix: String)] {
         let audio = try ["tone-mono-44k.mp3", "tone-stereo-48k-vbr.mp3", "tone-22k-nolame.mp3"].map(Fixtures.audio)
         let mp3s = audio + audio.flatMap { sound in
@@ -37,6 +38,8 @@ import Testing
             ("ogg", ["oggenc", "-Q", "-t", "Mutant", wav, "-o"]),
             ("opus", ["opusenc", "--quiet", "--title", "Mutant", wav]),
             ("aiff", ["sox", wav]),
+            ("m4a", ["ffmpeg", "-v", "error", "-y", "-i", wav, "-c:a", "alac", "-metadata", "title=Mutant", "-movflags", "+faststart"]),
+            ("mp4", ["ffmpeg", "-v", "error", "-y", "-i", wav, "-c:a", "aac", "-metadata", "title=Mutant", "-movflags", "+faststart"]),
         ]
         var others = [(bytes: try Self.bytes(wav), suffix: "wav")]
         for (suffix, command) in encodings {

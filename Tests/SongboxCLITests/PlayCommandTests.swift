@@ -43,6 +43,47 @@ import Glibc
         #expect(rows.allSatisfy { $0["kind"] as? String == "play" && $0["reason"] as? String == "finished" })
     }
 
+    /// A 3-track album cut at sample counts no codec's frame size divides, in ALAC and in AAC
+    /// (`.m4a` by ffmpeg), scanned and played by the binary to a WAV file: the ALAC album is the
+    /// uncut source sample for sample, the AAC album the `faad` reference's parts joined (±1),
+    /// each track at its exact length, without a gap or an overlap.
+    @Test func anMP4AlbumInALACAndAACIsScannedAndPlayedWithoutAGap() throws {
+        let sources = folder + "/sources"
+        try FileManager.default.createDirectory(atPath: sources, withIntermediateDirectories: true)
+        let parts = AudioFixtures.gaplessAlbumParts
+        let source = try AudioFixtures.signal(sources + "/album.wav", frames: parts.reduce(0, +))
+        var start = 0
+        for (index, frames) in parts.enumerated() {
+            let part = sources + "/\(index + 1).wav"
+            try AudioFixtures.run("sox", [source, part, "trim", "\(start)s", "\(frames)s"])
+            start += frames
+            for encoding in [AudioFixtures.Encoding.alac, .aac] {
+                try FileManager.default.createDirectory(atPath: music + "/\(encoding)", withIntermediateDirectories: true)
+                try AudioFixtures.encode(part, as: encoding, to: music + "/\(encoding)/\(index + 1).m4a")
+            }
+        }
+        let scan = try songbox.run(["scan", music])
+        #expect(scan.status == 0 && scan.stdout.contains("6 added"), "\(scan.stdout) \(scan.stderr)")
+        for encoding in [AudioFixtures.Encoding.alac, .aac] {
+            let wav = folder + "/\(encoding).wav"
+            let output = try songbox.run(["play", "path:/music/\(encoding)/", "sort:path", "--output", "wav:" + wav, "--fast"])
+            #expect(output.status == 0, "\(output.stderr)")
+            #expect(output.lines.map { String($0.prefix(8)) } == ["1. 1.m4a", "2. 2.m4a", "3. 3.m4a"], "\(output.stdout)")
+            let written = try AudioFixtures.pcm(ofWAV: wav)
+            if encoding == .alac {
+                #expect(written == (try AudioFixtures.pcm(ofWAV: source)), "the uncut source, sample for sample")
+            } else {
+                var reference: [Int16] = []
+                for (index, frames) in parts.enumerated() {
+                    reference += try AudioFixtures.reference(of: music + "/aac/\(index + 1).m4a", encoding: .aac, channels: 2,
+                                                             frames: frames).stereo16
+                }
+                let largest = largestDifference(written, reference)
+                #expect(largest != nil && largest! <= 1, "\(written.count / 2) frames against \(reference.count / 2): \(String(describing: largest))")
+            }
+        }
+    }
+
     @Test func theConfigFileSetsTheOutputAndTheRulesForPlaysAndSkips() throws {
         try makeLibrary([("a-thirty", 30), ("b-thirty", 30)])
         let wav = folder + "/configured.wav", config = folder + "/config", script = folder + "/skip.lua"

@@ -107,6 +107,34 @@ import Testing
         }
     }
 
+    /// An MP4's `----:com.apple.iTunes:replaygain_track_gain` (as Picard writes it, through
+    /// mutagen), in ALAC and AAC, applied from the first sample against the reference decoders'
+    /// output (ffmpeg, `faad`) times the gain.
+    @Test func mp4FilesAreLevelledByTheirITunesFreeformTags() throws {
+        let source = try AudioFixtures.signal(folder + "/source.wav", frames: 96_000, rate: 48_000)
+        var paths: [(String, AudioFixtures.Encoding)] = []
+        for encoding in [AudioFixtures.Encoding.alac, .aac] {
+            let path = try AudioFixtures.encode(source, as: encoding, to: music + "/levelled-\(encoding).m4a")
+            let tagged = try SongboxRunner.run(executable: "/usr/bin/python3", ["-c", """
+                import sys
+                from mutagen.mp4 import MP4, MP4FreeForm
+                audio = MP4(sys.argv[1])
+                audio["----:com.apple.iTunes:replaygain_track_gain"] = [MP4FreeForm(b"-6.00 dB")]
+                audio.save()
+                """, path])
+            try #require(tagged.status == 0, "mutagen: \(tagged.stderr)")
+            paths.append((path, encoding))
+        }
+        try library.scan()
+        for (path, encoding) in paths {
+            let rendered = try play(["--replay-gain", "track", "path:" + path])
+            let reference = try AudioFixtures.reference(of: path, encoding: encoding, channels: 2, frames: 96_000).samples
+            try #require(rendered.count == reference.count, "\(encoding): \(rendered.count) samples, \(reference.count) expected")
+            let worst = zip(rendered, reference).map { abs(Double($0) - $1 * Self.scale(-6)) }.max() ?? 0
+            #expect(worst <= 1, "\(encoding): \(worst) from the reference × −6 dB")
+        }
+    }
+
     @Test func albumModeAppliesTheAlbumsGainToEveryTrack() throws {
         let (quiet, loud) = try album()
         let rendered = try play(["--replay-gain", "album", "path:/music/", "sort:path"])

@@ -33,23 +33,3 @@ struct FileBytes {
         return ArtLocator.readFile(fd, from: offset, count: min(count, size - offset)) ?? []
     }
 }
-
-/// Integers from byte arrays, in either order, read only where the caller checked the bounds.
-extension Collection where Element == UInt8, Index == Int {
-    func bigEndian(_ offset: Int, _ count: Int) -> Int {
-        var value = 0
-        for index in offset..<(offset + count) { value = value << 8 | Int(self[startIndex + index]) }
-        return value
-    }
-
-    func littleEndian(_ offset: Int, _ count: Int) -> Int {
-        var value = 0
-        for index in (offset..<(offset + count)).reversed() { value = value << 8 | Int(self[startIndex + index]) }
-        return value
-    }
-
-    /// The four bytes at `offset` as Latin-1 (a chunk or atom name; MP4's start with `©`, 0xA9).
-    func fourCC(_ offset: Int) -> String {
-        String(String.UnicodeScalarView(self[(startIndex + offset)..<(startIndex + offset + 4)].map { Unicode.Scalar($0) }))
-    }
-}

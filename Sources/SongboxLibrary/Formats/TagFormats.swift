@@ -5,13 +5,13 @@ import SongboxFiles
 /// which has no signature, is read through libmpg123).
 enum AudioFileKind: Equatable {
     case flac, ogg, wav, aiff
-    /// MP4 audio (AAC, ALAC): its tags are read, but it is not indexed until songbox plays it.
+    /// MP4 audio (AAC, ALAC).
     case mp4
 
     /// File name suffixes the scanner looks at, lower case.
-    static let suffixes = ["mp3", "mp2", "flac", "ogg", "oga", "opus", "wav", "wave", "aif", "aiff", "aifc"]
+    static let suffixes = ["mp3", "mp2", "flac", "ogg", "oga", "opus", "wav", "wave", "aif", "aiff", "aifc", "m4a", "m4b", "mp4"]
     /// Suffixes of audio songbox does not play, reported by a scan rather than passed over in silence.
-    static let unplayedSuffixes = ["m4a", "m4b", "mp4", "aac", "alac", "wma", "ape", "wv", "mpc", "ac3", "dts",
+    static let unplayedSuffixes = ["aac", "alac", "wma", "ape", "wv", "mpc", "ac3", "dts",
                                    "dsf", "dff", "tta", "spx", "mka", "webm", "caf", "amr", "mid", "midi"]
 }
 
