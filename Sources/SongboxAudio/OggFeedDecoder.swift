@@ -11,11 +11,9 @@ import Foundation
 /// Owns its libogg, libvorbis and libopus states: use it from one thread at a time.
 public final class OggFeedDecoder: FedDecoder {
     public let source: String
-    /// The rate `read` produces.
-    public let rate: Int
-    public private(set) var position = 0
+    public var position: Int { output.position }
     public var length: Int? { nil }
-    public var started: Bool { decoded.format.sampleRate > 0 }
+    public var started: Bool { output.started }
     public var seeks: Bool { false }
 
     private let sync = UnsafeMutablePointer<ogg_sync_state>.allocate(capacity: 1)
@@ -24,11 +22,7 @@ public final class OggFeedDecoder: FedDecoder {
     private var codec: (any OggCodec)?
     private var finished = false
     private var title: String?
-    /// Decoded stereo at the stream's rate, waiting for `read` (through the resampler, when
-    /// the stream's rate is not `rate`).
-    private let decoded = DecodedFrames()
-    private var resampler: Resampler?
-    private let scratch = UnsafeMutableBufferPointer<Float>.allocate(capacity: 4096 * AudioFormat.channels)
+    private let output: FedOutput
 
     /// A packet larger than this is no audio (Vorbis and Opus packets are a few KB; a comment
     /// header with a cover picture may be a few MB): a stream that never ends one is refused
@@ -36,9 +30,8 @@ public final class OggFeedDecoder: FedDecoder {
     static let largestPacket = 16 << 20
 
     public init(source: String, rate: Int) throws(DecodeError) {
-        guard SourceFormat.rates.contains(rate) else { throw DecodeError(path: source, message: "cannot play at \(rate) Hz") }
+        output = try FedOutput(source: source, rate: rate)
         self.source = source
-        self.rate = rate
         ogg_sync_init(sync)
         stream.initialize(to: ogg_stream_state())
     }
@@ -48,7 +41,6 @@ public final class OggFeedDecoder: FedDecoder {
         ogg_sync_clear(sync)
         sync.deallocate()
         stream.deallocate()
-        scratch.deallocate()
     }
 
     /// Whether `bytes` begin as an Ogg stream does.
@@ -84,26 +76,7 @@ public final class OggFeedDecoder: FedDecoder {
     }
 
     public func read(into buffer: UnsafeMutableBufferPointer<Int16>) throws(DecodeError) -> FeedDecoder.Result {
-        let wanted = min(buffer.count / AudioFormat.channels, 4096)
-        guard wanted > 0 else { return .frames(0) }
-        let got: Int
-        if let resampler {
-            // Only what the frames at hand make: the resampler would take a source that has
-            // nothing yet for one that ended.
-            let ready = finished ? wanted : min(wanted, resampler.outputReady(withMoreInput: decoded.available))
-            got = ready > 0 ? try resampler.render(into: scratch.baseAddress!, frames: ready, from: decoded) : 0
-        } else {
-            got = decoded.read(into: scratch.baseAddress!, frames: wanted)
-        }
-        guard got > 0 else {
-            guard finished else { return .needsMore }
-            guard started else { throw DecodeError(path: source, message: "no Vorbis or Opus audio found in the Ogg stream") }
-            return .ended
-        }
-        let output = buffer.baseAddress!
-        for index in 0..<(got * AudioFormat.channels) { output[index] = FileDecoder.int16(scratch[index]) }
-        position += got
-        return .frames(got)
+        try output.read(into: buffer, finished: finished, nothing: "no Vorbis or Opus audio found in the Ogg stream")
     }
 
     /// Takes every whole page libogg holds, and decodes the packets they complete.
@@ -147,24 +120,73 @@ public final class OggFeedDecoder: FedDecoder {
         guard let codec else { return }
         let wasReady = codec.format != nil
         do throws(OggCodecError) {
-            try codec.take(&packet, bytes, into: decoded)
+            try codec.take(&packet, bytes, into: output.decoded)
         } catch {
             throw DecodeError(path: source, message: error.message)
         }
         if !wasReady, let format = codec.format {
             title = codec.title ?? title
-            try follow(format)
+            try output.follow(format)
         }
     }
+}
 
-    /// A logical stream's headers are read: decode at its rate, resampled to `rate` if it differs.
-    private func follow(_ format: SourceFormat) throws(DecodeError) {
+/// What a fed decoder decoded, handed out as the player's 16-bit stereo at one fixed rate:
+/// resampled when the stream's own rate differs, and only as far as the frames at hand reach.
+final class FedOutput {
+    let source: String
+    /// The rate `read` produces.
+    let rate: Int
+    private(set) var position = 0
+    /// Decoded stereo at the stream's rate, waiting for `read`.
+    let decoded = DecodedFrames()
+    private var resampler: Resampler?
+    private let scratch = UnsafeMutableBufferPointer<Float>.allocate(capacity: 4096 * AudioFormat.channels)
+
+    init(source: String, rate: Int) throws(DecodeError) {
+        guard SourceFormat.rates.contains(rate) else { throw DecodeError(path: source, message: "cannot play at \(rate) Hz") }
+        self.source = source
+        self.rate = rate
+    }
+
+    deinit { scratch.deallocate() }
+
+    /// Whether a stream's format is known.
+    var started: Bool { decoded.format.sampleRate > 0 }
+
+    /// A stream's format is known: decode at its rate, resampled to `rate` if it differs.
+    func follow(_ format: SourceFormat) throws(DecodeError) {
         guard SourceFormat.rates.contains(format.sampleRate) else {
             throw DecodeError(path: source, message: "the stream says \(format.sampleRate) Hz, which is no rate songbox plays")
         }
         guard format.sampleRate != decoded.format.sampleRate else { return }
         decoded.format = format
         resampler = format.sampleRate == rate ? nil : Resampler(from: format.sampleRate, to: rate)
+    }
+
+    /// What the decoded frames make, up to the buffer's size; `needsMore` when that is nothing
+    /// yet, `ended` once `finished` and all is out (`nothing` thrown when nothing ever was).
+    func read(into buffer: UnsafeMutableBufferPointer<Int16>, finished: Bool, nothing: String) throws(DecodeError) -> FeedDecoder.Result {
+        let wanted = min(buffer.count / AudioFormat.channels, 4096)
+        guard wanted > 0 else { return .frames(0) }
+        let got: Int
+        if let resampler {
+            // Only what the frames at hand make: the resampler would take a source that has
+            // nothing yet for one that ended.
+            let ready = finished ? wanted : min(wanted, resampler.outputReady(withMoreInput: decoded.available))
+            got = ready > 0 ? try resampler.render(into: scratch.baseAddress!, frames: ready, from: decoded) : 0
+        } else {
+            got = decoded.read(into: scratch.baseAddress!, frames: wanted)
+        }
+        guard got > 0 else {
+            guard finished else { return .needsMore }
+            guard started else { throw DecodeError(path: source, message: nothing) }
+            return .ended
+        }
+        let output = buffer.baseAddress!
+        for index in 0..<(got * AudioFormat.channels) { output[index] = FileDecoder.int16(scratch[index]) }
+        position += got
+        return .frames(got)
     }
 }
 

@@ -39,6 +39,8 @@ public final class HTTPAudioSource: Sendable {
         var live: Bool
         /// The name the station's playlist gives the stream (`TitleN=` of a `.pls`, `#EXTINF`).
         var listedName: String? = nil
+        /// The server's `Content-Type`, lowercased.
+        var type: String? = nil
     }
 
     /// How many playlists are followed to a stream (a playlist may list playlists).
@@ -246,7 +248,7 @@ public final class HTTPAudioSource: Sendable {
             let station = response.header("icy-name").map { $0.trimmingCharacters(in: .whitespaces) }
             let found = Head(length: told, ranges: response.header("accept-ranges") == "bytes",
                              station: station?.isEmpty == false ? station : stream.name,
-                             live: told == nil || metaInterval != nil, listedName: stream.name)
+                             live: told == nil || metaInterval != nil, listedName: stream.name, type: type?.lowercased())
             shared.withLock { state in
                 guard state.generation == generation else { return }
                 state.head = found

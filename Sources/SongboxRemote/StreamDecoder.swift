@@ -2,8 +2,8 @@ import SongboxAudio
 import SongboxFiles
 
 /// A remote track as the player plays it: the bytes `HTTPAudioSource` fetches ahead, decoded as
-/// they come, by what the first bytes are: MP3 (libmpg123's feed mode) or Ogg Vorbis and Opus
-/// (`OggFeedDecoder`). Never waits: with no bytes at hand it says `waiting`.
+/// they come, by what the first bytes are: MP3 (libmpg123's feed mode), Ogg Vorbis and Opus
+/// (`OggFeedDecoder`) or AAC in ADTS frames (`ADTSFeedDecoder`). Never waits: with no bytes at hand it says `waiting`.
 /// An MP3 file whose server takes range requests can seek (from the byte libmpg123 names); a live
 /// stream cannot, and announces its titles instead (ICY metadata, or an Ogg stream's comments).
 final class StreamDecoder: TrackDecoder {
@@ -44,12 +44,12 @@ final class StreamDecoder: TrackDecoder {
                 switch source.take(upTo: Self.feedSize) {
                 case .bytes(let bytes):
                     firstBytes += bytes
-                    if firstBytes.count >= 4 { try start() }
+                    if let kind = Self.kind(of: firstBytes, type: source.head?.type, ended: false) { try start(kind) }
                     continue
                 case .waiting:
                     return .waiting
                 case .ended:
-                    try start()
+                    try start(Self.kind(of: firstBytes, type: source.head?.type, ended: true) ?? .mp3)
                     self.decoder?.finish()
                     continue
                 case .failed(let message):
@@ -103,12 +103,27 @@ final class StreamDecoder: TrackDecoder {
         return StreamTitle(title: listed, station: head.station)
     }
 
+    enum Kind { case mp3, ogg, adts }
+
+    /// What the first bytes are, once they tell: Ogg by its capture pattern, AAC by its type or
+    /// by two ADTS frames in a row (MP3 frames sync alike), else MP3; nil while too few came.
+    static func kind(of bytes: [UInt8], type: String?, ended: Bool) -> Kind? {
+        guard bytes.count >= 4 || ended else { return nil }
+        if OggFeedDecoder.isOgg(bytes) { return .ogg }
+        if let type, type.contains("aac") { return .adts }
+        if type == "audio/mpeg" || type == "audio/mp3" { return .mp3 }
+        if ADTSFeedDecoder.isADTS(bytes) { return .adts }
+        return bytes.count >= 8192 || ended ? .mp3 : nil
+    }
+
     /// The decoder for what the first bytes are, fed them.
-    private func start() throws(DecodeError) {
+    private func start(_ kind: Kind) throws(DecodeError) {
         let url = TrackLocation.shown(source.url)
-        let chosen: any FedDecoder = OggFeedDecoder.isOgg(firstBytes)
-            ? try OggFeedDecoder(source: url, rate: format.sampleRate)
-            : try FeedDecoder(source: url, rate: format.sampleRate)
+        let chosen: any FedDecoder = switch kind {
+        case .ogg: try OggFeedDecoder(source: url, rate: format.sampleRate)
+        case .adts: try ADTSFeedDecoder(source: url, rate: format.sampleRate)
+        case .mp3: try FeedDecoder(source: url, rate: format.sampleRate)
+        }
         decoder = chosen
         // The file's size, once the server said it: libmpg123 can tell the length from it.
         if let head = source.head, !head.live, let size = head.length { chosen.setSize(size) }

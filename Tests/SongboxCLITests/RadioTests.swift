@@ -138,6 +138,39 @@ import Testing
         #expect(!daemon.errors.contains("cannot play"), "\(daemon.errors)")
     }
 
+    /// An AAC station (ADTS frames, as most AAC and AAC+ stations send) plays with its ICY
+    /// titles, as an MP3 station does.
+    @Test func anAACStationPlaysWithItsTitles() throws {
+        let serverFolder = folder + "/icecast-aac"
+        try FileManager.default.createDirectory(atPath: serverFolder + "/source", withIntermediateDirectories: true)
+        let icecast = try IcecastServer(folder: serverFolder)
+        let wav = try AudioFixtures.signal(serverFolder + "/source/sweep.wav", frames: 4 * 44_100)
+        let aac = serverFolder + "/radio.aac"
+        try AudioFixtures.run("ffmpeg", ["-v", "error", "-y", "-i", wav, "-c:a", "aac", "-b:a", "96k", "-f", "adts", aac])
+        let size = try FileManager.default.attributesOfItem(atPath: aac)[.size] as? Int ?? 0
+        let source = try icecast.source(mount: "/radio.aac", file: aac, bytesPerSecond: size / 4, contentType: "audio/aac")
+        defer { source.stop() }
+        try source.setTitle("Morning Show")
+
+        let plugins = folder + "/plugins"
+        try FileManager.default.createDirectory(atPath: plugins, withIntermediateDirectories: true)
+        try """
+            songbox.on("stream_title", function(e) print("title: " .. e.title .. " / " .. (e.station or "?")) end)
+            """.write(toFile: plugins + "/titles.lua", atomically: true, encoding: .utf8)
+        let (daemon, port) = try daemon(plugins: plugins)
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        let url = icecast.url("/radio.aac")
+        #expect(try mpc(port, ["add", url]).status == 0)
+        #expect(try mpc(port, ["play"]).status == 0)
+        try daemon.waitForOutput("title: Morning Show / Songbox Test Radio")
+        try source.setTitle("Evening News")
+        try daemon.waitForOutput("title: Evening News / Songbox Test Radio")
+        let status = try mpc(port, ["status"])
+        #expect(status.stdout.contains("[playing]") && !status.stdout.contains("ERROR"), "\(status.stdout)")
+
+        #expect(!daemon.errors.contains("cannot play"), "\(daemon.errors)")
+    }
+
     /// A remote Ogg Vorbis file plays as the same file here does, sample for sample.
     @Test func aRemoteOggFilePlaysAsTheFileDoes() throws {
         let (nginx, root) = try nginx(toneSeconds: 1)
