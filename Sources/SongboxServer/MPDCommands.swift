@@ -512,7 +512,8 @@ public struct MPDCommands: MPDCommandHandler {
     /// pieces, each read in a read of its own and sent before the next is read, so a whole
     /// library's answer is never held and no read stays open while the client takes it.
     func songs(_ ids: ArraySlice<Int64>, roots: MusicRoots, client: MPDClient, out: MPDResponse) async throws(Failure) {
-        let idColumn = Int32(MPDTag.songTags.count + 4)
+        // The column after the song's own.
+        let idColumn = Int32(MPDTag.songColumnNames.count)
         for start in stride(from: ids.startIndex, to: ids.endIndex, by: Self.piece) {
             let piece = Array(ids[start..<min(start + Self.piece, ids.endIndex)])
             // SQLite gives the rows in an order of its own: each song is written aside, then all

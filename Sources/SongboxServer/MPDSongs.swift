@@ -110,7 +110,8 @@ public enum MPDTag {
     }
 
     /// The columns a raw read of songs selects: path, the tags, duration, rate, channels, bits.
-    static let songColumns = (["path"] + songTags.map(\.column) + ["duration", "samplerate", "channels", "bits"]).joined(separator: ", ")
+    static let songColumnNames = ["path"] + songTags.map(\.column) + ["duration", "samplerate", "channels", "bits"]
+    static let songColumns = songColumnNames.joined(separator: ", ")
 }
 
 extension MPDResponse {
