@@ -292,8 +292,17 @@ extension TestLibrarySuite {
         try AudioFixtures.run("sox", ["-R", "-D", "-r", "48000", "-c", "2", "-n", "-b", "16", wav, "synth", "1", "sine", "440"])
         try AudioFixtures.run("flac", ["-s", "-f", "--picture=3||||\(png)", wav, "-o", own.music + "/pictured.flac"])
         try AudioFixtures.run("opusenc", ["--quiet", "--picture", "3||||\(png)", wav, own.music + "/pictured.opus"])
-        try AudioFixtures.run("ffmpeg", ["-v", "error", "-y", "-i", wav, "-i", png, "-map", "0", "-map", "1", "-c:a", "alac", "-c:v", "copy",
-                                         "-disposition:v", "attached_pic", own.music + "/pictured.m4a"])
+        // ALAC with the cover in `covr`, as mutagen (Picard) writes it.
+        let m4a = own.music + "/pictured.m4a"
+        try AudioFixtures.run("ffmpeg", ["-v", "error", "-y", "-i", wav, "-c:a", "alac", m4a])
+        let covered = try SongboxRunner.run(executable: "/usr/bin/python3", ["-c", """
+            import sys
+            from mutagen.mp4 import MP4, MP4Cover
+            audio = MP4(sys.argv[1])
+            audio["covr"] = [MP4Cover(open(sys.argv[2], "rb").read(), imageformat=MP4Cover.FORMAT_PNG)]
+            audio.save()
+            """, m4a, png])
+        try #require(covered.status == 0, "mutagen: \(covered.stderr)")
         try own.scan()
         let (daemon, port) = try Self.startDaemon(on: own)
         defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
