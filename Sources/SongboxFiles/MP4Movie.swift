@@ -461,9 +461,10 @@ public struct MP4SampleTable: Sendable {
                 }
             }
         } else {
-            let header = read((boxes["stz2"]?.bodyOffset ?? 0) + 4, 4)
+            guard let compact = boxes["stz2"] else { throw Refusal("no stsz table") }
+            let header = read(compact.bodyOffset + 4, 4)
             let bits = header.count == 4 ? Int(header[3]) : 0
-            guard [4, 8, 16].contains(bits) else { throw Refusal("no stsz table") }
+            guard [4, 8, 16].contains(bits) else { throw Refusal("an stz2 table of \(bits)-bit sizes") }
             let table = try entries("stz2", header: 4, entryBits: bits)
             packets = table.count
             sizes = (0..<packets).map { index in
