@@ -506,6 +506,32 @@ import Testing
         }
     }
 
+    /// iTunes says the encoder's delay, padding and length in `iTunSMPB`, which comes before the
+    /// edit list: the same file with it plays the window it names, sample for sample what the
+    /// edit list's decode has there, and the scanner says that length.
+    @Test func iTunSMPBsDelayAndLengthAreWhatPlays() throws {
+        try Fixtures.withTemporaryDirectorySync { folder in
+            let (path, _) = try Self.make(.aac, in: folder, frames: 54_321)
+            let edited = try decodeAll(try AudioFile.decoder(path: path, rate: nil))
+            // ffmpeg's delay is 1,024 (the edit list's start): 100 more, and 50,000 samples.
+            let script = """
+                import sys
+                from mutagen.mp4 import MP4, MP4FreeForm
+                audio = MP4(sys.argv[1])
+                audio["----:com.apple.iTunes:iTunSMPB"] = [MP4FreeForm(b" 00000000 00000464 00000000 000000000000C350 00000000")]
+                audio.save()
+                """
+            let tagged = try SongboxRunner.run(executable: "/usr/bin/python3", ["-c", script, path])
+            try #require(tagged.status == 0, "mutagen: \(tagged.stderr)")
+            let decoder = try AudioFile.decoder(path: path, rate: nil)
+            #expect(decoder.length == 50_000)
+            let pcm = try decodeAll(decoder)
+            #expect(pcm.count == 50_000 * 2)
+            #expect(difference(pcm, Array(edited[(100 * 2)..<(50_100 * 2)])) == nil)
+            #expect(try TrackFileReader().read(path: path).audio.duration == 50_000.0 / 44_100)
+        }
+    }
+
     // MARK: Choosing the decoder
 
     /// By content: a FLAC file named .mp3 plays as FLAC, an MP3 named .flac as MP3; an MP4
