@@ -169,7 +169,7 @@ import Testing
 
     /// A 5.1 file with sound in one channel only: the centre comes out equal on both sides, the
     /// front left on the left alone, the LFE not at all.
-    @Test(arguments: [Encoding.flac, .wav16, .vorbis, .opus])
+    @Test(arguments: [Encoding.flac, .wav16, .vorbis, .opus, .alac, .aac])
     func moreThanTwoChannelsAreDownmixedEachToItsSide(encoding: Encoding) throws {
         try Fixtures.withTemporaryDirectorySync { folder in
             try FileManager.default.createDirectory(atPath: folder + "/source", withIntermediateDirectories: true)
