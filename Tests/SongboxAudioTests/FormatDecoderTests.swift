@@ -506,6 +506,27 @@ import Testing
         }
     }
 
+    /// A million `mdia` boxes nested in one another (8 MB): not followed down, so no stack
+    /// overflows; the scanner and the player both say there is no sound track.
+    @Test func boxesNestedAMillionDeepAreNotFollowed() throws {
+        try Fixtures.withTemporaryDirectorySync { folder in
+            let depth = 1_000_000
+            func header(_ size: Int, _ type: String) -> [UInt8] {
+                withUnsafeBytes(of: UInt32(size).bigEndian) { Array($0) } + Array(type.utf8)
+            }
+            var bytes = header(16, "ftyp") + Array("M4A ".utf8) + [0, 0, 0, 0]
+            bytes += header(8 * (depth + 2), "moov") + header(8 * (depth + 1), "trak")
+            bytes.reserveCapacity(bytes.count + 8 * depth)
+            for level in 0..<depth { bytes += header(8 * (depth - level), "mdia") }
+            let path = folder + "/deep.m4a"
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            let scanned = try #require(throws: SongboxError.self) { try TrackFileReader().read(path: path) }
+            #expect(scanned.message.contains("without an AAC or ALAC sound track"), "\(scanned)")
+            let played = try #require(throws: DecodeError.self) { try AudioFile.decoder(path: path, rate: nil) }
+            #expect(played.message == "an MP4 file without an AAC or ALAC sound track")
+        }
+    }
+
     /// iTunes says the encoder's delay, padding and length in `iTunSMPB`, which comes before the
     /// edit list: the same file with it plays the window it names, sample for sample what the
     /// edit list's decode has there, and the scanner says that length.
