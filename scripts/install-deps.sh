@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages songbox builds and tests with, when any is missing.
-# Build: the C libraries (libmpg123, libFLAC, libvorbisfile, libopusfile with libogg, ALSA, Lua), and gettext's msgfmt (compiles the message catalogs, po/*.po). Tests: sox and lame (fixtures), mpg123 (an independent decoder), flac, vorbis-tools, opus-tools and ffmpeg (encoders and reference decoders of the other formats),
+# Build: the C libraries (libmpg123, libFLAC, libvorbisfile, libopusfile with libogg, libfaad2 (AAC), ALSA, Lua), and gettext's msgfmt (compiles the message catalogs, po/*.po). Tests: sox and lame (fixtures), mpg123 (an independent decoder), flac, vorbis-tools, opus-tools, faad and ffmpeg (encoders and reference decoders of the other formats),
 # python3 (process measurements), gcc (builds the fault-injecting ALSA plugin of the tests), mpc and python3-mpd (real MPD clients), mpd (the client commands are tried against it too), ncmpcpp and tmux (a terminal client, read from its pane), systemd (systemd-analyze verifies the units). Benchmarks: MPD, lua5.4 and mpg123 to compare with, valgrind to
 # count instructions (and binutils' strip, for the copy of songbox valgrind runs), python3-venv for the
 # analysis benchmark's own environment (Essentia, librosa and pyloudnorm from PyPI). Tests also need
@@ -9,12 +9,12 @@
 # Run as root or with sudo.
 set -euo pipefail
 
-packages=(pkg-config liblua5.4-dev libsqlite3-dev libasound2-dev libmpg123-dev libflac-dev libvorbis-dev libopusfile-dev libopus-dev libogg-dev gettext)
+packages=(pkg-config liblua5.4-dev libsqlite3-dev libasound2-dev libmpg123-dev libflac-dev libvorbis-dev libopusfile-dev libopus-dev libogg-dev libfaad-dev gettext)
 if [[ "${1:-}" == "--test" ]]; then
-    packages+=(sox libsox-fmt-mp3 lame mpg123 flac vorbis-tools opus-tools ffmpeg python3 python3-mutagen util-linux gcc libc6-dev mpc python3-mpd mpd ncmpcpp tmux procps locales nginx-light icecast2 openssl systemd)
+    packages+=(sox libsox-fmt-mp3 lame mpg123 flac vorbis-tools opus-tools faad ffmpeg python3 python3-mutagen util-linux gcc libc6-dev mpc python3-mpd mpd ncmpcpp tmux procps locales nginx-light icecast2 openssl systemd)
 fi
 if [[ "${1:-}" == "--bench" ]]; then
-    packages+=(sox libsox-fmt-mp3 lame mpg123 flac vorbis-tools opus-tools ffmpeg python3 python3-venv mpd mpc time lua5.4 valgrind binutils strace pv)
+    packages+=(sox libsox-fmt-mp3 lame mpg123 flac vorbis-tools opus-tools faad ffmpeg python3 python3-venv mpd mpc time lua5.4 valgrind binutils strace pv)
 fi
 
 missing=()

@@ -140,7 +140,9 @@ final class ALACPackets: PacketCodec {
                 shifts[index] = Int(header & 0xF)
                 let next = bits.read(8)
                 factors[index] = next >> 5
-                coefficients[index] = (0..<Int(next & 0x1F)).map { _ in Int16(truncatingIfNeeded: bits.read(16)) }
+                // Stored oldest first (the packet gives the newest sample's first), so that the
+                // predictor walks memory forwards.
+                coefficients[index] = (0..<Int(next & 0x1F)).map { _ in Int16(truncatingIfNeeded: bits.read(16)) }.reversed()
             }
             // The uncompressed low bytes come first; read after the residuals.
             var lowBytes = bits
@@ -261,22 +263,31 @@ final class ALACPackets: PacketCodec {
         guard frames > active + 1 else { return }
         let half: Int32 = quantization > 0 ? 1 << Int32(quantization - 1) : 0
         let shift = Int32(quantization)
+        // Each past sample less the oldest one's, shared by the prediction and the adaptation.
+        let differences = UnsafeMutablePointer<Int32>.allocate(capacity: active)
+        defer { differences.deallocate() }
         coefficients.withUnsafeMutableBufferPointer { coefficients in
+            let weights = coefficients.baseAddress!
             for index in (active + 1)..<frames {
-                let top = output[index - active - 1]
+                // window[0] is the oldest of the `active + 1` samples before this one, window[active] the newest.
+                let window = output + (index - active - 1)
+                let top = window[0]
                 var sum: Int32 = 0
-                // coefficients[k] weighs the sample k + 1 before this one.
-                for k in 0..<active { sum = sum &+ Int32(coefficients[k]) &* (output[index - 1 - k] &- top) }
+                for j in 0..<active {
+                    let difference = window[j + 1] &- top
+                    differences[j] = difference
+                    sum = sum &+ Int32(weights[j]) &* difference
+                }
                 var residual = input[index]
                 let sign = residual.signum()
-                output[index] = signExtend(residual &+ top &+ ((sum &+ half) >> shift))
+                output[index] = signExtend(residual &+ top &+ ((sum &+ half) &>> shift))
                 guard sign != 0 else { continue }
                 // The coefficients move against the error, oldest first, until it is spent.
-                for k in stride(from: active - 1, through: 0, by: -1) {
-                    let difference = top &- output[index - 1 - k]
+                for j in 0..<active {
+                    let difference = 0 &- differences[j]
                     let step = difference.signum() &* sign
-                    coefficients[k] = coefficients[k] &- Int16(truncatingIfNeeded: step)
-                    residual = residual &- Int32(active - k) &* ((step &* difference) >> shift)
+                    weights[j] = weights[j] &- Int16(truncatingIfNeeded: step)
+                    residual = residual &- Int32(j + 1) &* ((step &* difference) &>> shift)
                     if sign > 0 ? residual <= 0 : residual >= 0 { break }
                 }
             }

@@ -171,10 +171,13 @@ public struct MP4SoundTrack: Sendable {
         var codec: Codec?, rate = 0, channels = 0, timeScale = 0, duration = 0
         var edit: (Int, Int?)?
         var boxes: [String: MP4Box] = [:]
-        func walk(_ box: MP4Box, damaged: inout Bool) {
+        // trak > mdia > minf > stbl is as deep as it goes: a file nesting boxes further (a
+        // million `mdia`s in one another) is not followed down, so no stack can overflow.
+        func walk(_ box: MP4Box, depth: Int, damaged: inout Bool) {
             for child in MP4Box.children(from: box.bodyOffset, to: box.end, damaged: &damaged, read: read) {
                 switch child.type {
-                case "mdia", "minf", "stbl", "edts": walk(child, damaged: &damaged)
+                case "mdia", "minf", "stbl", "edts":
+                    if depth < 4 { walk(child, depth: depth + 1, damaged: &damaged) }
                 case "hdlr": isSound = read(child.bodyOffset + 8, 4) == Array("soun".utf8)
                 case "mdhd":
                     let header = read(child.bodyOffset, 32)
@@ -198,7 +201,7 @@ public struct MP4SoundTrack: Sendable {
                 }
             }
         }
-        walk(trak, damaged: &damaged)
+        walk(trak, depth: 0, damaged: &damaged)
         guard isSound, let codec, timeScale > 0 else { return nil }
         self.codec = codec
         sampleRate = rate
@@ -461,9 +464,10 @@ public struct MP4SampleTable: Sendable {
                 }
             }
         } else {
-            let header = read((boxes["stz2"]?.bodyOffset ?? 0) + 4, 4)
+            guard let compact = boxes["stz2"] else { throw Refusal("no stsz table") }
+            let header = read(compact.bodyOffset + 4, 4)
             let bits = header.count == 4 ? Int(header[3]) : 0
-            guard [4, 8, 16].contains(bits) else { throw Refusal("no stsz table") }
+            guard [4, 8, 16].contains(bits) else { throw Refusal("an stz2 table of \(bits)-bit sizes") }
             let table = try entries("stz2", header: 4, entryBits: bits)
             packets = table.count
             sizes = (0..<packets).map { index in

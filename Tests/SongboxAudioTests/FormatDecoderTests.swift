@@ -169,7 +169,7 @@ import Testing
 
     /// A 5.1 file with sound in one channel only: the centre comes out equal on both sides, the
     /// front left on the left alone, the LFE not at all.
-    @Test(arguments: [Encoding.flac, .wav16, .vorbis, .opus])
+    @Test(arguments: [Encoding.flac, .wav16, .vorbis, .opus, .alac, .aac])
     func moreThanTwoChannelsAreDownmixedEachToItsSide(encoding: Encoding) throws {
         try Fixtures.withTemporaryDirectorySync { folder in
             try FileManager.default.createDirectory(atPath: folder + "/source", withIntermediateDirectories: true)
@@ -502,6 +502,53 @@ import Testing
                     #expect(largest <= Self.tolerance(encoding), "\(name): off by \(largest)")
                 }
             }
+        }
+    }
+
+    /// A million `mdia` boxes nested in one another (8 MB): not followed down, so no stack
+    /// overflows; the scanner and the player both say there is no sound track.
+    @Test func boxesNestedAMillionDeepAreNotFollowed() throws {
+        try Fixtures.withTemporaryDirectorySync { folder in
+            let depth = 1_000_000
+            func header(_ size: Int, _ type: String) -> [UInt8] {
+                withUnsafeBytes(of: UInt32(size).bigEndian) { Array($0) } + Array(type.utf8)
+            }
+            var bytes = header(16, "ftyp") + Array("M4A ".utf8) + [0, 0, 0, 0]
+            bytes += header(8 * (depth + 2), "moov") + header(8 * (depth + 1), "trak")
+            bytes.reserveCapacity(bytes.count + 8 * depth)
+            for level in 0..<depth { bytes += header(8 * (depth - level), "mdia") }
+            let path = folder + "/deep.m4a"
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            let scanned = try #require(throws: SongboxError.self) { try TrackFileReader().read(path: path) }
+            #expect(scanned.message.contains("without an AAC or ALAC sound track"), "\(scanned)")
+            let played = try #require(throws: DecodeError.self) { try AudioFile.decoder(path: path, rate: nil) }
+            #expect(played.message == "an MP4 file without an AAC or ALAC sound track")
+        }
+    }
+
+    /// iTunes says the encoder's delay, padding and length in `iTunSMPB`, which comes before the
+    /// edit list: the same file with it plays the window it names, sample for sample what the
+    /// edit list's decode has there, and the scanner says that length.
+    @Test func iTunSMPBsDelayAndLengthAreWhatPlays() throws {
+        try Fixtures.withTemporaryDirectorySync { folder in
+            let (path, _) = try Self.make(.aac, in: folder, frames: 54_321)
+            let edited = try decodeAll(try AudioFile.decoder(path: path, rate: nil))
+            // ffmpeg's delay is 1,024 (the edit list's start): 100 more, and 50,000 samples.
+            let script = """
+                import sys
+                from mutagen.mp4 import MP4, MP4FreeForm
+                audio = MP4(sys.argv[1])
+                audio["----:com.apple.iTunes:iTunSMPB"] = [MP4FreeForm(b" 00000000 00000464 00000000 000000000000C350 00000000")]
+                audio.save()
+                """
+            let tagged = try SongboxRunner.run(executable: "/usr/bin/python3", ["-c", script, path])
+            try #require(tagged.status == 0, "mutagen: \(tagged.stderr)")
+            let decoder = try AudioFile.decoder(path: path, rate: nil)
+            #expect(decoder.length == 50_000)
+            let pcm = try decodeAll(decoder)
+            #expect(pcm.count == 50_000 * 2)
+            #expect(difference(pcm, Array(edited[(100 * 2)..<(50_100 * 2)])) == nil)
+            #expect(try TrackFileReader().read(path: path).audio.duration == 50_000.0 / 44_100)
         }
     }
 

@@ -107,6 +107,33 @@ import Testing
         #expect(database.status != 0 && database.stderr.contains("refusing to write over a file songbox manages"))
     }
 
+    /// An MP4's `covr` picture (ALAC and AAC, as mutagen writes it for Picard): `songbox art`
+    /// writes its bytes unchanged.
+    @Test func artOfAnMP4IsItsCoverUnchanged() throws {
+        let wav = folder + "/tone.wav", png = folder + "/cover.png"
+        try AudioFixtures.signal(wav, frames: 22_050)
+        try Data(Self.picture).write(to: URL(fileURLWithPath: png))
+        for encoding in [AudioFixtures.Encoding.alac, .aac] {
+            let path = try AudioFixtures.encode(wav, as: encoding, to: music + "/covered-\(encoding).m4a")
+            let tagged = try SongboxRunner.run(executable: "/usr/bin/python3", ["-c", """
+                import sys
+                from mutagen.mp4 import MP4, MP4Cover
+                audio = MP4(sys.argv[1])
+                audio["\\xa9nam"] = [sys.argv[3]]
+                audio["covr"] = [MP4Cover(open(sys.argv[2], "rb").read(), imageformat=MP4Cover.FORMAT_PNG)]
+                audio.save()
+                """, path, png, "covered-\(encoding)"])
+            try #require(tagged.status == 0, "mutagen: \(tagged.stderr)")
+        }
+        try library.scan()
+        for encoding in [AudioFixtures.Encoding.alac, .aac] {
+            let out = folder + "/\(encoding).png"
+            let written = try songbox.run(["art", String(try id("covered-\(encoding)")), "-o", out])
+            #expect(written.status == 0, "\(encoding): \(written.stderr)")
+            #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: out))) == Self.picture, "\(encoding)")
+        }
+    }
+
     /// A 50 MB picture in an unsynchronised tag is streamed: `songbox art` grows by far less
     /// than the picture, measured on the real process (its peak resident set).
     @Test func aFiftyMegabytePictureIsStreamedUnderAMemoryBound() throws {

@@ -417,14 +417,18 @@ import Testing
         try FileManager.default.copyItem(atPath: sources + "/6.mp3", toPath: directory + "/6.mp3")
         try Data("not audio".utf8).write(to: URL(fileURLWithPath: directory + "/7.wma"))
         try Data("cover".utf8).write(to: URL(fileURLWithPath: directory + "/cover.jpg"))
+        // AAC and ALAC, as .m4a and as an audiobook's .m4b.
+        try AudioFixtures.run("ffmpeg", ["-v", "error", "-y", "-i", wav, "-c:a", "aac", "-metadata", "title=A", directory + "/8.m4a"])
+        try AudioFixtures.run("ffmpeg", ["-v", "error", "-y", "-i", wav, "-c:a", "alac", "-metadata", "title=L", "-f", "ipod",
+                                         directory + "/9.m4b"])
         let store = try LibraryStore(path: directory + "/library.db")
         let report = try LibraryScanner(store: store, logger: Logger(label: "test")).scan([directory])
-        #expect(report.added == 6)
+        #expect(report.added == 8)
         #expect(report.unreadable.isEmpty)
         #expect(report.skipped.map(\.path) == [directory + "/7.wma"])
         #expect(report.skipped.first?.reason == "a kind of audio songbox does not play (.wma)")
         let titles = try store.tracks.summaries(matching: "sort:path").map(\.title)
-        #expect(titles == ["F", "V", "O", nil, nil, nil])
+        #expect(titles == ["F", "V", "O", nil, nil, nil, "A", "L"])
     }
 
     // MARK: Helpers
