@@ -361,6 +361,7 @@ enum Schema {
                 UPDATE tracks SET mtime = -1
                 WHERE lower(path) GLOB '*.flac' OR lower(path) GLOB '*.oga' OR lower(path) GLOB '*.ogg'
                    OR lower(path) GLOB '*.wav' OR lower(path) GLOB '*.wave' OR lower(path) GLOB '*.aif*'
+                   OR lower(path) GLOB '*.m4a' OR lower(path) GLOB '*.m4b' OR lower(path) GLOB '*.mp4'
                 """)
         }
         return migrator

@@ -172,14 +172,14 @@ import Testing
     }
 
     /// Bits per sample, where the file has them: FLAC (and FLAC in Ogg), WAV (the extensible
-    /// header's valid bits), AIFF; none for Vorbis, Opus or float samples.
+    /// header's valid bits), AIFF, ALAC; none for Vorbis, Opus, AAC or float samples.
     @Test func losslessFilesGiveTheirBitsPerSample() throws {
         let cd = try source(frames: 4410)
         let studio = sources + "/studio.wav"
         try AudioFixtures.signal(studio, frames: 4800, rate: 48_000, bits: 24)
         let cases: [(AudioFixtures.Encoding, String, Int?)] = [
             (.flac, cd, 16), (.flac, studio, 24), (.oggFLAC, studio, 24), (.wav16, studio, 16), (.wav24, studio, 24), (.wav8, cd, 8),
-            (.wavFloat, cd, nil), (.aiff, studio, 24), (.vorbis, cd, nil), (.opus, cd, nil),
+            (.wavFloat, cd, nil), (.aiff, studio, 24), (.vorbis, cd, nil), (.opus, cd, nil), (.alac, studio, 24), (.aac, cd, nil),
         ]
         for (index, (encoding, from, bits)) in cases.enumerated() {
             let path = try AudioFixtures.encode(from, as: encoding, to: directory + "/\(index).\(encoding.suffix)")

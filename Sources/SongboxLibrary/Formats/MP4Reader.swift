@@ -42,8 +42,12 @@ enum MP4Reader {
         let duration = Double(movie.movie.trim(rate: track.sampleRate).frames) / Double(track.sampleRate)
         var warnings = movie.damaged ? ["an MP4 box claims more bytes than its parent holds: the boxes after it were not read"] : []
         if let problem = track.problem { warnings.append("the audio ends early: " + problem) }
+        // ALAC is lossless: its bits per sample, from its configuration.
+        var bits: Int?
+        if case .alac(let config) = track.codec { bits = (try? ALACConfig(config))?.bitDepth }
         return TagFormats.probed(comments, audio: TagFormats.Audio(duration: duration, bytes: file.size, sampleRate: track.sampleRate,
-                                                                    channels: track.channels), path: path, warnings: warnings)
+                                                                    channels: track.channels, bits: bits),
+                                 path: path, warnings: warnings)
     }
 
     private static func readUserData(_ file: FileBytes, _ udta: MP4Box, into movie: inout Movie) {
