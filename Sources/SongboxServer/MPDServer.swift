@@ -390,8 +390,10 @@ final class MPDConnection: @unchecked Sendable {
                     idling.withLock { $0 = mask }
                     await answerIdle()
                     return true
-                case "noidle":
-                    break  // not idle: nothing to end
+                case "noidle" where listOK == nil:
+                    // Not idle (the idle was answered already, which the client reads now): no
+                    // answer at all, as MPD, or the client would read every later answer one late.
+                    return true
                 case "password":
                     guard arguments.count == 1, let granted = access.passwords[arguments[0]] else {
                         throw MPDProtocol.Failure(.password, "incorrect password")
