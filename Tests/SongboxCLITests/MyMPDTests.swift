@@ -34,4 +34,14 @@ import Testing
         #expect(mpd.lines == ["ok idle", "done"], "MPD: \(mpd.stdout)\(mpd.stderr)")
         #expect(songbox.lines == ["ok idle", "done"], "songbox: \(songbox.stdout)\(songbox.stderr)")
     }
+
+    /// After each play and skip myMPD writes `lastPlayed`, `playCount`, `lastSkipped`,
+    /// `skipCount` (MPD below 0.24: read, then set), and `elapsed`, `rating`, `like` as the user
+    /// acts: songbox takes them all without an error (its player's counts stay the truth), and
+    /// reads back the rating and like that were set, as MPD does.
+    @Test func myMPDsStickerWritesAreTakenAndRatingAndLikeReadBack() throws {
+        let (songbox, mpd) = try replay(["stickers"])
+        #expect(mpd.lines == ["ok stickers", "done"], "MPD: \(mpd.stdout)\(mpd.stderr)")
+        #expect(songbox.lines == ["ok stickers", "done"], "songbox: \(songbox.stdout)\(songbox.stderr)")
+    }
 }
