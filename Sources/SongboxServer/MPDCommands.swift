@@ -43,8 +43,8 @@ public struct MPDCommands: MPDCommandHandler {
     static let names = [
         "add", "addid", "albumart", "binarylimit", "channels", "clear", "clearerror", "close", "commands", "consume", "count", "crossfade",
         "currentsong", "decoders", "delete", "deleteid", "disableoutput", "enableoutput", "find", "findadd", "getvol",
-        "idle", "list", "listall", "listallinfo", "lsinfo", "mixrampdb", "mixrampdelay", "move", "moveid", "next",
-        "noidle", "notcommands", "outputs", "pause", "ping", "play", "playid", "playlistfind", "playlistid",
+        "idle", "list", "listall", "listallinfo", "listpartitions", "lsinfo", "mixrampdb", "mixrampdelay", "move", "moveid", "next",
+        "noidle", "notcommands", "outputs", "partition", "pause", "ping", "play", "playid", "playlistfind", "playlistid",
         "playlistinfo", "playlistsearch", "plchanges", "plchangesposid", "previous", "prio", "prioid", "random",
         "rangeid", "readcomments", "readmessages", "readpicture", "repeat", "replay_gain_mode", "replay_gain_status", "rescan", "search",
         "searchadd", "searchaddpl", "seek", "seekcur", "seekid", "sendmessage", "setvol", "shuffle", "single", "stats", "status",
@@ -73,6 +73,10 @@ public struct MPDCommands: MPDCommandHandler {
                 for suffix in kind.suffixes { out.field("suffix", suffix) }
                 for mime in kind.mimeTypes { out.field("mime_type", mime) }
             }
+        case "listpartitions": out.field("partition", "default")
+        case "partition":
+            // One partition, MPD's `default` (myMPD lists them at start-up).
+            guard try args.string(0) == "default" else { throw Failure(.noExist, "partition does not exist") }
         case "binarylimit":
             let limit = try args.integer(0)
             guard limit >= 64 else { throw Failure(.argument, "Value too small") }

@@ -44,4 +44,14 @@ import Testing
         #expect(mpd.lines == ["ok stickers", "done"], "MPD: \(mpd.stdout)\(mpd.stderr)")
         #expect(songbox.lines == ["ok stickers", "done"], "songbox: \(songbox.stdout)\(songbox.stderr)")
     }
+
+    /// myMPD's start-up as its source runs it (`partitions_connect`: `binarylimit` in a command
+    /// list, `commands`, `tagtypes all`, `tagtypes`, its tags in a command list, `stats`,
+    /// `listpartitions`, `status`, `currentsong`, then its idle; the sticker connection's
+    /// `commands` and `idle sticker`) gets no error from songbox, as from MPD.
+    @Test func myMPDsStartUpRunsWithoutAnError() throws {
+        let (songbox, mpd) = try replay(["start-up"])
+        #expect(mpd.lines == ["ok start-up", "done"], "MPD: \(mpd.stdout)\(mpd.stderr)")
+        #expect(songbox.lines == ["ok start-up", "done"], "songbox: \(songbox.stdout)\(songbox.stderr)")
+    }
 }
