@@ -7,7 +7,8 @@ public final class ReferenceMPD: @unchecked Sendable {
     public let port: Int
     private let process = Process()
 
-    public init(music: String, folder: String) throws {
+    /// `settings`: more lines of MPD's config (`password "..."`, `default_permissions "..."`).
+    public init(music: String, folder: String, settings: String = "") throws {
         port = try freePort()
         // A playlist folder: without one MPD has no `listplaylists`, which clients look for.
         try FileManager.default.createDirectory(atPath: folder + "/playlists", withIntermediateDirectories: true)
@@ -21,6 +22,7 @@ public final class ReferenceMPD: @unchecked Sendable {
             port "\(port)"
             log_file "\(folder)/log"
             auto_update "no"
+            \(settings)
             audio_output {
                 type "null"
                 name "null"
@@ -34,7 +36,7 @@ public final class ReferenceMPD: @unchecked Sendable {
         let mpc = ["--host", "127.0.0.1", "--port", String(port)]
         try waitFor(timeout: 20, "MPD to answer") {
             guard process.isRunning else { throw FixtureError("MPD did not start (see \(folder)/log)") }
-            return try SongboxRunner.run(executable: "/usr/bin/mpc", mpc + ["status"]).status == 0
+            return try SongboxRunner.run(executable: "/usr/bin/mpc", mpc + ["version"]).status == 0
         }
         _ = try SongboxRunner.run(executable: "/usr/bin/mpc", mpc + ["--wait", "update"])
     }
