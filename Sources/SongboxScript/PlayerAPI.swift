@@ -9,8 +9,6 @@ public enum PlayerAPI {
 
     /// The longest fade (`player.fade{over=}`), in seconds: a day.
     static let longestFade = 86_400.0
-    /// The longest sleep timer (`player.sleep(minutes)`): a year.
-    static let longestSleep = 525_600.0
 
     public static func install(on runtime: LuaRuntime, host: PlayerHost) throws(LuaScriptError) {
         let functions: [(String, Bool, Body)] = [
@@ -186,7 +184,7 @@ public enum PlayerAPI {
         for key in options.keys where !["to", "over", "curve"].contains(key) {
             throw LuaFunctionError.argument(1, "unknown option '\(key)' (options: to, over, curve)")
         }
-        guard let to = options["to"]?.doubleValue, (0...100).contains(to) else {
+        guard let to = options["to"]?.doubleValue, PlayerEngine.volumeRange.contains(to) else {
             throw LuaFunctionError.argument(1, "'to' (a volume from 0 to 100) is required")
         }
         let over = options["over"].map { $0.doubleValue ?? .nan } ?? 0
@@ -242,10 +240,11 @@ public enum PlayerAPI {
         case .nil, .boolean(false): timer = nil
         case .string("track"): timer = .endOfTrack
         case .string("queue"): timer = .endOfQueue
-        case let value where value.doubleValue.map { $0 > 0 && $0 <= Self.longestSleep } == true:
-            timer = .after(seconds: value.doubleValue! * 60)
+        case let value where value.doubleValue.flatMap(SleepTimer.after(minutes:)) != nil:
+            // The bound every surface shares (`SleepTimer.longestMinutes`).
+            timer = SleepTimer.after(minutes: value.doubleValue!)
         default:
-            throw LuaFunctionError.argument(1, "expected minutes (a positive number up to \(Int(Self.longestSleep))), \"track\", "
+            throw LuaFunctionError.argument(1, "expected minutes (a positive number up to \(Int(SleepTimer.longestMinutes))), \"track\", "
                                                + "\"queue\", or false to cancel")
         }
         try host.control.perform { $0.setSleepTimer(timer) }
