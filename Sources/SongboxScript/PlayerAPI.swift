@@ -28,11 +28,7 @@ public enum PlayerAPI {
             ("queue.shuffle", true, { _ in try host.control.perform { $0.shuffle() }; return [.boolean(true)] }),
             ("player.play", true, { args in
                 let id = try args.optionalInteger(1)
-                let known = try host.control.perform { engine -> Bool in
-                    if let id, engine.queue.item(id: id) == nil { return false }
-                    engine.play(id: id)
-                    return true
-                }
+                let known = try run(.play(id.map { .id($0) }), host)
                 return known ? [.boolean(true)] : [.nil, .string("songbox.player.play: no queue item with id \(id ?? 0)")]
             }),
             ("player.pause", true, { _ in try host.control.perform { $0.pause() }; return [.boolean(true)] }),
@@ -47,9 +43,9 @@ public enum PlayerAPI {
                 return known ? [.boolean(true)] : [.nil, .string("songbox.player.cue: no queue item with id \(id)")]
             }),
             ("player.resume", true, { _ in try host.control.perform { $0.resume() }; return [.boolean(true)] }),
-            ("player.stop", true, { _ in try host.control.perform { $0.stop() }; return [.boolean(true)] }),
-            ("player.next", true, { _ in try host.control.perform { $0.next() }; return [.boolean(true)] }),
-            ("player.previous", true, { _ in try host.control.perform { $0.previous() }; return [.boolean(true)] }),
+            ("player.stop", true, { _ in [.boolean(try run(.stop, host))] }),
+            ("player.next", true, { _ in [.boolean(try run(.next, host))] }),
+            ("player.previous", true, { _ in [.boolean(try run(.previous, host))] }),
             ("player.seek", true, { args in try seek(args, host) }),
             ("player.status", false, { _ in [try status(host)] }),
             // Reading the volume is not a write: only setting it is refused (in a dry run, ...).
@@ -58,7 +54,8 @@ public enum PlayerAPI {
                 if volume != nil, let refusal = runtime?.bridge.writeRefusal("player.volume") { throw refusal }
                 // One round trip to the player (on ALSA it can wait for a chunk).
                 return [.number(try host.control.perform { engine in
-                    if let volume { engine.setVolume(volume) }
+                    // Setting the volume cannot fail.
+                    if let volume { _ = try? PlayerCommand.setVolume(volume).apply(to: engine) }
                     return engine.currentVolume
                 })]
             }),
@@ -90,6 +87,14 @@ public enum PlayerAPI {
     }
 
     // MARK: Functions
+
+    /// Runs a player command as MPD's clients' run (`PlayerCommand`): false when its queue item
+    /// is not there.
+    private static func run(_ command: PlayerCommand, _ host: PlayerHost) throws -> Bool {
+        try host.control.perform { engine in
+            do throws(PlayerCommand.Failure) { try command.apply(to: engine); return true } catch { return false }
+        }
+    }
 
     private static func add(_ args: LuaArguments, _ host: PlayerHost) throws -> [LuaValue] {
         let urls = try urls(args, 1)
@@ -247,8 +252,7 @@ public enum PlayerAPI {
             throw LuaFunctionError.argument(1, "expected minutes (a positive number up to \(Int(SleepTimer.longestMinutes))), \"track\", "
                                                + "\"queue\", or false to cancel")
         }
-        try host.control.perform { $0.setSleepTimer(timer) }
-        return [.boolean(true)]
+        return [.boolean(try run(.sleep(timer), host))]
     }
 
     /// The configured outputs, first choice first: `{index, output, current}` each.

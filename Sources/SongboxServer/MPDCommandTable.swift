@@ -49,7 +49,7 @@ public enum MPDCommandTable {
         Entry("clearerror", .player, 0...0) { _ in .player(.clearError) },
         Entry("close", [], nil),
         Entry("commands", [], 0...0),
-        Entry("consume", .player, 1...1) { args throws(MPDProtocol.Failure) in .mode(.consume, try args.toggle(0)) },
+        Entry("consume", .player, 1...1) { args throws(MPDProtocol.Failure) in .player(.mode(.consume, try args.toggle(0))) },
         Entry("count", .read, from(1)),
         Entry("crossfade", .player, 1...1) { args throws(MPDProtocol.Failure) in _ = try args.integer(0); return .ignored },
         Entry("currentsong", .read, 0...0),
@@ -82,11 +82,11 @@ public enum MPDCommandTable {
         Entry("partition", .read, 1...1),
         Entry("password", [], 1...1),
         Entry("pause", .player, 0...1) { args throws(MPDProtocol.Failure) in
-            .pause(args.values.isEmpty ? nil : try args.boolean(0))
+            .player(.pause(args.values.isEmpty ? nil : try args.boolean(0)))
         },
         Entry("ping", [], 0...0) { _ in .ignored },
-        Entry("play", .player, 0...1) { args throws(MPDProtocol.Failure) in .play(position: try args.optionalInteger(0)) },
-        Entry("playid", .player, 0...1) { args throws(MPDProtocol.Failure) in .playID(try args.optionalInteger(0)) },
+        Entry("play", .player, 0...1) { args throws(MPDProtocol.Failure) in .player(.play(try args.optionalInteger(0).map { .position($0) })) },
+        Entry("playid", .player, 0...1) { args throws(MPDProtocol.Failure) in .player(.play(try args.optionalInteger(0).map { .id($0) })) },
         Entry("playlistadd", .control, 2...3),
         Entry("playlistclear", .control, 1...1),
         Entry("playlistdelete", .control, 2...2),
@@ -105,18 +105,18 @@ public enum MPDCommandTable {
         Entry("prio", .player, from(2)) { _ in .ignored },
         Entry("prioid", .player, from(2)) { _ in .ignored },
         Entry("queryplay", .add, from(0)),
-        Entry("random", .player, 1...1) { args throws(MPDProtocol.Failure) in .mode(.random, try args.boolean(0) ? .on : .off) },
+        Entry("random", .player, 1...1) { args throws(MPDProtocol.Failure) in .player(.mode(.random, try args.boolean(0) ? .on : .off)) },
         Entry("rangeid", .add, 2...2) { _ in .ignored },
         Entry("readcomments", .read, 1...1),
         Entry("readmessages", .read, 0...0),
         Entry("readpicture", .read, 2...2),
         Entry("rename", .control, 2...2),
-        Entry("repeat", .player, 1...1) { args throws(MPDProtocol.Failure) in .mode(.repeat, try args.boolean(0) ? .on : .off) },
+        Entry("repeat", .player, 1...1) { args throws(MPDProtocol.Failure) in .player(.mode(.repeat, try args.boolean(0) ? .on : .off)) },
         Entry("replay_gain_mode", .player, 1...1) { args throws(MPDProtocol.Failure) in
             guard let mode = ReplayGainMode(rawValue: try args.string(0)) else {
                 throw MPDProtocol.Failure(.argument, "Unrecognized replay gain mode")
             }
-            return .replayGain(mode)
+            return .player(.replayGain(mode))
         },
         Entry("replay_gain_status", .read, 0...0),
         Entry("rescan", .control, 0...1),
@@ -127,38 +127,38 @@ public enum MPDCommandTable {
         Entry("searchadd", .add, from(1)),
         Entry("searchaddpl", .control, from(2)),
         Entry("seek", .player, 2...2) { args throws(MPDProtocol.Failure) in
-            .seek(.position(try args.integer(0)), seconds: try args.seconds(1))
+            .player(.seek(.position(try args.integer(0)), seconds: try args.seconds(1)))
         },
         Entry("seekcur", .player, 1...1) { args throws(MPDProtocol.Failure) in
             let text = try args.string(0)
             guard let value = Double(text), value.isFinite, abs(value) < 1e7 else {
                 throw MPDProtocol.Failure(.argument, "Float expected: \(text)")
             }
-            return .seekCurrent(value, relative: text.hasPrefix("+") || text.hasPrefix("-"))
+            return .player(.seekCurrent(value, relative: text.hasPrefix("+") || text.hasPrefix("-")))
         },
         Entry("seekid", .player, 2...2) { args throws(MPDProtocol.Failure) in
-            .seek(.id(try args.integer(0)), seconds: try args.seconds(1))
+            .player(.seek(.id(try args.integer(0)), seconds: try args.seconds(1)))
         },
         Entry("sendmessage", .control, 2...2),
         Entry("setvol", .player, 1...1) { args throws(MPDProtocol.Failure) in
             let volume = try args.integer(0)
             // MPD reads it unsigned: -1 is too large too.
             guard PlayerEngine.volumeRange.contains(Double(volume)) else { throw MPDProtocol.Failure(.argument, "Number too large: \(volume)") }
-            return .setVolume(volume)
+            return .player(.setVolume(Double(volume)))
         },
         Entry("shuffle", .player, 0...1),
         Entry("single", .player, 1...1) { args throws(MPDProtocol.Failure) in
             guard let toggle = PlaybackModes.Toggle(mpd: try args.string(0)) else {
                 throw MPDProtocol.Failure(.argument, "Unrecognized single mode, expected 0, 1, or oneshot")
             }
-            return .mode(.single, toggle)
+            return .player(.mode(.single, toggle))
         },
         // songbox's own: the sleep timer (`songbox sleep`), one reading of it for every surface.
         Entry("sleep", .player, 1...1) { args throws(MPDProtocol.Failure) in
             guard let setting = SleepTimer.Setting(parsing: try args.string(0)) else {
                 throw MPDProtocol.Failure(.argument, "sleep takes minutes (up to a year), track, queue or off")
             }
-            return .sleep(setting.timer)
+            return .player(.sleep(setting.timer))
         },
         Entry("stats", .read, 0...0),
         Entry("status", .read, 0...0),
@@ -176,7 +176,7 @@ public enum MPDCommandTable {
             let change = try args.integer(0)
             // MPD's words for either side.
             guard (-100...100).contains(change) else { throw MPDProtocol.Failure(.argument, "Number too large: \(change)") }
-            return .changeVolume(change)
+            return .player(.changeVolume(Double(change)))
         },
     ]
 
@@ -198,20 +198,6 @@ enum MPDCommand: Sendable {
     case words
     /// Accepted and changes nothing (songbox plays gapless, does not weigh priorities).
     case ignored
-    case player(Simple)
-    case play(position: Int?)
-    case playID(Int?)
-    /// `pause 1`, `pause 0`, or `pause` (toggle).
-    case pause(Bool?)
-    case seek(Target, seconds: Double)
-    case seekCurrent(Double, relative: Bool)
-    case setVolume(Int)
-    case changeVolume(Int)
-    case mode(Mode, PlaybackModes.Toggle)
-    case replayGain(ReplayGainMode)
-    case sleep(SleepTimer?)
-
-    enum Simple: Sendable { case stop, next, previous, clearError }
-    enum Target: Sendable { case position(Int), id(Int) }
-    enum Mode: Sendable { case `repeat`, random, single, consume }
+    /// A command to the player, run by the engine as Lua's `songbox.player` runs it.
+    case player(PlayerCommand)
 }

@@ -307,75 +307,16 @@ public struct MPDCommands: MPDCommandHandler {
     func run(_ command: MPDCommand) throws(Failure) {
         switch command {
         case .words, .ignored: return
-        case .player(let simple):
-            player.perform { engine in
-                switch simple {
-                case .stop: engine.stop()
-                case .next: engine.next()
-                case .previous: engine.previous()
-                case .clearError: engine.clearError()
+        case .player(let command):
+            try perform { engine throws(Failure) in
+                do throws(PlayerCommand.Failure) { try command.apply(to: engine) } catch {
+                    switch error {
+                    case .badPosition: throw Failure(.argument, "Bad song index")
+                    case .noSuchItem: throw Failure(.noExist, "No such song")
+                    case .notPlaying: throw Failure(.playerSync, "Not playing")
+                    }
                 }
             }
-        case .play(let position):
-            try perform { engine throws(Failure) in
-                guard let position else { return engine.play() }
-                guard engine.queue.items.indices.contains(position) else { throw Failure(.argument, "Bad song index") }
-                engine.play(id: engine.queue.items[position].id)
-            }
-        case .playID(let id):
-            try perform { engine throws(Failure) in
-                guard let id else { return engine.play() }
-                guard engine.queue.item(id: id) != nil else { throw Failure(.noExist, "No such song") }
-                engine.play(id: id)
-            }
-        case .pause(let pause):
-            player.perform { engine in
-                // Where playback is heading: a pause still fading out is already a pause, so
-                // `pause 0` pressed during its fade calls it off.
-                switch (pause, engine.heading) {
-                case (true?, .playing), (nil, .playing): engine.pause()
-                case (false?, .paused), (nil, .paused): engine.resume()
-                default: break
-                }
-            }
-        case .seek(let target, let seconds):
-            try perform { engine throws(Failure) in
-                let id: Int
-                switch target {
-                case .position(let position):
-                    guard engine.queue.items.indices.contains(position) else { throw Failure(.argument, "Bad song index") }
-                    id = engine.queue.items[position].id
-                case .id(let target):
-                    guard engine.queue.item(id: target) != nil else { throw Failure(.noExist, "No such song") }
-                    id = target
-                }
-                if engine.headingID != id || engine.heading == .stopped { engine.play(id: id) }
-                engine.seek(to: seconds)
-            }
-        case .seekCurrent(let value, let relative):
-            try perform { engine throws(Failure) in
-                guard engine.heading != .stopped else { throw Failure(.playerSync, "Not playing") }
-                if relative { engine.seek(by: value) } else { engine.seek(to: value) }
-            }
-        case .setVolume(let volume):
-            player.perform { $0.setVolume(Double(volume)) }
-        case .changeVolume(let change):
-            player.perform { $0.setVolume($0.volume + Double(change)) }
-        case .mode(let mode, let value):
-            player.perform { engine in
-                var modes = engine.modes
-                switch mode {
-                case .repeat: modes.repeat = value == .on
-                case .random: modes.random = value == .on
-                case .single: modes.single = value
-                case .consume: modes.consume = value
-                }
-                engine.setModes(modes)
-            }
-        case .replayGain(let mode):
-            player.perform { $0.setReplayGain(mode) }
-        case .sleep(let timer):
-            player.perform { $0.setSleepTimer(timer) }
         }
     }
 
