@@ -37,6 +37,15 @@ public enum PlayerCommand: Sendable, Hashable {
     case replayGain(ReplayGainMode)
     /// nil: off.
     case sleep(SleepTimer?)
+    // The queue.
+    case clear, shuffle
+    /// The items at these positions (the range may run past the end, not start there).
+    case delete(Range<Int>)
+    case deleteItem(Item)
+    /// The items at these positions to `to` on, in their order.
+    case move(Range<Int>, to: Int)
+    case moveItem(Item, to: Int)
+    case swap(Item, Item)
 
     /// Runs the command on `engine` (the player's thread).
     public func apply(to engine: PlayerEngine) throws(Failure) {
@@ -74,6 +83,30 @@ public enum PlayerCommand: Sendable, Hashable {
             engine.setModes(modes)
         case .replayGain(let mode): engine.setReplayGain(mode)
         case .sleep(let timer): engine.setSleepTimer(timer)
+        case .clear: engine.clear()
+        case .shuffle: engine.shuffle()
+        case .delete(let range):
+            guard range.lowerBound < engine.queue.count else { throw .badPosition }
+            engine.remove(ids: Set(engine.queue.items[range.clamped(to: 0..<engine.queue.count)].map(\.id)))
+        case .deleteItem(let item):
+            engine.remove(ids: [try Self.id(of: item, in: engine)])
+        case .move(let range, let to):
+            let count = engine.queue.count
+            guard range.lowerBound < count, range.upperBound <= count || range.upperBound == Int.max,
+                  to >= 0, to + min(range.upperBound, count) - range.lowerBound <= count else { throw .badPosition }
+            let ids = engine.queue.items[range.clamped(to: 0..<count)].map(\.id)
+            for (offset, id) in ids.enumerated() { engine.move(id: id, to: to + offset) }
+        case .moveItem(let item, let to):
+            let id = try Self.id(of: item, in: engine)
+            guard (0..<engine.queue.count).contains(to) else { throw .badPosition }
+            engine.move(id: id, to: to)
+        case .swap(let first, let second):
+            let items = engine.queue.items
+            let a = try Self.id(of: first, in: engine), b = try Self.id(of: second, in: engine)
+            guard let one = engine.queue.position(of: a), let other = engine.queue.position(of: b), one != other else { return }
+            let (low, high) = (min(one, other), max(one, other))
+            engine.move(id: items[high].id, to: low)
+            engine.move(id: items[low].id, to: high)
         }
     }
 

@@ -24,8 +24,8 @@ public enum PlayerAPI {
                 try host.control.perform { $0.move(id: id, to: position - 1) }
                 return [.boolean(true)]
             }),
-            ("queue.clear", true, { _ in try host.control.perform { $0.clear() }; return [.boolean(true)] }),
-            ("queue.shuffle", true, { _ in try host.control.perform { $0.shuffle() }; return [.boolean(true)] }),
+            ("queue.clear", true, { _ in [.boolean(try run(.clear, host))] }),
+            ("queue.shuffle", true, { _ in [.boolean(try run(.shuffle, host))] }),
             ("player.play", true, { args in
                 let id = try args.optionalInteger(1)
                 let known = try run(.play(id.map { .id($0) }), host)

@@ -45,7 +45,7 @@ public enum MPDCommandTable {
         Entry("albumart", .read, 2...2),
         Entry("binarylimit", [], 1...1),
         Entry("channels", .read, 0...0),
-        Entry("clear", .player, 0...0),
+        Entry("clear", .player, 0...0) { _ in .player(.clear) },
         Entry("clearerror", .player, 0...0) { _ in .player(.clearError) },
         Entry("close", [], nil),
         Entry("commands", [], 0...0),
@@ -54,8 +54,8 @@ public enum MPDCommandTable {
         Entry("crossfade", .player, 1...1) { args throws(MPDProtocol.Failure) in _ = try args.integer(0); return .ignored },
         Entry("currentsong", .read, 0...0),
         Entry("decoders", .read, 0...0),
-        Entry("delete", .player, 1...1),
-        Entry("deleteid", .player, 1...1),
+        Entry("delete", .player, 1...1) { args throws(MPDProtocol.Failure) in .player(.delete(try args.range(0))) },
+        Entry("deleteid", .player, 1...1) { args throws(MPDProtocol.Failure) in .player(.deleteItem(.id(try args.integer(0)))) },
         Entry("disableoutput", .admin, 1...1),
         Entry("enableoutput", .admin, 1...1),
         Entry("find", .read, from(1)),
@@ -74,8 +74,10 @@ public enum MPDCommandTable {
         Entry("lsinfo", .read, 0...1),
         Entry("mixrampdb", .player, 1...1) { _ in .ignored },
         Entry("mixrampdelay", .player, 1...1) { _ in .ignored },
-        Entry("move", .player, 2...2),
-        Entry("moveid", .player, 2...2),
+        Entry("move", .player, 2...2) { args throws(MPDProtocol.Failure) in .player(.move(try args.range(0), to: try args.integer(1))) },
+        Entry("moveid", .player, 2...2) { args throws(MPDProtocol.Failure) in
+            .player(.moveItem(.id(try args.integer(0)), to: try args.integer(1)))
+        },
         Entry("next", .player, 0...0) { _ in .player(.next) },
         Entry("notcommands", [], 0...0),
         Entry("outputs", .read, 0...0),
@@ -146,7 +148,7 @@ public enum MPDCommandTable {
             guard PlayerEngine.volumeRange.contains(Double(volume)) else { throw MPDProtocol.Failure(.argument, "Number too large: \(volume)") }
             return .player(.setVolume(Double(volume)))
         },
-        Entry("shuffle", .player, 0...1),
+        Entry("shuffle", .player, 0...1) { _ in .player(.shuffle) },
         Entry("single", .player, 1...1) { args throws(MPDProtocol.Failure) in
             guard let toggle = PlaybackModes.Toggle(mpd: try args.string(0)) else {
                 throw MPDProtocol.Failure(.argument, "Unrecognized single mode, expected 0, 1, or oneshot")
@@ -165,8 +167,12 @@ public enum MPDCommandTable {
         Entry("sticker", .admin, from(3)),
         Entry("stop", .player, 0...0) { _ in .player(.stop) },
         Entry("subscribe", .read, 1...1),
-        Entry("swap", .player, 2...2),
-        Entry("swapid", .player, 2...2),
+        Entry("swap", .player, 2...2) { args throws(MPDProtocol.Failure) in
+            .player(.swap(.position(try args.integer(0)), .position(try args.integer(1))))
+        },
+        Entry("swapid", .player, 2...2) { args throws(MPDProtocol.Failure) in
+            .player(.swap(.id(try args.integer(0)), .id(try args.integer(1))))
+        },
         Entry("tagtypes", [], from(0)),
         Entry("toggleoutput", .admin, 1...1),
         Entry("unsubscribe", .read, 1...1),

@@ -117,60 +117,6 @@ public struct MPDCommands: MPDCommandHandler {
                 return try Self.enqueue(tracks, placement: placement, on: engine)
             }
             if command == "addid", let id = ids.first { out.field("Id", String(id)) }
-        case "delete":
-            let range = try args.range(0)
-            try perform { engine throws(Failure) in
-                guard range.lowerBound < engine.queue.count else { throw Failure(.argument, "Bad song index") }
-                let ids = engine.queue.items[range.clamped(to: 0..<engine.queue.count)].map(\.id)
-                engine.remove(ids: Set(ids))
-            }
-        case "deleteid":
-            let id = try args.integer(0)
-            try perform { engine throws(Failure) in
-                guard engine.queue.item(id: id) != nil else { throw Failure(.noExist, "No such song") }
-                engine.remove(ids: [id])
-            }
-        case "move":
-            let range = try args.range(0), to = try args.integer(1)
-            try perform { engine throws(Failure) in
-                let count = engine.queue.count
-                guard range.lowerBound < count, range.upperBound <= count || range.upperBound == Int.max,
-                      to >= 0, to + min(range.upperBound, count) - range.lowerBound <= count else {
-                    throw Failure(.argument, "Bad song index")
-                }
-                let ids = engine.queue.items[range.clamped(to: 0..<count)].map(\.id)
-                for (offset, id) in ids.enumerated() { engine.move(id: id, to: to + offset) }
-            }
-        case "moveid":
-            let id = try args.integer(0), to = try args.integer(1)
-            try perform { engine throws(Failure) in
-                guard engine.queue.item(id: id) != nil else { throw Failure(.noExist, "No such song") }
-                guard (0..<engine.queue.count).contains(to) else { throw Failure(.argument, "Bad song index") }
-                engine.move(id: id, to: to)
-            }
-        case "swap", "swapid":
-            let first = try args.integer(0), second = try args.integer(1)
-            try perform { engine throws(Failure) in
-                let positions: (Int, Int)
-                if command == "swap" {
-                    positions = (first, second)
-                } else {
-                    guard let a = engine.queue.position(of: first), let b = engine.queue.position(of: second) else {
-                        throw Failure(.noExist, "No such song")
-                    }
-                    positions = (a, b)
-                }
-                let items = engine.queue.items
-                guard items.indices.contains(positions.0), items.indices.contains(positions.1) else {
-                    throw Failure(.argument, "Bad song index")
-                }
-                let (low, high) = (min(positions.0, positions.1), max(positions.0, positions.1))
-                guard low != high else { return }
-                engine.move(id: items[high].id, to: low)
-                engine.move(id: items[low].id, to: high)
-            }
-        case "clear": player.perform { $0.clear() }
-        case "shuffle": player.perform { $0.shuffle() }
         case "playlistinfo", "playlistid":
             let items = player.status.snapshot.queue.items
             var selected = Array(items.indices)
