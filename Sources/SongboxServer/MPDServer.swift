@@ -380,12 +380,13 @@ final class MPDConnection: @unchecked Sendable {
             var name = ""
             do throws(MPDProtocol.Failure) {
                 let (command, arguments) = try MPDProtocol.parse(line)
-                name = command
                 // Not idle (the idle was answered already, which the client reads now): no
                 // answer at all, as MPD, or the client would read every later answer one late.
                 if command == "noidle", listOK == nil { return true }
-                // The table decides: unknown, not permitted, or the wrong number of arguments.
+                // The table decides: unknown (named in the ACK's text only, as MPD: `{}`), not
+                // permitted, or the wrong number of arguments.
                 let entry = try MPDCommandTable.entry(command)
+                name = command
                 guard client.permissions.isSuperset(of: entry.permission) else {
                     throw MPDProtocol.Failure(.permission, "you don't have permission for \"\(command)\"")
                 }

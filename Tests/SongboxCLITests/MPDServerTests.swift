@@ -405,7 +405,7 @@ extension TestLibrarySuite {
     @Test func argumentErrorsAreMPDsWords() throws {
         let requests = ["setvol", "status 1", "add", "play 1 2", "find", "load a b c d", "seek 1", "listall a b", "ping x",
                         "pause 2", "setvol 101", "setvol -1", "setvol x", "volume 200", "volume -200", "repeat x", "random 2", "single 2", "seekcur x",
-                        "seek 0 x", "seek 0 -1", "crossfade x", "replay_gain_mode loud", "partition x", "idle x",
+                        "seek 0 x", "seek 0 -1", "crossfade x", "replay_gain_mode loud", "partition x", "idle x", "nosuchcommand x",
                         "delete 99", "deleteid 99", "move 0 99", "moveid 99 0", "swap 0 99", "swapid 1 99"]
         let (daemon, port) = try startDaemon()
         defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
