@@ -182,7 +182,7 @@ public final class PlayerEngine {
         currentID = saved.current.flatMap { queue.item(id: $0) != nil ? $0 : nil }
         resumeAt = currentID == nil ? 0 : max(0, saved.elapsed)
         modes = saved.modes
-        volume = max(0, min(100, saved.volume))
+        volume = max(Self.volumeRange.lowerBound, min(Self.volumeRange.upperBound, saved.volume))
         highlights = saved.highlights
         state = .stopped
     }
@@ -303,10 +303,14 @@ public final class PlayerEngine {
 
     // MARK: Volume, modes, timers
 
+    /// The volumes there are: 0 (silent) to 100 (the samples as decoded). The one bound of
+    /// MPD's `setvol`, Lua's `player.volume` and `player.fade`, and the engine's own.
+    public static let volumeRange = 0.0...100.0
+
     /// Sets the volume at once (0–100), ending any fade.
     public func setVolume(_ newVolume: Double) {
         fade = nil
-        volume = max(0, min(100, newVolume))
+        volume = max(Self.volumeRange.lowerBound, min(Self.volumeRange.upperBound, newVolume))
         emit(.volumeChanged(volume: volume))
     }
 

@@ -62,6 +62,34 @@ public enum SleepTimer: Sendable, Hashable, Codable {
     case after(seconds: Double)
     case endOfTrack
     case endOfQueue
+
+    /// The longest timer, in minutes: a year. The one bound of `songbox sleep`, an MPD client's
+    /// `sleep` and Lua's `player.sleep`.
+    public static let longestMinutes = 525_600.0
+
+    /// A timer of `minutes`; nil when that is none (not above 0, past a year, not a number).
+    public static func after(minutes: Double) -> SleepTimer? {
+        // NaN fails both comparisons.
+        guard minutes > 0, minutes <= longestMinutes else { return nil }
+        return .after(seconds: minutes * 60)
+    }
+
+    /// A timer as the control socket and the CLI say it: minutes, `track`, `queue`, or `off`.
+    public struct Setting: Sendable, Hashable {
+        /// nil: `off`.
+        public let timer: SleepTimer?
+
+        public init?(parsing text: String) {
+            switch text {
+            case "off": timer = nil
+            case "track": timer = .endOfTrack
+            case "queue": timer = .endOfQueue
+            default:
+                guard let minutes = Double(text), let timer = SleepTimer.after(minutes: minutes) else { return nil }
+                self.timer = timer
+            }
+        }
+    }
 }
 
 /// Something that happened in the player. Events are reported in the order they happen.

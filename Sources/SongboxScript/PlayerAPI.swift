@@ -9,8 +9,6 @@ public enum PlayerAPI {
 
     /// The longest fade (`player.fade{over=}`), in seconds: a day.
     static let longestFade = 86_400.0
-    /// The longest sleep timer (`player.sleep(minutes)`): a year.
-    static let longestSleep = 525_600.0
 
     public static func install(on runtime: LuaRuntime, host: PlayerHost) throws(LuaScriptError) {
         let functions: [(String, Bool, Body)] = [
@@ -26,15 +24,11 @@ public enum PlayerAPI {
                 try host.control.perform { $0.move(id: id, to: position - 1) }
                 return [.boolean(true)]
             }),
-            ("queue.clear", true, { _ in try host.control.perform { $0.clear() }; return [.boolean(true)] }),
-            ("queue.shuffle", true, { _ in try host.control.perform { $0.shuffle() }; return [.boolean(true)] }),
+            ("queue.clear", true, { _ in [.boolean(try run(.clear, host))] }),
+            ("queue.shuffle", true, { _ in [.boolean(try run(.shuffle, host))] }),
             ("player.play", true, { args in
                 let id = try args.optionalInteger(1)
-                let known = try host.control.perform { engine -> Bool in
-                    if let id, engine.queue.item(id: id) == nil { return false }
-                    engine.play(id: id)
-                    return true
-                }
+                let known = try run(.play(id.map { .id($0) }), host)
                 return known ? [.boolean(true)] : [.nil, .string("songbox.player.play: no queue item with id \(id ?? 0)")]
             }),
             ("player.pause", true, { _ in try host.control.perform { $0.pause() }; return [.boolean(true)] }),
@@ -49,9 +43,9 @@ public enum PlayerAPI {
                 return known ? [.boolean(true)] : [.nil, .string("songbox.player.cue: no queue item with id \(id)")]
             }),
             ("player.resume", true, { _ in try host.control.perform { $0.resume() }; return [.boolean(true)] }),
-            ("player.stop", true, { _ in try host.control.perform { $0.stop() }; return [.boolean(true)] }),
-            ("player.next", true, { _ in try host.control.perform { $0.next() }; return [.boolean(true)] }),
-            ("player.previous", true, { _ in try host.control.perform { $0.previous() }; return [.boolean(true)] }),
+            ("player.stop", true, { _ in [.boolean(try run(.stop, host))] }),
+            ("player.next", true, { _ in [.boolean(try run(.next, host))] }),
+            ("player.previous", true, { _ in [.boolean(try run(.previous, host))] }),
             ("player.seek", true, { args in try seek(args, host) }),
             ("player.status", false, { _ in [try status(host)] }),
             // Reading the volume is not a write: only setting it is refused (in a dry run, ...).
@@ -60,7 +54,8 @@ public enum PlayerAPI {
                 if volume != nil, let refusal = runtime?.bridge.writeRefusal("player.volume") { throw refusal }
                 // One round trip to the player (on ALSA it can wait for a chunk).
                 return [.number(try host.control.perform { engine in
-                    if let volume { engine.setVolume(volume) }
+                    // Setting the volume cannot fail.
+                    if let volume { _ = try? PlayerCommand.setVolume(volume).apply(to: engine) }
                     return engine.currentVolume
                 })]
             }),
@@ -92,6 +87,14 @@ public enum PlayerAPI {
     }
 
     // MARK: Functions
+
+    /// Runs a player command as MPD's clients' run (`PlayerCommand`): false when its queue item
+    /// is not there.
+    private static func run(_ command: PlayerCommand, _ host: PlayerHost) throws -> Bool {
+        try host.control.perform { engine in
+            do throws(PlayerCommand.Failure) { try command.apply(to: engine); return true } catch { return false }
+        }
+    }
 
     private static func add(_ args: LuaArguments, _ host: PlayerHost) throws -> [LuaValue] {
         let urls = try urls(args, 1)
@@ -186,7 +189,7 @@ public enum PlayerAPI {
         for key in options.keys where !["to", "over", "curve"].contains(key) {
             throw LuaFunctionError.argument(1, "unknown option '\(key)' (options: to, over, curve)")
         }
-        guard let to = options["to"]?.doubleValue, (0...100).contains(to) else {
+        guard let to = options["to"]?.doubleValue, PlayerEngine.volumeRange.contains(to) else {
             throw LuaFunctionError.argument(1, "'to' (a volume from 0 to 100) is required")
         }
         let over = options["over"].map { $0.doubleValue ?? .nan } ?? 0
@@ -242,14 +245,14 @@ public enum PlayerAPI {
         case .nil, .boolean(false): timer = nil
         case .string("track"): timer = .endOfTrack
         case .string("queue"): timer = .endOfQueue
-        case let value where value.doubleValue.map { $0 > 0 && $0 <= Self.longestSleep } == true:
-            timer = .after(seconds: value.doubleValue! * 60)
+        case let value where value.doubleValue.flatMap(SleepTimer.after(minutes:)) != nil:
+            // The bound every surface shares (`SleepTimer.longestMinutes`).
+            timer = SleepTimer.after(minutes: value.doubleValue!)
         default:
-            throw LuaFunctionError.argument(1, "expected minutes (a positive number up to \(Int(Self.longestSleep))), \"track\", "
+            throw LuaFunctionError.argument(1, "expected minutes (a positive number up to \(Int(SleepTimer.longestMinutes))), \"track\", "
                                                + "\"queue\", or false to cancel")
         }
-        try host.control.perform { $0.setSleepTimer(timer) }
-        return [.boolean(true)]
+        return [.boolean(try run(.sleep(timer), host))]
     }
 
     /// The configured outputs, first choice first: `{index, output, current}` each.

@@ -18,12 +18,17 @@ public struct IdleSubsystems: OptionSet, Sendable, Hashable {
     public static let sticker = IdleSubsystems(rawValue: 1 << 9)
     public static let subscription = IdleSubsystems(rawValue: 1 << 10)
     public static let message = IdleSubsystems(rawValue: 1 << 11)
+    /// Never changed in songbox (no neighbours, no mounts), but clients wait for them: MPD takes
+    /// every name it knows in `idle`, used or not (myMPD's `idle ... neighbor mount`).
+    public static let neighbor = IdleSubsystems(rawValue: 1 << 12)
+    public static let mount = IdleSubsystems(rawValue: 1 << 13)
 
-    /// The names, in the order MPD lists them.
+    /// The names, in the order MPD lists them (`idle_names` in MPD's `src/IdleFlags.cxx`).
     public static let names: [(String, IdleSubsystems)] = [
-        ("database", .database), ("update", .update), ("stored_playlist", .storedPlaylist), ("playlist", .playlist),
-        ("player", .player), ("mixer", .mixer), ("output", .output), ("options", .options), ("partition", .partition),
-        ("sticker", .sticker), ("subscription", .subscription), ("message", .message),
+        ("database", .database), ("stored_playlist", .storedPlaylist), ("playlist", .playlist), ("player", .player),
+        ("mixer", .mixer), ("output", .output), ("options", .options), ("sticker", .sticker), ("update", .update),
+        ("subscription", .subscription), ("message", .message), ("neighbor", .neighbor), ("mount", .mount),
+        ("partition", .partition),
     ]
     public static let all = IdleSubsystems(names.map(\.1))
 

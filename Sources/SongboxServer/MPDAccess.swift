@@ -22,6 +22,8 @@ public struct MPDPermissions: OptionSet, Sendable, Hashable {
                 throw MPDProtocol.Failure(.argument, "unknown permission '\(word)' (read, add, player, control, admin)")
             }
             permissions.insert(found.1)
+            // As MPD (0.23 split `player` from `control`): a `control` password still plays.
+            if found.1 == .control { permissions.insert(.player) }
         }
         self = permissions
     }
@@ -46,25 +48,5 @@ public struct MPDAccess: Sendable, Equatable {
             throw MPDProtocol.Failure(.argument, "a password is SECRET@PERMISSIONS, e.g. secret@read,add,player,control,admin")
         }
         return (String(text[..<at]), try MPDPermissions(parsing: String(text[text.index(after: at)...])))
-    }
-
-    /// The permission a command needs (nil: none, it is always allowed).
-    static func required(for command: String) -> MPDPermissions? {
-        switch command {
-        case "close", "ping", "password", "commands", "notcommands", "tagtypes", "binarylimit", "urlhandlers", "decoders":
-            nil
-        case "add", "addid", "findadd", "searchadd", "searchaddpl", "load", "playlistadd", "save", "queryplay":
-            .add
-        case "play", "playid", "pause", "stop", "next", "previous", "seek", "seekid", "seekcur", "setvol", "volume",
-             "repeat", "random", "single", "consume", "crossfade", "mixrampdb", "mixrampdelay", "replay_gain_mode", "sleep", "clearerror":
-            .player
-        case "delete", "deleteid", "move", "moveid", "swap", "swapid", "clear", "shuffle", "prio", "prioid", "rangeid",
-             "playlistclear", "playlistdelete", "playlistmove", "rename", "rm", "sticker", "sendmessage", "subscribe", "unsubscribe":
-            .control
-        case "update", "rescan", "enableoutput", "disableoutput", "toggleoutput", "plugins", "pluginreload", "pluginenable", "plugindisable":
-            .admin
-        default:
-            .read
-        }
     }
 }

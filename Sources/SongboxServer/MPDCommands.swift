@@ -16,9 +16,9 @@ public protocol MPDBackend: Sendable {
     var updateJob: Int? { get }
     /// A message a client sent (`sendmessage`): the plugins get every one.
     func deliver(message: String, channel: String)
-    /// songbox's own commands (`queryplay`, `plugins`, ...); nil when `command` is not one.
+    /// songbox's own commands of the table (`queryplay`, `plugins`, ...); nil when `command` is
+    /// not one.
     func songboxCommand(_ command: String, _ arguments: [String]) -> Result<[(String, String)], MPDProtocol.Failure>?
-    var songboxCommandNames: [String] { get }
     /// The stream URLs a playlist on the network lists (`load http://...`), or why not.
     func remotePlaylist(_ url: String) async throws(SongboxError) -> [String]
 }
@@ -39,29 +39,18 @@ public struct MPDCommands: MPDCommandHandler {
         self.clients = clients
     }
 
-    /// The commands answered here (without songbox's own).
-    static let names = [
-        "add", "addid", "albumart", "binarylimit", "channels", "clear", "clearerror", "close", "commands", "consume", "count", "crossfade",
-        "currentsong", "decoders", "delete", "deleteid", "disableoutput", "enableoutput", "find", "findadd", "getvol",
-        "idle", "list", "listall", "listallinfo", "lsinfo", "mixrampdb", "mixrampdelay", "move", "moveid", "next",
-        "noidle", "notcommands", "outputs", "pause", "ping", "play", "playid", "playlistfind", "playlistid",
-        "playlistinfo", "playlistsearch", "plchanges", "plchangesposid", "previous", "prio", "prioid", "random",
-        "rangeid", "readcomments", "readmessages", "readpicture", "repeat", "replay_gain_mode", "replay_gain_status", "rescan", "search",
-        "searchadd", "searchaddpl", "seek", "seekcur", "seekid", "sendmessage", "setvol", "shuffle", "single", "stats", "status",
-        "sticker", "stop", "subscribe", "swap", "swapid", "tagtypes", "toggleoutput", "unsubscribe", "update", "urlhandlers",
-        "volume",
-    ]
-
+    /// Answers `command`: the table reads its arguments, and a command it types runs as such
+    /// (`run`); the others are answered from their words here.
     public func handle(_ command: String, _ arguments: [String], client: MPDClient, out: MPDResponse) async throws(Failure) {
         let args = Arguments(command: command, values: arguments)
+        let parsed = try MPDCommandTable.entry(command).parse(args)
+        if case .words = parsed {} else { return try run(parsed) }
         switch command {
         // Connection and server
-        case "ping": return
         case "commands", "notcommands":
             // What this client may run, or may not (without the password it needs).
-            for name in (Self.names + Self.playlistCommandNames + backend.songboxCommandNames + ["password"]).sorted()
-                where client.may(name) == (command == "commands") {
-                out.field("command", name)
+            for entry in MPDCommandTable.entries where client.permissions.isSuperset(of: entry.permission) == (command == "commands") {
+                out.field("command", entry.name)
             }
         case "tagtypes": try tagTypes(args, client, out)
         case "urlhandlers":
@@ -73,6 +62,10 @@ public struct MPDCommands: MPDCommandHandler {
                 for suffix in kind.suffixes { out.field("suffix", suffix) }
                 for mime in kind.mimeTypes { out.field("mime_type", mime) }
             }
+        case "listpartitions": out.field("partition", "default")
+        case "partition":
+            // One partition, MPD's `default` (myMPD lists them at start-up).
+            guard try args.string(0) == "default" else { throw Failure(.noExist, "partition does not exist") }
         case "binarylimit":
             let limit = try args.integer(0)
             guard limit >= 64 else { throw Failure(.argument, "Value too small") }
@@ -109,91 +102,8 @@ public struct MPDCommands: MPDCommandHandler {
             out.queueItem(item, position: position, track: try? store.tracks.track(id: item.track.trackID), roots: roots(), client: client,
                           stream: status.streamTitle)
         case "stats": try stats(out)
-
-        // Playback
-        case "play":
-            let position = try args.optionalInteger(0)
-            try perform { engine throws(Failure) in
-                guard let position else { return engine.play() }
-                guard engine.queue.items.indices.contains(position) else { throw Failure(.argument, "Bad song index") }
-                engine.play(id: engine.queue.items[position].id)
-            }
-        case "playid":
-            let id = try args.optionalInteger(0)
-            try perform { engine throws(Failure) in
-                guard let id else { return engine.play() }
-                guard engine.queue.item(id: id) != nil else { throw Failure(.noExist, "No such song") }
-                engine.play(id: id)
-            }
-        case "pause":
-            let pause = try args.optionalInteger(0)
-            player.perform { engine in
-                // Where playback is heading: a pause still fading out is already a pause, so
-                // `pause 0` pressed during its fade calls it off.
-                switch (pause, engine.heading) {
-                case (1?, .playing), (nil, .playing): engine.pause()
-                case (0?, .paused), (nil, .paused): engine.resume()
-                default: break
-                }
-            }
-        case "stop": player.perform { $0.stop() }
-        case "clearerror": player.perform { $0.clearError() }
-        case "next": player.perform { $0.next() }
-        case "previous": player.perform { $0.previous() }
-        case "seek", "seekid":
-            let target = try args.integer(0), seconds = try args.seconds(1)
-            try perform { engine throws(Failure) in
-                let id: Int
-                if command == "seek" {
-                    guard engine.queue.items.indices.contains(target) else { throw Failure(.argument, "Bad song index") }
-                    id = engine.queue.items[target].id
-                } else {
-                    guard engine.queue.item(id: target) != nil else { throw Failure(.noExist, "No such song") }
-                    id = target
-                }
-                if engine.headingID != id || engine.heading == .stopped { engine.play(id: id) }
-                engine.seek(to: seconds)
-            }
-        case "seekcur":
-            let text = try args.string(0)
-            guard let value = Double(text), value.isFinite, abs(value) < 1e7 else { throw Failure(.argument, "Number expected: \(text)") }
-            let relative = text.hasPrefix("+") || text.hasPrefix("-")
-            try perform { engine throws(Failure) in
-                guard engine.heading != .stopped else { throw Failure(.playerSync, "Not playing") }
-                if relative { engine.seek(by: value) } else { engine.seek(to: value) }
-            }
-        case "setvol":
-            let volume = try args.integer(0)
-            guard (0...100).contains(volume) else { throw Failure(.argument, "Invalid volume value") }
-            player.perform { $0.setVolume(Double(volume)) }
-        case "volume":
-            let change = try args.integer(0)
-            guard (-100...100).contains(change) else { throw Failure(.argument, "Invalid volume value") }
-            player.perform { $0.setVolume(min(100, max(0, $0.volume + Double(change)))) }
         case "getvol":
             out.field("volume", String(Int(player.status.currentVolume.rounded())))
-        case "repeat", "random", "single", "consume":
-            // repeat and random are 0 or 1; single and consume may also be oneshot.
-            let value: PlaybackModes.Toggle = command == "repeat" || command == "random" ? (try args.boolean(0) ? .on : .off)
-                : try args.toggle(0)
-            player.perform { engine in
-                var modes = engine.modes
-                switch command {
-                case "repeat": modes.repeat = value == .on
-                case "random": modes.random = value == .on
-                case "single": modes.single = value
-                default: modes.consume = value
-                }
-                engine.setModes(modes)
-            }
-        case "crossfade", "mixrampdb", "mixrampdelay":
-            // Accepted and ignored: songbox plays gapless, with no crossfade.
-            _ = try args.string(0)
-        case "replay_gain_mode":
-            guard let mode = ReplayGainMode(rawValue: try args.string(0)) else {
-                throw Failure(.argument, "Unrecognized replay gain mode")
-            }
-            player.perform { $0.setReplayGain(mode) }
         case "replay_gain_status": out.field("replay_gain_mode", player.status.replayGain.mode.rawValue)
 
         // The queue
@@ -207,63 +117,6 @@ public struct MPDCommands: MPDCommandHandler {
                 return try Self.enqueue(tracks, placement: placement, on: engine)
             }
             if command == "addid", let id = ids.first { out.field("Id", String(id)) }
-        case "delete":
-            let range = try args.range(0)
-            try perform { engine throws(Failure) in
-                guard range.lowerBound < engine.queue.count else { throw Failure(.argument, "Bad song index") }
-                let ids = engine.queue.items[range.clamped(to: 0..<engine.queue.count)].map(\.id)
-                engine.remove(ids: Set(ids))
-            }
-        case "deleteid":
-            let id = try args.integer(0)
-            try perform { engine throws(Failure) in
-                guard engine.queue.item(id: id) != nil else { throw Failure(.noExist, "No such song") }
-                engine.remove(ids: [id])
-            }
-        case "move":
-            let range = try args.range(0), to = try args.integer(1)
-            try perform { engine throws(Failure) in
-                let count = engine.queue.count
-                guard range.lowerBound < count, range.upperBound <= count || range.upperBound == Int.max,
-                      to >= 0, to + min(range.upperBound, count) - range.lowerBound <= count else {
-                    throw Failure(.argument, "Bad song index")
-                }
-                let ids = engine.queue.items[range.clamped(to: 0..<count)].map(\.id)
-                for (offset, id) in ids.enumerated() { engine.move(id: id, to: to + offset) }
-            }
-        case "moveid":
-            let id = try args.integer(0), to = try args.integer(1)
-            try perform { engine throws(Failure) in
-                guard engine.queue.item(id: id) != nil else { throw Failure(.noExist, "No such song") }
-                guard (0..<engine.queue.count).contains(to) else { throw Failure(.argument, "Bad song index") }
-                engine.move(id: id, to: to)
-            }
-        case "swap", "swapid":
-            let first = try args.integer(0), second = try args.integer(1)
-            try perform { engine throws(Failure) in
-                let positions: (Int, Int)
-                if command == "swap" {
-                    positions = (first, second)
-                } else {
-                    guard let a = engine.queue.position(of: first), let b = engine.queue.position(of: second) else {
-                        throw Failure(.noExist, "No such song")
-                    }
-                    positions = (a, b)
-                }
-                let items = engine.queue.items
-                guard items.indices.contains(positions.0), items.indices.contains(positions.1) else {
-                    throw Failure(.argument, "Bad song index")
-                }
-                let (low, high) = (min(positions.0, positions.1), max(positions.0, positions.1))
-                guard low != high else { return }
-                engine.move(id: items[high].id, to: low)
-                engine.move(id: items[low].id, to: high)
-            }
-        case "clear": player.perform { $0.clear() }
-        case "shuffle": player.perform { $0.shuffle() }
-        case "prio", "prioid", "rangeid":
-            // Accepted: songbox's random mode does not weigh priorities, and plays whole songs.
-            _ = try args.string(0)
         case "playlistinfo", "playlistid":
             let items = player.status.snapshot.queue.items
             var selected = Array(items.indices)
@@ -393,6 +246,23 @@ public struct MPDCommands: MPDCommandHandler {
                 return
             }
             throw Failure(.unknown, "unknown command \"\(command)\"")
+        }
+    }
+
+    /// Runs a command the table read into its type.
+    func run(_ command: MPDCommand) throws(Failure) {
+        switch command {
+        case .words, .ignored: return
+        case .player(let command):
+            try perform { engine throws(Failure) in
+                do throws(PlayerCommand.Failure) { try command.apply(to: engine) } catch {
+                    switch error {
+                    case .badPosition: throw Failure(.argument, "Bad song index")
+                    case .noSuchItem: throw Failure(.noExist, "No such song")
+                    case .notPlaying: throw Failure(.playerSync, "Not playing")
+                    }
+                }
+            }
         }
     }
 
@@ -797,12 +667,12 @@ struct Arguments {
         values.indices.contains(index) ? try integer(index) : nil
     }
 
-    /// Seconds: a finite number from 0 to a day's worth of weeks.
+    /// Seconds: a finite number from 0 to a day's worth of weeks (MPD's words when not).
     func seconds(_ index: Int) throws(MPDProtocol.Failure) -> Double {
         let text = try string(index)
-        guard let value = Double(text), value.isFinite, value >= 0, value < 1e7 else {
-            throw MPDProtocol.Failure(.argument, "Number expected: \(text)")
-        }
+        guard let value = Double(text), value.isFinite else { throw MPDProtocol.Failure(.argument, "Float expected: \(text)") }
+        guard value >= 0 else { throw MPDProtocol.Failure(.argument, "Negative value not allowed: \(text)") }
+        guard value < 1e7 else { throw MPDProtocol.Failure(.argument, "Number too large: \(text)") }
         return value
     }
 
@@ -815,17 +685,28 @@ struct Arguments {
     }
 
     func toggle(_ index: Int) throws(MPDProtocol.Failure) -> PlaybackModes.Toggle {
-        switch try string(index) {
-        case "1": return .on
-        case "0": return .off
-        case "oneshot": return .oneshot
-        case let text: throw MPDProtocol.Failure(.argument, "Boolean (0/1) or oneshot expected: \(text)")
+        let text = try string(index)
+        guard let toggle = PlaybackModes.Toggle(mpd: text) else {
+            throw MPDProtocol.Failure(.argument, "Boolean (0/1) or oneshot expected: \(text)")
         }
+        return toggle
     }
 
     func range(_ index: Int) throws(MPDProtocol.Failure) -> Range<Int> { try MPDSelection.range(try string(index)) }
 
     func optionalRange(_ index: Int) throws(MPDProtocol.Failure) -> Range<Int>? {
         values.indices.contains(index) ? try range(index) : nil
+    }
+}
+
+extension PlaybackModes.Toggle {
+    /// `0`, `1` or `oneshot`, as MPD's `single` and `consume` take it.
+    init?(mpd text: String) {
+        switch text {
+        case "1": self = .on
+        case "0": self = .off
+        case "oneshot": self = .oneshot
+        default: return nil
+        }
     }
 }

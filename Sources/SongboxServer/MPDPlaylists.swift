@@ -7,9 +7,6 @@ import SongboxPlayback
 /// script function) are listed and read like the others, evaluated when read, and refuse
 /// changes (change them with `songbox playlist smart`).
 extension MPDCommands {
-    static let playlistCommandNames = ["listplaylist", "listplaylistinfo", "listplaylists", "load", "playlistadd",
-                                       "playlistclear", "playlistdelete", "playlistmove", "rename", "rm", "save"]
-
     /// The library track of `url`. A stored playlist holds library tracks: a URL the library does
     /// not keep yet is kept now, as a stream named by its URL (as `songbox add-url` keeps one).
     func keptTrackID(url: String) throws(Failure) -> Int64 {

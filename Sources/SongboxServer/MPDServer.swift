@@ -178,9 +178,10 @@ public final class MPDClient: @unchecked Sendable {
         self.permissions = permissions
     }
 
-    /// Whether it may run `command`.
+    /// Whether it may run `command` (the table's permission; a name that is no command is
+    /// refused as unknown, not here).
     public func may(_ command: String) -> Bool {
-        MPDAccess.required(for: command).map { permissions.contains($0) } ?? true
+        MPDCommandTable.permission(of: command).map { permissions.isSuperset(of: $0) } ?? true
     }
 
     public func subscribe(to channel: String) -> Bool { clients.subscribe(id, to: channel) }
@@ -379,28 +380,32 @@ final class MPDConnection: @unchecked Sendable {
             var name = ""
             do throws(MPDProtocol.Failure) {
                 let (command, arguments) = try MPDProtocol.parse(line)
+                // Not idle (the idle was answered already, which the client reads now): no
+                // answer at all, as MPD, or the client would read every later answer one late.
+                if command == "noidle", listOK == nil { return true }
+                // The table decides: unknown (named in the ACK's text only, as MPD: `{}`), not
+                // permitted, or the wrong number of arguments.
+                let entry = try MPDCommandTable.entry(command)
                 name = command
+                guard client.permissions.isSuperset(of: entry.permission) else {
+                    throw MPDProtocol.Failure(.permission, "you don't have permission for \"\(command)\"")
+                }
+                try entry.check(count: arguments.count)
                 switch command {
                 case "close":
                     await out.send()
                     return false
-                case "idle" where listOK == nil && client.may("idle"):
+                case "idle" where listOK == nil:
                     var mask: IdleSubsystems = arguments.isEmpty ? .all : []
                     for name in arguments { mask.formUnion(try IdleSubsystems(named: name)) }
                     idling.withLock { $0 = mask }
                     await answerIdle()
                     return true
-                case "noidle":
-                    break  // not idle: nothing to end
-                case "password":
-                    guard arguments.count == 1, let granted = access.passwords[arguments[0]] else {
-                        throw MPDProtocol.Failure(.password, "incorrect password")
-                    }
-                    client.permissions = access.defaultPermissions.union(granted)
-                case _ where !client.may(command):
-                    throw MPDProtocol.Failure(.permission, "you don't have permission for \"\(command)\"")
-                case "command_list_begin", "command_list_ok_begin", "idle":
+                case "idle":
                     throw MPDProtocol.Failure(.argument, "\(command) is not allowed here")
+                case "password":
+                    guard let granted = access.passwords[arguments[0]] else { throw MPDProtocol.Failure(.password, "incorrect password") }
+                    client.permissions = access.defaultPermissions.union(granted)
                 default:
                     try await commands.handle(command, arguments, client: client, out: out)
                 }

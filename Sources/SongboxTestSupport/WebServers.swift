@@ -209,36 +209,6 @@ public final class IcecastServer: ServerProcess, @unchecked Sendable {
     static let sourceScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path + "/icecast_source.py"
 }
 
-/// Debian's MPD on a free port, serving `music` with a null output: the reference songbox's
-/// answers are compared with. Its database is built before `init` returns.
-public final class ReferenceMPD: ServerProcess, @unchecked Sendable {
-    public let port: Int
-
-    /// `settings`: more lines of `mpd.conf` (a password, permissions).
-    public init(music: String, folder: String, settings: String = "") throws {
-        port = try freePort()
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        try """
-            music_directory "\(music)"
-            db_file "\(folder)/database"
-            state_file "\(folder)/state"
-            bind_to_address "127.0.0.1"
-            port "\(port)"
-            log_file "\(folder)/log"
-            auto_update "no"
-            \(settings)
-            audio_output {
-                type "null"
-                name "null"
-            }
-            """.write(toFile: folder + "/mpd.conf", atomically: true, encoding: .utf8)
-        try super.init(folder: folder, executable: "/usr/bin/mpd", arguments: ["--no-daemon", folder + "/mpd.conf"], log: "mpd.out")
-        try waitUntilListening(port, "mpd")
-    }
-
-    public override var log: String { (try? String(contentsOfFile: folder + "/log", encoding: .utf8)) ?? "" }
-}
-
 /// A SHOUTcast 1 server (the tests' own, `shoutcast_v1.py`): answers `ICY 200 OK`, which is
 /// not HTTP, and sends `file` with `title` in its ICY metadata, station "Old Shoutcast".
 public final class ShoutcastV1Server: ServerProcess, @unchecked Sendable {

@@ -340,11 +340,8 @@ public final class Daemon: MPDBackend, Sendable {
     }
 
     public func songboxCommand(_ command: String, _ arguments: [String]) -> Result<[(String, String)], MPDProtocol.Failure>? {
-        guard Self.songboxCommandNames.contains(command) else { return nil }
-        return Result { () throws(MPDProtocol.Failure) in try answer(command, arguments) }
+        Result { () throws(MPDProtocol.Failure) in try answer(command, arguments) }
     }
-
-    public var songboxCommandNames: [String] { Self.songboxCommandNames }
 }
 
 /// Runs the evaluators in order: the first that holds the function answers.

@@ -5,15 +5,11 @@ import SongboxPlayback
 import SongboxScript
 import SongboxServer
 
-/// The commands the control socket answers: MPD's playback commands that `songbox` and MPD
-/// clients use, and songbox's own (`queryplay`, `plugins`, `pluginreload`, ...). The MPD
-/// protocol server (a later piece) grows from this table.
+/// songbox's own commands beside MPD's, which need the daemon (its plugins, its session): what
+/// `songbox play` and `songbox plugin` send. Their names, permissions and argument counts are
+/// in the one table (`MPDCommandTable`), which checks them before they reach here.
 extension Daemon {
     typealias Failure = MPDProtocol.Failure
-
-    /// songbox's own commands beside MPD's (`MPDCommands`): what `songbox play` and
-    /// `songbox plugin` send.
-    static let songboxCommandNames = ["plugindisable", "pluginenable", "pluginreload", "plugins", "queryplay", "scriptplaylist", "sleep"]
 
     func answer(_ command: String, _ arguments: [String]) throws(Failure) -> [(String, String)] {
         switch command {
@@ -37,17 +33,6 @@ extension Daemon {
             return []
         case "plugindisable":
             try plugin(arguments.first ?? "").disable()
-            return []
-        case "sleep":
-            let timer: SleepTimer?
-            switch arguments.first {
-            case "off"?: timer = nil
-            case "track"?: timer = .endOfTrack
-            case "queue"?: timer = .endOfQueue
-            case let text? where Double(text).map({ $0 > 0 && $0 <= 525_600 }) == true: timer = .after(seconds: Double(text)! * 60)
-            default: throw Failure(.argument, "sleep takes minutes (up to a year), track, queue or off")
-            }
-            session.player.perform { $0.setSleepTimer(timer) }
             return []
         default:
             throw Failure(.unknown, "unknown command \"\(command)\"")

@@ -302,7 +302,6 @@ extension TestLibrarySuite {
         try own.scan()
         let mpd = try ReferenceMPD(music: own.music, folder: own.folder + "/mpd")
         defer { mpd.stop() }
-        _ = try SongboxRunner.run(executable: "/usr/bin/mpc", ["--port", String(mpd.port), "--wait", "update"])
         let (daemon, port) = try Self.startDaemon(on: own)
         defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
         func formats(_ port: Int) throws -> [String: String] {
@@ -425,10 +424,64 @@ extension TestLibrarySuite {
             print(refused(c.clear), refused(c.update))
             """])
         #expect(session.status == 0, "\(session.stdout) \(session.stderr)")
-        #expect(session.lines == ["3 [4@0] [4@0] [4@0]", "False True [3@0]", "allowed allowed [4@0] [4@0]", "allowed allowed"],
+        // `clear` needs `player` and `update` `control`, as in MPD's own table (they needed
+        // `control` and `admin`: issue 26).
+        #expect(session.lines == ["3 [4@0] [4@0] [4@0]", "False True [3@0]", "allowed allowed allowed [4@0]", "allowed allowed"],
                 "\(session.stdout)")
         // The socket (the CLI's way in) has every permission, whatever the passwords.
         #expect(try songbox.run(["clear"], environment: daemon.clientEnvironment).status == 0)
+    }
+
+    /// Each command needs the permission MPD's own command table gives it, and `commands` and
+    /// `notcommands` say so: both come from songbox's one table (`MPDCommandTable`), compared
+    /// here with Debian's MPD permission by permission, on every command both know.
+    @Test func permissionsAreMPDsOwnPermissionByPermission() throws {
+        let passwords = ["a@read,add", "p@read,player", "c@read,control", "ad@read,admin"]
+        let (daemon, port) = try startDaemon(config: "default_permissions = read\n" + passwords.map { "password = \($0)\n" }.joined())
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        let script = Fixtures.packageRoot + "/Tests/SongboxCLITests/mpd/permissions.py"
+        let ours = try SongboxRunner.run(executable: "/usr/bin/python3", [script, "127.0.0.1", String(port)])
+        let mpd = try ReferenceMPD(music: TestLibrary.examples, folder: folder + "/mpd",
+                                   settings: "default_permissions \"read\"\n" + passwords.map { "password \"\($0)\"\n" }.joined())
+        defer { mpd.stop() }
+        let theirs = try SongboxRunner.run(executable: "/usr/bin/python3", [script, "127.0.0.1", String(mpd.port)])
+        func levels(_ output: SongboxRunner.Output) -> [String: Set<String>] {
+            Dictionary(output.lines.map { line in
+                let parts = line.split(separator: ":", maxSplits: 1)
+                return (String(parts[0]), Set(parts.count > 1 ? parts[1].split(separator: " ").map(String.init) : []))
+            }, uniquingKeysWith: { first, _ in first })
+        }
+        let (songbox, reference) = (levels(ours), levels(theirs))
+        #expect(ours.status == 0 && theirs.status == 0, "\(ours.stderr)\(theirs.stderr)")
+        let known = (songbox["all"] ?? []).intersection(reference["all"] ?? [])
+        #expect(known.count > 80, "\(known.sorted())")
+        for level in ["read", "add", "player", "control", "admin"] {
+            let mine = (songbox[level] ?? []).intersection(known), mpds = (reference[level] ?? []).intersection(known)
+            #expect(mine == mpds, "\(level): only songbox \(mine.subtracting(mpds).sorted()), only MPD \(mpds.subtracting(mine).sorted())")
+        }
+        // Served and listed alike (`listfiles` was served but not listed).
+        #expect(songbox["read"]?.contains("listfiles") == true)
+    }
+
+    /// A wrong number of arguments is refused by the table with MPD's words (`wrong number`,
+    /// `too few`, `too many`), before the command reads them; so are bad values of the
+    /// commands the table reads into their type. Compared with Debian's MPD line by line.
+    @Test func argumentErrorsAreMPDsWords() throws {
+        let requests = ["setvol", "status 1", "add", "play 1 2", "find", "load a b c d", "seek 1", "listall a b", "ping x",
+                        "pause 2", "setvol 101", "setvol -1", "setvol x", "volume 200", "volume -200", "repeat x", "random 2", "single 2", "seekcur x",
+                        "seek 0 x", "seek 0 -1", "crossfade x", "replay_gain_mode loud", "partition x", "idle x", "nosuchcommand x",
+                        "delete 99", "deleteid 99", "move 0 99", "moveid 99 0", "swap 0 99", "swapid 1 99"]
+        let (daemon, port) = try startDaemon()
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        let script = Fixtures.packageRoot + "/Tests/SongboxCLITests/mpd/answers.py"
+        let ours = try SongboxRunner.run(executable: "/usr/bin/python3", [script, "127.0.0.1", String(port)] + requests)
+        let mpd = try ReferenceMPD(music: TestLibrary.examples, folder: folder + "/mpd")
+        defer { mpd.stop() }
+        let theirs = try SongboxRunner.run(executable: "/usr/bin/python3", [script, "127.0.0.1", String(mpd.port)] + requests)
+        #expect(theirs.lines.count == requests.count, "\(theirs.stderr)")
+        for (index, request) in requests.enumerated() {
+            #expect(ours.lines.dropFirst(index).first == theirs.lines.dropFirst(index).first, "\(request)")
+        }
     }
 
     @Test func ncmpcppShowsTheQueueAndThePlayingSong() throws {

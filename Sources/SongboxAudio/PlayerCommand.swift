@@ -1,0 +1,124 @@
+/// A command to the player, read and checked by the surface that received it (MPD's command
+/// table, Lua's `songbox.player`) and run here, once, on the engine: what `play`, `stop` or
+/// `sleep` does no longer depends on who asked.
+public enum PlayerCommand: Sendable, Hashable {
+    /// A queue item: by its position (from 0) or its id.
+    public enum Item: Sendable, Hashable {
+        case position(Int)
+        case id(Int)
+    }
+
+    public enum Mode: Sendable, Hashable { case `repeat`, random, single, consume }
+
+    /// Why a command could not run; each surface says it in its own words.
+    public enum Failure: Error, Sendable, Hashable {
+        /// A position outside the queue.
+        case badPosition
+        /// No queue item has that id.
+        case noSuchItem
+        /// Nothing plays to move in.
+        case notPlaying
+    }
+
+    /// That item, or the current (or first) one, or resume.
+    case play(Item?)
+    /// true: pause, false: resume, nil: the other of the two; by where playback is heading, so
+    /// a pause still fading out is already a pause (and `pause(false)` calls it off).
+    case pause(Bool?)
+    case stop, next, previous, clearError
+    /// That item at `seconds`, started when it is not the one playing.
+    case seek(Item, seconds: Double)
+    /// The current item: to `seconds`, or by them when `relative`.
+    case seekCurrent(Double, relative: Bool)
+    /// 0 to 100 (`PlayerEngine.volumeRange`; clamped).
+    case setVolume(Double)
+    case changeVolume(Double)
+    case mode(Mode, PlaybackModes.Toggle)
+    case replayGain(ReplayGainMode)
+    /// nil: off.
+    case sleep(SleepTimer?)
+    // The queue.
+    case clear, shuffle
+    /// The items at these positions (the range may run past the end, not start there).
+    case delete(Range<Int>)
+    case deleteItem(Item)
+    /// The items at these positions to `to` on, in their order.
+    case move(Range<Int>, to: Int)
+    case moveItem(Item, to: Int)
+    case swap(Item, Item)
+
+    /// Runs the command on `engine` (the player's thread).
+    public func apply(to engine: PlayerEngine) throws(Failure) {
+        switch self {
+        case .play(let item):
+            guard let item else { return engine.play() }
+            engine.play(id: try Self.id(of: item, in: engine))
+        case .pause(let pause):
+            switch (pause, engine.heading) {
+            case (true?, .playing), (nil, .playing): engine.pause()
+            case (false?, .paused), (nil, .paused): engine.resume()
+            default: break
+            }
+        case .stop: engine.stop()
+        case .next: engine.next()
+        case .previous: engine.previous()
+        case .clearError: engine.clearError()
+        case .seek(let item, let seconds):
+            let id = try Self.id(of: item, in: engine)
+            if engine.headingID != id || engine.heading == .stopped { engine.play(id: id) }
+            engine.seek(to: seconds)
+        case .seekCurrent(let value, let relative):
+            guard engine.heading != .stopped else { throw .notPlaying }
+            if relative { engine.seek(by: value) } else { engine.seek(to: value) }
+        case .setVolume(let volume): engine.setVolume(volume)
+        case .changeVolume(let change): engine.setVolume(engine.volume + change)
+        case .mode(let mode, let value):
+            var modes = engine.modes
+            switch mode {
+            case .repeat: modes.repeat = value == .on
+            case .random: modes.random = value == .on
+            case .single: modes.single = value
+            case .consume: modes.consume = value
+            }
+            engine.setModes(modes)
+        case .replayGain(let mode): engine.setReplayGain(mode)
+        case .sleep(let timer): engine.setSleepTimer(timer)
+        case .clear: engine.clear()
+        case .shuffle: engine.shuffle()
+        case .delete(let range):
+            guard range.lowerBound < engine.queue.count else { throw .badPosition }
+            engine.remove(ids: Set(engine.queue.items[range.clamped(to: 0..<engine.queue.count)].map(\.id)))
+        case .deleteItem(let item):
+            engine.remove(ids: [try Self.id(of: item, in: engine)])
+        case .move(let range, let to):
+            let count = engine.queue.count
+            guard range.lowerBound < count, range.upperBound <= count || range.upperBound == Int.max,
+                  to >= 0, to + min(range.upperBound, count) - range.lowerBound <= count else { throw .badPosition }
+            let ids = engine.queue.items[range.clamped(to: 0..<count)].map(\.id)
+            for (offset, id) in ids.enumerated() { engine.move(id: id, to: to + offset) }
+        case .moveItem(let item, let to):
+            let id = try Self.id(of: item, in: engine)
+            guard (0..<engine.queue.count).contains(to) else { throw .badPosition }
+            engine.move(id: id, to: to)
+        case .swap(let first, let second):
+            let items = engine.queue.items
+            let a = try Self.id(of: first, in: engine), b = try Self.id(of: second, in: engine)
+            guard let one = engine.queue.position(of: a), let other = engine.queue.position(of: b), one != other else { return }
+            let (low, high) = (min(one, other), max(one, other))
+            engine.move(id: items[high].id, to: low)
+            engine.move(id: items[low].id, to: high)
+        }
+    }
+
+    /// The id of a queue item named by position or id; the failure when there is none.
+    private static func id(of item: Item, in engine: PlayerEngine) throws(Failure) -> Int {
+        switch item {
+        case .position(let position):
+            guard engine.queue.items.indices.contains(position) else { throw .badPosition }
+            return engine.queue.items[position].id
+        case .id(let id):
+            guard engine.queue.item(id: id) != nil else { throw .noSuchItem }
+            return id
+        }
+    }
+}

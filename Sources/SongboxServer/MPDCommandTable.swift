@@ -1,0 +1,209 @@
+import SongboxAudio
+
+/// The protocol's commands, each once (as MPD's own `src/command/AllCommands.cxx`): its name,
+/// the permission it needs, how many arguments it takes, and the step that reads them into what
+/// it does. Lookup, `unknown command`, permission checks, argument counts, `commands` and
+/// `notcommands` all come from here, so they cannot drift apart. songbox's own commands (what
+/// `songbox play`, `songbox sleep` and `songbox plugin` send) are in it beside MPD's.
+public enum MPDCommandTable {
+    /// One command.
+    public struct Entry: Sendable {
+        public let name: String
+        /// What a client needs to run it; empty: nothing (`ping`, `password`, ...).
+        public let permission: MPDPermissions
+        /// How many arguments it takes; nil: not checked here (`close`).
+        public let arguments: ClosedRange<Int>?
+        /// Reads the arguments into the command; `.words` for one answered from its words.
+        let parse: @Sendable (Arguments) throws(MPDProtocol.Failure) -> MPDCommand
+
+        init(_ name: String, _ permission: MPDPermissions, _ arguments: ClosedRange<Int>?,
+             _ parse: @escaping @Sendable (Arguments) throws(MPDProtocol.Failure) -> MPDCommand = { _ in .words }) {
+            self.name = name
+            self.permission = permission
+            self.arguments = arguments
+            self.parse = parse
+        }
+
+        /// The arguments' count checked, with MPD's words for a wrong one.
+        func check(count: Int) throws(MPDProtocol.Failure) {
+            guard let arguments, !arguments.contains(count) else { return }
+            let quoted = "\"\(name)\""
+            if arguments.count == 1 { throw MPDProtocol.Failure(.argument, "wrong number of arguments for \(quoted)") }
+            if count < arguments.lowerBound { throw MPDProtocol.Failure(.argument, "too few arguments for \(quoted)") }
+            throw MPDProtocol.Failure(.argument, "too many arguments for \(quoted)")
+        }
+    }
+
+    /// Any number of arguments from `n`.
+    private static func from(_ n: Int) -> ClosedRange<Int> { n...Int.max }
+
+    /// Sorted by name, as MPD lists them. Permissions are MPD's (checked against Debian's MPD in
+    /// MPDServerTests); songbox's own take the nearest of MPD's.
+    public static let entries: [Entry] = [
+        Entry("add", .add, 1...2),
+        Entry("addid", .add, 1...2),
+        Entry("albumart", .read, 2...2),
+        Entry("binarylimit", [], 1...1),
+        Entry("channels", .read, 0...0),
+        Entry("clear", .player, 0...0) { _ in .player(.clear) },
+        Entry("clearerror", .player, 0...0) { _ in .player(.clearError) },
+        Entry("close", [], nil),
+        Entry("commands", [], 0...0),
+        Entry("consume", .player, 1...1) { args throws(MPDProtocol.Failure) in .player(.mode(.consume, try args.toggle(0))) },
+        Entry("count", .read, from(1)),
+        Entry("crossfade", .player, 1...1) { args throws(MPDProtocol.Failure) in _ = try args.integer(0); return .ignored },
+        Entry("currentsong", .read, 0...0),
+        Entry("decoders", .read, 0...0),
+        Entry("delete", .player, 1...1) { args throws(MPDProtocol.Failure) in .player(.delete(try args.range(0))) },
+        Entry("deleteid", .player, 1...1) { args throws(MPDProtocol.Failure) in .player(.deleteItem(.id(try args.integer(0)))) },
+        Entry("disableoutput", .admin, 1...1),
+        Entry("enableoutput", .admin, 1...1),
+        Entry("find", .read, from(1)),
+        Entry("findadd", .add, from(1)),
+        Entry("getvol", .read, 0...0),
+        Entry("idle", .read, from(0)),
+        Entry("list", .read, from(1)),
+        Entry("listall", .read, 0...1),
+        Entry("listallinfo", .read, 0...1),
+        Entry("listfiles", .read, 0...1),
+        Entry("listpartitions", .read, 0...0),
+        Entry("listplaylist", .read, 1...2),
+        Entry("listplaylistinfo", .read, 1...2),
+        Entry("listplaylists", .read, 0...0),
+        Entry("load", .add, 1...3),
+        Entry("lsinfo", .read, 0...1),
+        Entry("mixrampdb", .player, 1...1) { _ in .ignored },
+        Entry("mixrampdelay", .player, 1...1) { _ in .ignored },
+        Entry("move", .player, 2...2) { args throws(MPDProtocol.Failure) in .player(.move(try args.range(0), to: try args.integer(1))) },
+        Entry("moveid", .player, 2...2) { args throws(MPDProtocol.Failure) in
+            .player(.moveItem(.id(try args.integer(0)), to: try args.integer(1)))
+        },
+        Entry("next", .player, 0...0) { _ in .player(.next) },
+        Entry("notcommands", [], 0...0),
+        Entry("outputs", .read, 0...0),
+        Entry("partition", .read, 1...1),
+        Entry("password", [], 1...1),
+        Entry("pause", .player, 0...1) { args throws(MPDProtocol.Failure) in
+            .player(.pause(args.values.isEmpty ? nil : try args.boolean(0)))
+        },
+        Entry("ping", [], 0...0) { _ in .ignored },
+        Entry("play", .player, 0...1) { args throws(MPDProtocol.Failure) in .player(.play(try args.optionalInteger(0).map { .position($0) })) },
+        Entry("playid", .player, 0...1) { args throws(MPDProtocol.Failure) in .player(.play(try args.optionalInteger(0).map { .id($0) })) },
+        Entry("playlistadd", .control, 2...3),
+        Entry("playlistclear", .control, 1...1),
+        Entry("playlistdelete", .control, 2...2),
+        Entry("playlistfind", .read, from(1)),
+        Entry("playlistid", .read, 0...1),
+        Entry("playlistinfo", .read, 0...1),
+        Entry("playlistmove", .control, 3...3),
+        Entry("playlistsearch", .read, from(1)),
+        Entry("plchanges", .read, 1...2),
+        Entry("plchangesposid", .read, 1...2),
+        Entry("plugindisable", .admin, 1...1),
+        Entry("pluginenable", .admin, 1...1),
+        Entry("pluginreload", .admin, 0...1),
+        Entry("plugins", .read, 0...0),
+        Entry("previous", .player, 0...0) { _ in .player(.previous) },
+        Entry("prio", .player, from(2)) { _ in .ignored },
+        Entry("prioid", .player, from(2)) { _ in .ignored },
+        Entry("queryplay", .add, from(0)),
+        Entry("random", .player, 1...1) { args throws(MPDProtocol.Failure) in .player(.mode(.random, try args.boolean(0) ? .on : .off)) },
+        Entry("rangeid", .add, 2...2) { _ in .ignored },
+        Entry("readcomments", .read, 1...1),
+        Entry("readmessages", .read, 0...0),
+        Entry("readpicture", .read, 2...2),
+        Entry("rename", .control, 2...2),
+        Entry("repeat", .player, 1...1) { args throws(MPDProtocol.Failure) in .player(.mode(.repeat, try args.boolean(0) ? .on : .off)) },
+        Entry("replay_gain_mode", .player, 1...1) { args throws(MPDProtocol.Failure) in
+            guard let mode = ReplayGainMode(rawValue: try args.string(0)) else {
+                throw MPDProtocol.Failure(.argument, "Unrecognized replay gain mode")
+            }
+            return .player(.replayGain(mode))
+        },
+        Entry("replay_gain_status", .read, 0...0),
+        Entry("rescan", .control, 0...1),
+        Entry("rm", .control, 1...1),
+        Entry("save", .control, 1...2),
+        Entry("scriptplaylist", .read, 1...1),
+        Entry("search", .read, from(1)),
+        Entry("searchadd", .add, from(1)),
+        Entry("searchaddpl", .control, from(2)),
+        Entry("seek", .player, 2...2) { args throws(MPDProtocol.Failure) in
+            .player(.seek(.position(try args.integer(0)), seconds: try args.seconds(1)))
+        },
+        Entry("seekcur", .player, 1...1) { args throws(MPDProtocol.Failure) in
+            let text = try args.string(0)
+            guard let value = Double(text), value.isFinite, abs(value) < 1e7 else {
+                throw MPDProtocol.Failure(.argument, "Float expected: \(text)")
+            }
+            return .player(.seekCurrent(value, relative: text.hasPrefix("+") || text.hasPrefix("-")))
+        },
+        Entry("seekid", .player, 2...2) { args throws(MPDProtocol.Failure) in
+            .player(.seek(.id(try args.integer(0)), seconds: try args.seconds(1)))
+        },
+        Entry("sendmessage", .control, 2...2),
+        Entry("setvol", .player, 1...1) { args throws(MPDProtocol.Failure) in
+            let volume = try args.integer(0)
+            // MPD reads it unsigned: -1 is too large too.
+            guard PlayerEngine.volumeRange.contains(Double(volume)) else { throw MPDProtocol.Failure(.argument, "Number too large: \(volume)") }
+            return .player(.setVolume(Double(volume)))
+        },
+        Entry("shuffle", .player, 0...1) { _ in .player(.shuffle) },
+        Entry("single", .player, 1...1) { args throws(MPDProtocol.Failure) in
+            guard let toggle = PlaybackModes.Toggle(mpd: try args.string(0)) else {
+                throw MPDProtocol.Failure(.argument, "Unrecognized single mode, expected 0, 1, or oneshot")
+            }
+            return .player(.mode(.single, toggle))
+        },
+        // songbox's own: the sleep timer (`songbox sleep`), one reading of it for every surface.
+        Entry("sleep", .player, 1...1) { args throws(MPDProtocol.Failure) in
+            guard let setting = SleepTimer.Setting(parsing: try args.string(0)) else {
+                throw MPDProtocol.Failure(.argument, "sleep takes minutes (up to a year), track, queue or off")
+            }
+            return .player(.sleep(setting.timer))
+        },
+        Entry("stats", .read, 0...0),
+        Entry("status", .read, 0...0),
+        Entry("sticker", .admin, from(3)),
+        Entry("stop", .player, 0...0) { _ in .player(.stop) },
+        Entry("subscribe", .read, 1...1),
+        Entry("swap", .player, 2...2) { args throws(MPDProtocol.Failure) in
+            .player(.swap(.position(try args.integer(0)), .position(try args.integer(1))))
+        },
+        Entry("swapid", .player, 2...2) { args throws(MPDProtocol.Failure) in
+            .player(.swap(.id(try args.integer(0)), .id(try args.integer(1))))
+        },
+        Entry("tagtypes", [], from(0)),
+        Entry("toggleoutput", .admin, 1...1),
+        Entry("unsubscribe", .read, 1...1),
+        Entry("update", .control, 0...1),
+        Entry("urlhandlers", .read, 0...0),
+        Entry("volume", .player, 1...1) { args throws(MPDProtocol.Failure) in
+            let change = try args.integer(0)
+            // MPD's words for either side.
+            guard (-100...100).contains(change) else { throw MPDProtocol.Failure(.argument, "Number too large: \(change)") }
+            return .player(.changeVolume(Double(change)))
+        },
+    ]
+
+    private static let byName = Dictionary(uniqueKeysWithValues: entries.map { ($0.name, $0) })
+
+    /// The command named `name`, or MPD's `unknown command` failure.
+    public static func entry(_ name: String) throws(MPDProtocol.Failure) -> Entry {
+        guard let entry = byName[name] else { throw MPDProtocol.Failure(.unknown, "unknown command \"\(name)\"") }
+        return entry
+    }
+
+    /// The permission `name` needs; nil for a name that is no command (nothing to refuse).
+    public static func permission(of name: String) -> MPDPermissions? { byName[name]?.permission }
+}
+
+/// A command read from its arguments: what it does, checked and typed, before it runs.
+enum MPDCommand: Sendable {
+    /// A command not read into a type yet: `MPDCommands.handle` answers it from its words.
+    case words
+    /// Accepted and changes nothing (songbox plays gapless, does not weigh priorities).
+    case ignored
+    /// A command to the player, run by the engine as Lua's `songbox.player` runs it.
+    case player(PlayerCommand)
+}
