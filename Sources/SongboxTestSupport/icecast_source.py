@@ -44,10 +44,10 @@ def commands():
 
 def connect():
     """The source connection, once Icecast takes it (a server that has only just started may
-    reset the first ones)."""
+    reset or refuse the first ones: on a loaded machine for several seconds)."""
     token = base64.b64encode(f"source:{password}".encode()).decode()
     answer = b""
-    for _ in range(20):
+    for _ in range(80):
         try:
             connection = socket.create_connection(("127.0.0.1", int(port)))
             connection.sendall((f"PUT {mount} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Basic {token}\r\n"

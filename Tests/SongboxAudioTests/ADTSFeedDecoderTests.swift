@@ -14,22 +14,7 @@ import SongboxTestSupport
     }
 
     static func decode(_ bytes: [UInt8], piece: Int, rate: Int) throws -> [Int16] {
-        let decoder = try ADTSFeedDecoder(source: "test", rate: rate)
-        var pcm: [Int16] = [], buffer = [Int16](repeating: 0, count: 4096 * 2)
-        func drain() throws -> FeedDecoder.Result {
-            while true {
-                let result = try buffer.withUnsafeMutableBufferPointer { try decoder.read(into: $0) }
-                guard case .frames(let frames) = result else { return result }
-                pcm += buffer[0..<(frames * 2)]
-            }
-        }
-        for start in stride(from: 0, to: bytes.count, by: piece) {
-            try bytes[start..<min(start + piece, bytes.count)].withUnsafeBytes { try decoder.feed($0) }
-            _ = try drain()
-        }
-        decoder.finish()
-        #expect(try drain() == .ended)
-        return pcm
+        try feedInPieces(try ADTSFeedDecoder(source: "test", rate: rate), bytes, piece: piece).pcm
     }
 
     /// The sweep as ADTS (ffmpeg's AAC encoder), and the same frames in an MP4 (no edit list:

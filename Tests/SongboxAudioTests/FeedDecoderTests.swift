@@ -10,20 +10,7 @@ import SongboxTestSupport
     /// Feeds `bytes` in pieces of `piece`, reading what each makes, then finishes.
     static func decode(_ bytes: [UInt8], piece: Int, rate: Int? = nil) throws -> (pcm: [Int16], decoder: FeedDecoder, starved: Int) {
         let decoder = try FeedDecoder(source: "test", rate: rate)
-        var pcm: [Int16] = [], buffer = [Int16](repeating: 0, count: 4096 * 2), starved = 0
-        func drain() throws -> FeedDecoder.Result {
-            while true {
-                let result = try buffer.withUnsafeMutableBufferPointer { try decoder.read(into: $0) }
-                guard case .frames(let frames) = result else { return result }
-                pcm += buffer[0..<(frames * 2)]
-            }
-        }
-        for start in stride(from: 0, to: bytes.count, by: piece) {
-            try bytes[start..<min(start + piece, bytes.count)].withUnsafeBytes { try decoder.feed($0) }
-            if try drain() == .needsMore { starved += 1 }
-        }
-        decoder.finish()
-        #expect(try drain() == .ended)
+        let (pcm, _, starved) = try feedInPieces(decoder, bytes, piece: piece)
         return (pcm, decoder, starved)
     }
 

@@ -15,26 +15,8 @@ import SongboxTestSupport
         folder = try Fixtures.temporaryDirectory()
     }
 
-    /// Feeds `bytes` in pieces of `piece`, reading what each makes, then finishes.
     static func decode(_ bytes: [UInt8], piece: Int, rate: Int) throws -> (pcm: [Int16], titles: [String], starved: Int) {
-        let decoder = try OggFeedDecoder(source: "test", rate: rate)
-        var pcm: [Int16] = [], titles: [String] = [], buffer = [Int16](repeating: 0, count: 4096 * 2), starved = 0
-        func drain() throws -> FeedDecoder.Result {
-            while true {
-                let result = try buffer.withUnsafeMutableBufferPointer { try decoder.read(into: $0) }
-                if let title = decoder.takeTitle() { titles.append(title) }
-                guard case .frames(let frames) = result else { return result }
-                pcm += buffer[0..<(frames * 2)]
-            }
-        }
-        for start in stride(from: 0, to: bytes.count, by: piece) {
-            try bytes[start..<min(start + piece, bytes.count)].withUnsafeBytes { try decoder.feed($0) }
-            if try drain() == .needsMore { starved += 1 }
-        }
-        decoder.finish()
-        #expect(try drain() == .ended)
-        #expect(decoder.position * 2 == pcm.count)
-        return (pcm, titles, starved)
+        try feedInPieces(try OggFeedDecoder(source: "test", rate: rate), bytes, piece: piece)
     }
 
     /// A Vorbis or Opus file of the sweep, tagged.

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 @testable import SongboxAudio
 
 /// Everything `decoder` gives from its position, read `chunk` frames at a time.
@@ -31,4 +32,26 @@ func decodeAll(_ decoder: any TrackDecoder, chunk: Int = 1000) throws -> [Int16]
         pcm += buffer[0..<(frames * AudioFormat.channels)]
     }
     return pcm
+}
+
+/// Feeds `bytes` to a decoder of network bytes in pieces of `piece`, reading what each piece
+/// makes, then finishes it: the PCM, the titles the stream said, and how often it asked for more.
+func feedInPieces(_ decoder: any FedDecoder, _ bytes: [UInt8], piece: Int) throws -> (pcm: [Int16], titles: [String], starved: Int) {
+    var pcm: [Int16] = [], titles: [String] = [], buffer = [Int16](repeating: 0, count: 4096 * 2), starved = 0
+    func drain() throws -> FeedDecoder.Result {
+        while true {
+            let result = try buffer.withUnsafeMutableBufferPointer { try decoder.read(into: $0) }
+            if let title = decoder.takeTitle() { titles.append(title) }
+            guard case .frames(let frames) = result else { return result }
+            pcm += buffer[0..<(frames * 2)]
+        }
+    }
+    for start in stride(from: 0, to: bytes.count, by: piece) {
+        try bytes[start..<min(start + piece, bytes.count)].withUnsafeBytes { try decoder.feed($0) }
+        if try drain() == .needsMore { starved += 1 }
+    }
+    decoder.finish()
+    #expect(try drain() == .ended)
+    #expect(decoder.position * 2 == pcm.count)
+    return (pcm, titles, starved)
 }

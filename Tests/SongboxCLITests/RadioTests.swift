@@ -26,6 +26,27 @@ import Testing
         return (daemon, port)
     }
 
+    /// A daemon whose plugin prints each stream title it hears ("title: TITLE / STATION"),
+    /// playing `url`.
+    func playStation(_ url: String) throws -> (daemon: DaemonProcess, port: Int) {
+        let plugins = folder + "/plugins"
+        try FileManager.default.createDirectory(atPath: plugins, withIntermediateDirectories: true)
+        try """
+            songbox.on("stream_title", function(e) print("title: " .. e.title .. " / " .. (e.station or "?")) end)
+            """.write(toFile: plugins + "/titles.lua", atomically: true, encoding: .utf8)
+        let (daemon, port) = try daemon(plugins: plugins)
+        #expect(try mpc(port, ["add", url]).status == 0)
+        #expect(try mpc(port, ["play"]).status == 0)
+        return (daemon, port)
+    }
+
+    /// The daemon plays, with no error said in `status` or the log.
+    func expectPlaying(_ daemon: DaemonProcess, _ port: Int) throws {
+        let status = try mpc(port, ["status"])
+        #expect(status.stdout.contains("[playing]") && !status.stdout.contains("ERROR"), "\(status.stdout)")
+        #expect(!daemon.errors.contains("cannot play"), "\(daemon.errors)")
+    }
+
     /// nginx serving a tone of `seconds` as /files/tone.mp3, and its web folder.
     func nginx(toneSeconds seconds: Double) throws -> (server: NginxServer, root: String) {
         let serverFolder = folder + "/nginx"
@@ -117,25 +138,14 @@ import Testing
                                         contentType: "application/ogg")
         defer { source.stop() }
 
-        let plugins = folder + "/plugins"
-        try FileManager.default.createDirectory(atPath: plugins, withIntermediateDirectories: true)
-        try """
-            songbox.on("stream_title", function(e) print("title: " .. e.title .. " / " .. (e.station or "?")) end)
-            """.write(toFile: plugins + "/titles.lua", atomically: true, encoding: .utf8)
-        let (daemon, port) = try daemon(plugins: plugins)
+        let (daemon, port) = try playStation(icecast.url("/radio.\(encoding.suffix)"))
         defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
-        let url = icecast.url("/radio.\(encoding.suffix)")
-        #expect(try mpc(port, ["add", url]).status == 0)
-        #expect(try mpc(port, ["play"]).status == 0)
         try daemon.waitForOutput("title: Songbox Choir - First Light / Songbox Test Radio")
         try daemon.waitForOutput("title: שיר הערב / Songbox Test Radio")
         // The station loops: whichever song plays now, mpc shows its title and the station.
         let current = try mpc(port, ["-f", "%title% ; %name%", "current"]).stdout
         #expect(["Songbox Choir - First Light ; Songbox Test Radio\n", "שיר הערב ; Songbox Test Radio\n"].contains(current), "\(current)")
-        let status = try mpc(port, ["status"])
-        #expect(status.stdout.contains("[playing]"), "\(status.stdout)")
-        #expect(!status.stdout.contains("ERROR"), "\(status.stdout)")
-        #expect(!daemon.errors.contains("cannot play"), "\(daemon.errors)")
+        try expectPlaying(daemon, port)
     }
 
     /// An AAC station (ADTS frames, as most AAC and AAC+ stations send) plays with its ICY
@@ -152,23 +162,12 @@ import Testing
         defer { source.stop() }
         try source.setTitle("Morning Show")
 
-        let plugins = folder + "/plugins"
-        try FileManager.default.createDirectory(atPath: plugins, withIntermediateDirectories: true)
-        try """
-            songbox.on("stream_title", function(e) print("title: " .. e.title .. " / " .. (e.station or "?")) end)
-            """.write(toFile: plugins + "/titles.lua", atomically: true, encoding: .utf8)
-        let (daemon, port) = try daemon(plugins: plugins)
+        let (daemon, port) = try playStation(icecast.url("/radio.aac"))
         defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
-        let url = icecast.url("/radio.aac")
-        #expect(try mpc(port, ["add", url]).status == 0)
-        #expect(try mpc(port, ["play"]).status == 0)
         try daemon.waitForOutput("title: Morning Show / Songbox Test Radio")
         try source.setTitle("Evening News")
         try daemon.waitForOutput("title: Evening News / Songbox Test Radio")
-        let status = try mpc(port, ["status"])
-        #expect(status.stdout.contains("[playing]") && !status.stdout.contains("ERROR"), "\(status.stdout)")
-
-        #expect(!daemon.errors.contains("cannot play"), "\(daemon.errors)")
+        try expectPlaying(daemon, port)
     }
 
     /// A remote Ogg Vorbis file plays as the same file here does, sample for sample.
