@@ -107,7 +107,9 @@ final class OpusFrames: FrameSource {
             // Each link of a chained file has its own channels.
             let channels = Int(op_channel_count(file, link))
             if mix.channels != channels { mix = StereoMix.vorbis(channels: channels) }
-            mixed = [Float](repeating: 0, count: Int(got) * 2)
+            // The same storage each packet: no allocation on the audio thread once it has grown.
+            mixed.removeAll(keepingCapacity: true)
+            mixed.append(contentsOf: repeatElement(0, count: Int(got) * 2))
             channelSamples.withUnsafeBufferPointer { samples in
                 mixed.withUnsafeMutableBufferPointer { mixed in
                     mix.mix(frames: Int(got), into: mixed.baseAddress!) { channel, frame in samples[frame * channels + channel] * 32768 }
