@@ -53,8 +53,8 @@ public final class HTTPAudioSource: Sendable {
     public static let retryWaits: [Duration] = [.milliseconds(250), .seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(15), .seconds(30)]
 
     let url: String
-    private let network: NetworkTracks
-    private let retryWaits: [Duration]
+    let network: NetworkTracks
+    let retryWaits: [Duration]
     private let shared = Mutex(Shared())
 
     private struct Shared {
@@ -154,6 +154,8 @@ public final class HTTPAudioSource: Sendable {
         case dropped(String)
         /// The answer was a playlist (a radio station's link) listing these streams.
         case playlist([PlaylistStream])
+        /// The answer was an HLS playlist, at this URL: the stream comes in pieces.
+        case hls(HLSPlaylist, at: String)
     }
 
     private func fetch(from start: Int, generation: Int) async {
@@ -178,6 +180,14 @@ public final class HTTPAudioSource: Sendable {
                     return finish(.failed("a playlist with no http:// or https:// stream in it"), generation: generation)
                 }
                 streams = listed
+            } catch Stop.hls(let playlist, let address) {
+                do {
+                    try await playHLS(playlist, at: address, listedAs: streams[0], generation: generation)
+                    finish(.ended, generation: generation)
+                } catch {
+                    if !Task.isCancelled { finish(.failed(Self.describe(error)), generation: generation) }
+                }
+                return
             } catch {
                 if Task.isCancelled { return }
                 // A station lists its streams in order of preference: one that has not
@@ -205,12 +215,12 @@ public final class HTTPAudioSource: Sendable {
         let resuming = head.map { !$0.live } ?? true
         var headers = [("Icy-MetaData", "1")]
         if offset > 0, resuming { headers.append(("Range", "bytes=\(offset)-")) }
-        let response: HTTPClientResponse
+        let fetched: Fetch
         do {
-            response = try await network.get(stream.url, headers: headers, deadline: .distantFuture, origin: stream.listedBy).response
+            fetched = try await network.get(stream.url, headers: headers, deadline: .distantFuture, origin: stream.listedBy)
         } catch let icy as Fetch.AnsweredICY {
             return try await ShoutcastV1.fetch(icy.url, authorization: icy.authorization) { head, next in
-                try await receive(head, next, of: stream, from: &offset, generation: generation)
+                try await receive(head, next, of: stream, at: icy.url.absoluteString, from: &offset, generation: generation)
             }
         } catch let stop as Stop {
             throw stop
@@ -219,15 +229,17 @@ public final class HTTPAudioSource: Sendable {
             // the queue through every wait). One that answered before is waited for.
             throw Self.permanent(error) || head == nil ? Stop.failed(Self.describe(error)) : Stop.dropped(Self.describe(error))
         }
+        let response = fetched.response
         var body = response.body.makeAsyncIterator()
         let head = ResponseHead(code: Int(response.status.code), reason: response.status.reasonPhrase) { response.headers.first(name: $0) }
-        try await receive(head, { try await body.next() }, of: stream, from: &offset, generation: generation)
+        try await receive(head, { try await body.next() }, of: stream, at: fetched.url, from: &offset, generation: generation)
     }
 
-    /// Takes an answer: its head checked (an error, something that is not audio) and its facts
-    /// kept, then its body into the buffer, the ICY metadata taken out.
+    /// Takes an answer (from `address`, where redirects led): its head checked (an error,
+    /// something that is not audio) and its facts kept, then its body into the buffer, the ICY
+    /// metadata taken out.
     private func receive(_ response: ResponseHead, _ next: () async throws -> ByteBuffer?, of stream: PlaylistStream,
-                         from offset: inout Int, generation: Int) async throws {
+                         at address: String, from offset: inout Int, generation: Int) async throws {
         guard (200..<300).contains(response.code) else {
             let said = "the server answered \(response.code) \(response.reason)"
             // A server's own trouble may pass, and so may a refusal of what was there a moment
@@ -236,7 +248,10 @@ public final class HTTPAudioSource: Sendable {
         }
         let type = response.header("content-type")
         if head == nil, PlaylistStream.isPlaylist(type: type, url: stream.url) {
-            throw Stop.playlist(try await PlaylistStream.read(next, listedAt: stream.url))
+            switch try await PlaylistStream.read(next, listedAt: address) {
+            case .streams(let listed): throw Stop.playlist(listed)
+            case .hls(let playlist): throw Stop.hls(playlist, at: address)
+            }
         }
         if let type, !Self.mayBeAudio(type) {
             throw Stop.failed("not audio: the server sent \(type)")
@@ -246,14 +261,10 @@ public final class HTTPAudioSource: Sendable {
         let metaInterval = response.header("icy-metaint").flatMap { Int($0) }
         if head == nil {
             let station = response.header("icy-name").map { $0.trimmingCharacters(in: .whitespaces) }
-            let found = Head(length: told, ranges: response.header("accept-ranges") == "bytes",
-                             station: station?.isEmpty == false ? station : stream.name,
-                             live: told == nil || metaInterval != nil, listedName: stream.name, type: type?.lowercased())
-            shared.withLock { state in
-                guard state.generation == generation else { return }
-                state.head = found
-                state.stream = stream
-            }
+            answered(Head(length: told, ranges: response.header("accept-ranges") == "bytes",
+                          station: station?.isEmpty == false ? station : stream.name,
+                          live: told == nil || metaInterval != nil, listedName: stream.name, type: type?.lowercased()),
+                     by: stream, generation: generation)
         }
         let live = head?.live ?? false
         // A server that ignored the range sends the file from its start: skip what was had.
@@ -277,9 +288,19 @@ public final class HTTPAudioSource: Sendable {
         }
     }
 
+    /// What the stream that answered with audio said of it: kept for the player and for
+    /// reconnections.
+    func answered(_ found: Head, by stream: PlaylistStream, generation: Int) {
+        shared.withLock { state in
+            guard state.generation == generation else { return }
+            state.head = found
+            state.stream = stream
+        }
+    }
+
     /// Adds bytes for `take`, first waiting until the buffer has room. False when this fetch
     /// was replaced or closed.
-    private func add(_ bytes: [UInt8], titles: [String], generation: Int) async throws -> Bool {
+    func add(_ bytes: [UInt8], titles: [String], generation: Int) async throws -> Bool {
         while true {
             let full: Bool? = shared.withLock { state in
                 guard state.generation == generation else { return nil }

@@ -14,8 +14,9 @@ struct PlaylistStream: Sendable, Equatable {
     /// The playlist that lists it; nil for the URL itself.
     var listedBy: String?
 
-    /// The most a playlist may hold: a station's lists a few lines.
-    static let largest = 64 << 10
+    /// The most a playlist may hold: a station's lists a few lines, an HLS recording's a few
+    /// thousand.
+    static let largest = HLSPlaylist.largest
 
     /// Media types of PLS and M3U playlists.
     static let playlistTypes: Set<String> = [
@@ -36,9 +37,17 @@ struct PlaylistStream: Sendable, Equatable {
         type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
     }
 
-    /// Reads a playlist's body and gives the http(s) streams it lists, relative ones resolved
-    /// against `address`.
-    static func read(_ next: () async throws -> ByteBuffer?, listedAt address: String) async throws -> [PlaylistStream] {
+    /// What a playlist on the network is.
+    enum Listing {
+        /// Streams to try in turn.
+        case streams([PlaylistStream])
+        /// Pieces of one stream (HLS).
+        case hls(HLSPlaylist)
+    }
+
+    /// Reads a playlist's body: the http(s) streams it lists, relative ones resolved against
+    /// `address`, or the HLS playlist it is.
+    static func read(_ next: () async throws -> ByteBuffer?, listedAt address: String) async throws -> Listing {
         var body: [UInt8] = []
         while let chunk = try await next() {
             body += chunk.readableBytesView
@@ -46,14 +55,12 @@ struct PlaylistStream: Sendable, Equatable {
                 throw HTTPAudioSource.Stop.failed("a playlist larger than \(largest >> 10) KiB")
             }
         }
-        return try streams(in: Data(body), listedAt: address)
+        let text = String(decoding: body, as: UTF8.self)
+        if HLSPlaylist.isHLS(text) { return .hls(try HLSPlaylist.parse(text, at: address)) }
+        return .streams(streams(in: Data(body), listedAt: address))
     }
 
-    static func streams(in body: Data, listedAt address: String) throws(HTTPAudioSource.Stop) -> [PlaylistStream] {
-        // HLS lists pieces of one stream, not streams: not something songbox plays.
-        if String(decoding: body, as: UTF8.self).contains("#EXT-X-") {
-            throw .failed("an HLS stream (audio sent in pieces), which songbox does not play")
-        }
+    static func streams(in body: Data, listedAt address: String) -> [PlaylistStream] {
         let base = URL(string: address)
         return PlaylistText.entries(body).compactMap { entry in
             guard let url = URL(string: entry.location, relativeTo: base)?.absoluteString, TrackLocation.isURL(url) else { return nil }
@@ -65,7 +72,8 @@ struct PlaylistStream: Sendable, Equatable {
 
 extension NetworkTracks {
     /// The streams a playlist on the network lists (`.pls`, `.m3u`; MPD's `load URL`), in its
-    /// order. An answer that is not a playlist, or none, is a `DownloadError` in words.
+    /// order; an HLS playlist is one stream, its own URL. An answer that is not a playlist, or
+    /// none, is a `DownloadError` in words.
     public func playlist(at url: String) async throws(DownloadError) -> [String] {
         let failed = { (message: String) in DownloadError(url: url, message: message) }
         do {
@@ -77,7 +85,10 @@ extension NetworkTracks {
             let type = response.headers.first(name: "content-type")
             guard PlaylistStream.isPlaylist(type: type, url: url) else { throw failed("not a playlist: the server sent \(type ?? "no type")") }
             var body = response.body.makeAsyncIterator()
-            return try await PlaylistStream.read({ try await body.next() }, listedAt: fetched.url).map(\.url)
+            switch try await PlaylistStream.read({ try await body.next() }, listedAt: fetched.url) {
+            case .streams(let streams): return streams.map(\.url)
+            case .hls: return [url]  // one stream, in pieces
+            }
         } catch let error as DownloadError {
             throw error
         } catch HTTPAudioSource.Stop.failed(let message) {

@@ -186,6 +186,24 @@ import Testing
         #expect(heard == expected, "\(heard.count / 2) frames against \(expected.count / 2)")
     }
 
+    /// An HLS station (ffmpeg's HLS muxer: MPEG-TS pieces of AAC) played with `songbox play`
+    /// in the foreground sounds as its AAC frames sent whole do.
+    @Test func anHLSStationPlaysInTheForegroundAsItsFramesDo() throws {
+        let (nginx, root) = try nginx(toneSeconds: 1)
+        let wav = try AudioFixtures.signal(folder + "/sweep.wav", frames: 4 * 44_100)
+        try FileManager.default.createDirectory(atPath: root + "/hls", withIntermediateDirectories: true)
+        try AudioFixtures.run("ffmpeg", ["-v", "error", "-y", "-i", wav, "-c:a", "aac", "-b:a", "96k", "-f", "adts", root + "/sweep.aac"])
+        try AudioFixtures.run("ffmpeg", ["-v", "error", "-y", "-i", root + "/sweep.aac", "-c", "copy", "-f", "hls", "-hls_time", "1",
+                                         "-hls_playlist_type", "vod", "-hls_segment_filename", root + "/hls/piece%02d.ts", root + "/hls/station.m3u8"])
+        let station = folder + "/station.wav", whole = folder + "/whole.wav"
+        let played = try songbox.run(["play", nginx.url("/files/hls/station.m3u8"), "--output", "wav:" + station])
+        #expect(played.status == 0, "\(played.stderr)")
+        #expect(try songbox.run(["play", nginx.url("/files/sweep.aac"), "--output", "wav:" + whole]).status == 0)
+        let (heard, expected) = (try AudioFixtures.pcm(ofWAV: station), try AudioFixtures.pcm(ofWAV: whole))
+        #expect(expected.count >= 4 * 44_100 * 2)
+        #expect(difference(heard, expected) == nil)
+    }
+
     /// A station linked by a `.pls` whose stream says no title of its own is shown with the
     /// playlist's `Title1=`, as MPD shows it: `currentsong` had no title at all (issue 25).
     @Test func aStationsPlaylistTitleIsWhatMPDClientsSee() throws {
