@@ -16,10 +16,27 @@ public final class FLACDecoder: FileDecoder {
     }
 }
 
-/// One libFLAC stream decoder and the file it reads, and the frame it decoded last, mixed to
+/// Where libFLAC's bytes come from: a file, or the bytes of a stream fed so far.
+protocol FLACInput: AnyObject {
+    var path: String { get }
+    /// Up to `count` bytes; 0 at the end (of the bytes at hand), -1 on an error.
+    func read(into buffer: UnsafeMutableRawPointer, count: Int) -> Int
+    /// Moves as lseek does; the new offset, or -1 when it cannot.
+    func seek(_ offset: Int, whence: Int32) -> Int
+    /// The offset, or -1 when unknown.
+    var offset: Int { get }
+    /// The size, when known.
+    var length: Int? { get }
+}
+
+extension AudioFileBytes: FLACInput {
+    var length: Int? { size }
+}
+
+/// One libFLAC stream decoder and the bytes it reads, and the frame it decoded last, mixed to
 /// stereo, waiting to be read.
 final class FLACFrames: FrameSource {
-    private let bytes: AudioFileBytes
+    private let bytes: any FLACInput
     private let decoder: UnsafeMutablePointer<FLAC__StreamDecoder>
     private(set) var format = SourceFormat(sampleRate: 0, channels: 0, bitsPerSample: 0)
     /// STREAMINFO's total samples; nil when it says 0 (unknown: a stream encoded as it came).
@@ -38,7 +55,7 @@ final class FLACFrames: FrameSource {
     private var lastError: String?
     private var mixes: [Int: StereoMix] = [:]
 
-    init(bytes: AudioFileBytes, ogg: Bool) throws(DecodeError) {
+    init(bytes: any FLACInput, ogg: Bool) throws(DecodeError) {
         self.bytes = bytes
         guard let decoder = FLAC__stream_decoder_new() else {
             throw DecodeError(path: bytes.path, message: "libFLAC could not create a decoder")
@@ -68,17 +85,33 @@ final class FLACFrames: FrameSource {
     func read(into destination: UnsafeMutablePointer<Float>, frames: Int) throws(DecodeError) -> Int {
         while pendingStart == pendingEnd {
             if ended { return 0 }
-            let going = FLAC__stream_decoder_process_single(decoder) != 0
-            let state = FLAC__stream_decoder_get_state(decoder)
-            guard going, state == FLAC__STREAM_DECODER_SEARCH_FOR_FRAME_SYNC || state == FLAC__STREAM_DECODER_READ_FRAME else {
-                ended = true
-                if state != FLAC__STREAM_DECODER_END_OF_STREAM || (decoded == 0 && lastError != nil) {
-                    let reason = lastError ?? "libFLAC stopped (state \(state.rawValue))"
-                    if decoded == 0 { throw DecodeError(path: path, message: "no FLAC audio could be decoded: \(reason)") }
-                }
-                continue
-            }
+            try decodeNext()
         }
+        return takePending(into: destination, frames: frames)
+    }
+
+    /// Frames decoded and not yet taken.
+    var pendingFrames: Int { pendingEnd - pendingStart }
+    /// Whether libFLAC reached the end of the bytes (or gave up on them).
+    var atEnd: Bool { ended }
+
+    /// Decodes what comes next (a frame into `pending`, or bytes that are not one); at the end
+    /// of the bytes `atEnd` turns true.
+    func decodeNext() throws(DecodeError) {
+        let going = FLAC__stream_decoder_process_single(decoder) != 0
+        let state = FLAC__stream_decoder_get_state(decoder)
+        guard going, state == FLAC__STREAM_DECODER_SEARCH_FOR_FRAME_SYNC || state == FLAC__STREAM_DECODER_READ_FRAME else {
+            ended = true
+            if state != FLAC__STREAM_DECODER_END_OF_STREAM || (decoded == 0 && lastError != nil) {
+                let reason = lastError ?? "libFLAC stopped (state \(state.rawValue))"
+                if decoded == 0 { throw DecodeError(path: path, message: "no FLAC audio could be decoded: \(reason)") }
+            }
+            return
+        }
+    }
+
+    /// Up to `frames` of the pending frame, as interleaved stereo.
+    func takePending(into destination: UnsafeMutablePointer<Float>, frames: Int) -> Int {
         let count = min(frames, pendingEnd - pendingStart)
         pending.withUnsafeBufferPointer { pending in
             destination.update(from: pending.baseAddress! + pendingStart * 2, count: count * 2)
@@ -171,13 +204,15 @@ final class FLACFrames: FrameSource {
     }
 
     private static let size: FLAC__StreamDecoderLengthCallback = { _, length, context in
-        length?.pointee = UInt64(frames(context).bytes.size)
+        guard let size = frames(context).bytes.length else { return FLAC__STREAM_DECODER_LENGTH_STATUS_UNSUPPORTED }
+        length?.pointee = UInt64(size)
         return FLAC__STREAM_DECODER_LENGTH_STATUS_OK
     }
 
     private static let atEnd: FLAC__StreamDecoderEofCallback = { _, context in
         let bytes = frames(context).bytes
-        return bytes.offset >= bytes.size ? 1 : 0
+        guard let size = bytes.length else { return 0 }
+        return bytes.offset >= size ? 1 : 0
     }
 
     private static let write: FLAC__StreamDecoderWriteCallback = { _, frame, buffer, context in

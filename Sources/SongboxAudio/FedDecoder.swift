@@ -33,6 +33,13 @@ final class FedOutput {
         resampler = format.sampleRate == rate ? nil : Resampler(from: format.sampleRate, to: rate)
     }
 
+    /// A seek: what was decoded is dropped, and `read` counts on from `frame`.
+    func restart(at frame: Int) {
+        position = frame
+        decoded.clear()
+        if resampler != nil { resampler = Resampler(from: decoded.format.sampleRate, to: rate) }
+    }
+
     /// What the decoded frames make, up to the buffer's size; `needsMore` when that is nothing
     /// yet, `ended` once `finished` and all is out (`nothing` thrown when nothing ever was).
     func read(into buffer: UnsafeMutableBufferPointer<Int16>, finished: Bool, nothing: String) throws(DecodeError) -> FeedDecoder.Result {
@@ -60,7 +67,7 @@ final class FedOutput {
 }
 
 /// A decoder fed a network track's bytes as they arrive: MP3 (`FeedDecoder`), Ogg Vorbis and
-/// Opus (`OggFeedDecoder`).
+/// Opus (`OggFeedDecoder`), AAC in ADTS frames (`ADTSFeedDecoder`), FLAC (`FLACFeedDecoder`).
 public protocol FedDecoder: AnyObject {
     /// Frames produced so far.
     var position: Int { get }
@@ -102,6 +109,11 @@ final class DecodedFrames: FrameSource {
         let start = samples.count
         samples.append(contentsOf: repeatElement(0, count: frames * AudioFormat.channels))
         samples.withUnsafeMutableBufferPointer { body($0.baseAddress! + start) }
+    }
+
+    func clear() {
+        samples.removeAll(keepingCapacity: true)
+        head = 0
     }
 
     func read(into destination: UnsafeMutablePointer<Float>, frames: Int) -> Int {

@@ -204,6 +204,79 @@ import Testing
         }
     }
 
+    /// A FLAC file on the network plays as the file here does, knows its length, and a seek
+    /// fetches from the seek point's byte (a range request) and lands on the very sample.
+    @Test func aRemoteFLACFilePlaysAndSeeksSampleForSampleAsTheFileHere() throws {
+        try Self.withServer { server, folder in
+            let wav = try AudioFixtures.signal(folder + "/sweep.wav", frames: 25 * 44_100)
+            try AudioFixtures.encode(wav, as: .flac, to: folder + "/www/sweep.flac")
+            let expected = try AudioFixtures.pcm(ofWAV: wav)  // lossless: the source itself
+            let whole = try Self.play([server.url("/files/sweep.flac")], through: NetworkTracks(), in: folder)
+            #expect(whole.errors == [])
+            #expect(difference(whole.samples, expected) == nil)
+
+            var length: Double?, sought = false
+            let played = try Self.play([server.url("/files/sweep.flac")], through: NetworkTracks(), in: folder, during: { engine in
+                if !sought, engine.elapsed >= 0.5 {
+                    sought = true
+                    length = engine.duration
+                    engine.seek(to: 12)
+                }
+            })
+            #expect(played.errors == [])
+            #expect(length == 25)
+            let rest = expected.count - 12 * 44_100 * 2
+            #expect(difference(Array(played.samples.suffix(rest)), Array(expected.suffix(rest))) == nil)
+            let ranges = server.accessLog.split(separator: "\n").filter { $0.contains("sweep.flac \"bytes=") }
+            #expect(ranges.count == 1, "\(server.accessLog)")
+        }
+    }
+
+    /// MP4 (AAC and ALAC, the index first or last), WAV and AIFF files on the network are read
+    /// whole into memory and then play as the same file here does, with their length; a seek
+    /// lands where it does in the file here.
+    @Test(arguments: [AudioFixtures.Encoding.aac, .alac, .wav24, .aiff])
+    func aFileThatMustBeWholePlaysAndSeeksAsTheFileHere(encoding: AudioFixtures.Encoding) throws {
+        try Self.withServer { server, folder in
+            let wav = try AudioFixtures.signal(folder + "/sweep.wav", frames: 6 * 44_100)
+            let name = "sweep.\(encoding.suffix)"
+            let path = try AudioFixtures.encode(wav, as: encoding, to: folder + "/www/" + name)
+            let local = try AudioFile.decoder(path: path, rate: AudioFormat.streamRate)
+            var expected: [Int16] = [], buffer = [Int16](repeating: 0, count: 8192)
+            while case .frames(let frames) = try buffer.withUnsafeMutableBufferPointer({ try local.decode(into: $0) }) {
+                expected += buffer[0..<frames * 2]
+            }
+            let whole = try Self.play([server.url("/files/" + name)], through: NetworkTracks(), in: folder)
+            #expect(whole.errors == [])
+            #expect(difference(whole.samples, expected) == nil)
+
+            var length: Double?, sought = false
+            let played = try Self.play([server.url("/files/" + name)], through: NetworkTracks(), in: folder, during: { engine in
+                if !sought, engine.elapsed >= 0.25 {
+                    sought = true
+                    length = engine.duration
+                    engine.seek(to: 4)
+                }
+            })
+            #expect(played.errors == [])
+            #expect(length.map { abs($0 - 6) < 0.05 } == true, "\(String(describing: length))")
+            let rest = expected.count - 4 * 44_100 * 2
+            #expect(difference(Array(played.samples.suffix(rest)), Array(expected.suffix(rest))) == nil)
+        }
+    }
+
+    /// An MP4 whose index comes after its audio (as ffmpeg writes it without `+faststart`)
+    /// plays too; a file on the network larger than songbox holds in memory is said.
+    @Test func anMP4WithItsIndexLastPlays() throws {
+        try Self.withServer { server, folder in
+            let wav = try AudioFixtures.signal(folder + "/sweep.wav", frames: 2 * 44_100)
+            try AudioFixtures.run("ffmpeg", ["-v", "error", "-y", "-i", wav, "-c:a", "alac", folder + "/www/late.m4a"])
+            let played = try Self.play([server.url("/files/late.m4a")], through: NetworkTracks(), in: folder)
+            #expect(played.errors == [])
+            #expect(difference(played.samples, try AudioFixtures.pcm(ofWAV: wav)) == nil)
+        }
+    }
+
     @Test func aServerThatDiesMidTrackIsReconnectedToFromTheByteItStoppedAt() throws {
         try Fixtures.withTemporaryDirectorySync { folder in
             let root = folder + "/www"
