@@ -51,6 +51,7 @@ test:
 bench:
 	@scripts/install-deps.sh --bench
 	bench/run
+	bench/run --format flac --n 5000
 	bench/lua-run
 	bench/player-run
 	bench/decoders-run

@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
-"""Build a synthetic MP3 corpus for the scan/search benchmarks.
+"""Build a synthetic MP3 (or FLAC) corpus for the scan/search benchmarks.
 
     bench/make-corpus.py [N] [OUTDIR] [--seed S] [--audio FILE] [--manifest PATH]
+                         [--format mp3|flac]
 
 Writes N files (default 20000) as OUTDIR/<artist>/<album>/<nn title>.mp3.
 The audio is ONE short clip (2 s of a sox chord, encoded once with lame at
 32 kb/s mono) reused for every file; each file gets its own ID3v2.4 UTF-8
-tag (TIT2 TPE1 TPE2 TALB TCON TDRC TRCK). 200 artists x 5 albums = 1000
+tag (TIT2 TPE1 TPE2 TALB TCON TDRC TRCK). With --format flac the clip is
+encoded once with `flac` and each .flac file gets its own Vorbis comment
+block (TITLE ARTIST ALBUMARTIST ALBUM GENRE DATE TRACKNUMBER TRACKTOTAL)
+and 4 KB of padding, as taggers leave. 200 artists x 5 albums = 1000
 albums of ~N/1000 tracks each; about 2 % of the titles contain "love"
 (as "Love", "Lover", "Lovely", ...), every other word is chosen from a list
 that contains no "love" anywhere, so the expected hit count is exact.
@@ -74,20 +78,52 @@ for _w in EN_WORDS + HE_WORDS + GENRES:
     assert "love" not in _w.lower(), _w
 
 
-def encode_clip(seconds: float = 2.0) -> bytes:
-    """Make one short chord with sox and encode it with lame; return the MP3 bytes."""
-    for tool in ("sox", "lame"):
+def encode_clip(fmt: str = "mp3", seconds: float = 2.0) -> bytes:
+    """Make one short chord with sox and encode it (lame at 32 kb/s mono, or flac in
+    stereo); return the encoded bytes."""
+    encoder = "lame" if fmt == "mp3" else "flac"
+    for tool in ("sox", encoder):
         if shutil.which(tool) is None:
-            sys.exit(f"make-corpus: {tool} is required (or pass --audio FILE)")
+            sys.exit(f"make-corpus: {tool} is required" + (" (or pass --audio FILE)" if fmt == "mp3" else ""))
     with tempfile.TemporaryDirectory() as tmp:
-        wav, mp3 = os.path.join(tmp, "clip.wav"), os.path.join(tmp, "clip.mp3")
-        subprocess.run(["sox", "-R", "-n", "-r", "44100", "-b", "16", "-c", "1", wav,
-                        "synth", str(seconds), "pluck", "A3", "pluck", "C#4", "pluck", "E4",
-                        "remix", "-", "gain", "-n", "-3"], check=True)
-        subprocess.run(["lame", "--quiet", "--noreplaygain", "-b", "32", "-m", "m",
-                        "--resample", "44.1", wav, mp3], check=True)
-        with open(mp3, "rb") as f:
+        wav, out = os.path.join(tmp, "clip.wav"), os.path.join(tmp, "clip." + fmt)
+        channels = ["-c", "1"] if fmt == "mp3" else ["-c", "2"]
+        chord = ["pluck", "A3", "pluck", "C#4", "pluck", "E4"] + (["remix", "-"] if fmt == "mp3" else [])
+        subprocess.run(["sox", "-R", "-n", "-r", "44100", "-b", "16"] + channels + [wav, "synth", str(seconds)]
+                       + chord + ["gain", "-n", "-3"], check=True)
+        if fmt == "mp3":
+            subprocess.run(["lame", "--quiet", "--noreplaygain", "-b", "32", "-m", "m",
+                            "--resample", "44.1", wav, out], check=True)
+        else:
+            subprocess.run(["flac", "--silent", "-f", "--no-padding", "--no-seektable", "-o", out, wav], check=True)
+        with open(out, "rb") as f:
             return f.read()
+
+
+def flac_parts(data: bytes) -> tuple[bytes, bytes]:
+    """A FLAC file's STREAMINFO block's body and its frames."""
+    assert data[:4] == b"fLaC"
+    offset, streaminfo = 4, b""
+    while True:
+        header = data[offset]
+        length = int.from_bytes(data[offset + 1:offset + 4], "big")
+        if header & 0x7F == 0:
+            streaminfo = data[offset + 4:offset + 4 + length]
+        offset += 4 + length
+        if header & 0x80:
+            return streaminfo, data[offset:]
+
+
+def flac_file(streaminfo: bytes, frames: bytes, comments: list[tuple[str, str]]) -> bytes:
+    """A FLAC file: STREAMINFO, a Vorbis comment block, padding, the frames."""
+    def block(kind: int, body: bytes, last: bool = False) -> bytes:
+        return bytes([kind | (0x80 if last else 0)]) + len(body).to_bytes(3, "big") + body
+    vendor = b"songbox bench"
+    body = len(vendor).to_bytes(4, "little") + vendor + len(comments).to_bytes(4, "little")
+    for key, value in comments:
+        entry = f"{key}={value}".encode()
+        body += len(entry).to_bytes(4, "little") + entry
+    return b"fLaC" + block(0, streaminfo) + block(4, body) + block(1, bytes(4096), last=True) + frames
 
 
 def phrase(rng: random.Random, hebrew: bool, lo: int, hi: int) -> str:
@@ -142,13 +178,17 @@ def main() -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--audio", help="reuse this untagged MP3 instead of encoding a clip")
     p.add_argument("--manifest", help="where to write the JSON summary (default OUTDIR.json)")
+    p.add_argument("--format", choices=["mp3", "flac"], default="mp3")
     args = p.parse_args()
     if args.n < 1:
         p.error("N must be positive")
 
     start = time.monotonic()
-    audio = open(args.audio, "rb").read() if args.audio else encode_clip()
-    audio = id3tag.strip_tags(audio)
+    if args.format == "flac":
+        streaminfo, audio = flac_parts(encode_clip("flac"))
+    else:
+        audio = open(args.audio, "rb").read() if args.audio else encode_clip()
+        audio = id3tag.strip_tags(audio)
 
     if os.path.exists(args.outdir) and os.listdir(args.outdir):
         sys.exit(f"make-corpus: {args.outdir} exists and is not empty; remove it first")
@@ -162,24 +202,28 @@ def main() -> int:
             os.makedirs(d, exist_ok=True)
             made_dirs.add(d)
             used_artists.add(artist)
-        tag = id3tag.build_id3v2([
-            id3tag.text_frame("TIT2", title),
-            id3tag.text_frame("TPE1", artist),
-            id3tag.text_frame("TPE2", artist),
-            id3tag.text_frame("TALB", album),
-            id3tag.text_frame("TCON", genre),
-            id3tag.text_frame("TDRC", str(year)),
-            id3tag.text_frame("TRCK", f"{t}/{count}"),
-        ], version=4)
-        data = tag + audio
-        with open(os.path.join(d, f"{t:02d} {safe(title)}.mp3"), "wb") as f:
+        if args.format == "flac":
+            data = flac_file(streaminfo, audio, [
+                ("TITLE", title), ("ARTIST", artist), ("ALBUMARTIST", artist), ("ALBUM", album),
+                ("GENRE", genre), ("DATE", str(year)), ("TRACKNUMBER", str(t)), ("TRACKTOTAL", str(count))])
+        else:
+            data = id3tag.build_id3v2([
+                id3tag.text_frame("TIT2", title),
+                id3tag.text_frame("TPE1", artist),
+                id3tag.text_frame("TPE2", artist),
+                id3tag.text_frame("TALB", album),
+                id3tag.text_frame("TCON", genre),
+                id3tag.text_frame("TDRC", str(year)),
+                id3tag.text_frame("TRCK", f"{t}/{count}"),
+            ], version=4) + audio
+        with open(os.path.join(d, f"{t:02d} {safe(title)}.{args.format}"), "wb") as f:
             f.write(data)
         files += 1
         total += len(data)
         love += "love" in title.lower()
 
     summary = {
-        "version": CORPUS_VERSION, "files": files, "seed": args.seed,
+        "version": CORPUS_VERSION, "format": args.format, "files": files, "seed": args.seed,
         "artists": len(used_artists), "albums": len(made_dirs),
         "bytes": total, "audio_bytes": len(audio), "love_titles": love,
         "seconds": round(time.monotonic() - start, 2),

@@ -28,6 +28,10 @@ extension HTTPAudioSource {
                 // Paused or slowed past the pieces the server keeps: on from the oldest it has.
                 next = media.firstSequence
                 pieces.restart()
+            } else if next > media.firstSequence + media.segments.count {
+                // The numbers started again (the station's encoder restarted): joined anew.
+                next = media.firstSequence + max(0, media.segments.count - 3)
+                pieces.restart()
             }
             let index = next - media.firstSequence
             if index < media.segments.count {

@@ -152,6 +152,7 @@ public final class Daemon: MPDBackend, Sendable {
                 .init(service: ControlService(server: server)),
                 .init(service: ReloadService(daemon: self)),
                 .init(service: RescanService(daemon: self), successTerminationBehavior: .ignore),
+                .init(service: WatchService(daemon: self), successTerminationBehavior: .ignore),
             ],
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
@@ -318,6 +319,23 @@ public final class Daemon: MPDBackend, Sendable {
     }
 
     var rescanInterval: Double { config.value.rescanMinutes * 60 }
+
+    /// The watcher of the music folders (`watch = yes`), or nil when there is nothing to watch.
+    func makeWatcher() -> FolderWatcher? {
+        guard config.value.watch else { return nil }
+        var folders = musicFolders
+        if folders.isEmpty { folders = (try? LibraryScanner(store: store, logger: logger).rememberedFolders()) ?? [] }
+        guard !folders.isEmpty else { return nil }
+        do {
+            // Folders inotify cannot watch are rescanned on the `rescan_minutes` clock, else every 15 minutes.
+            return try FolderWatcher(roots: folders, fallbackInterval: rescanInterval > 0 ? rescanInterval : 15 * 60, logger: logger) {
+                [self] in rescan()
+            }
+        } catch {
+            logger.warning("songbox daemon: not watching the music folders: \(error)")
+            return nil
+        }
+    }
 
     // MARK: What the MPD commands act on
 

@@ -23,6 +23,7 @@ import SongboxServer
 /// music = /mnt/music      # a folder the daemon rescans (the key may be given again)
 /// plugins = ~/songbox-plugins   # the user's plugin folder (default ~/.config/songbox/plugins)
 /// rescan_minutes = 60     # the daemon rescans the music folders this often (0: only on request)
+/// watch = yes             # the daemon sees changes in the music folders as they happen (inotify)
 /// socket = /run/songbox/control.sock  # the daemon's control socket
 /// bind = 127.0.0.1:6600   # where MPD clients connect over TCP (may be given again; none: socket only)
 /// max_connections = 100   # clients connected at once
@@ -60,6 +61,8 @@ public struct SongboxConfig: Sendable, Equatable {
     public var restorePaused = false
     /// Minutes between the daemon's rescans; 0: only when asked.
     public var rescanMinutes: Double = 0
+    /// Whether the daemon watches the music folders and rescans as they change.
+    public var watch = true
     /// The daemon's control socket, when the file names one.
     public var socket: String?
     /// Where MPD clients reach the daemon over TCP (`bind = HOST:PORT`, may be given again;
@@ -150,7 +153,7 @@ public struct SongboxConfig: Sendable, Equatable {
                        "replay_gain_preamp", "replay_gain_missing_preamp", "missing_days", "music", "plugins",
                        "rescan_minutes", "socket", "plugin_restart_pause", "plugin_failures", "bind", "max_connections",
                        "password", "default_permissions", "tls_certificates", "cache_folder", "cache_size", "allow_local_streams",
-                       "max_queue_length", "restore_paused"]
+                       "max_queue_length", "restore_paused", "watch"]
 
     /// `500M`, `4G`, `1.5G`, `800K` or a number of bytes; at most 1 PiB.
     static func byteCount(_ text: String) -> Int64? {
@@ -226,11 +229,15 @@ public struct SongboxConfig: Sendable, Equatable {
             } catch { throw SongboxError(.invalidArgument, Message(verbatim: error.message), at: place) }
             return
         }
-        if key == "allow_local_streams" || key == "restore_paused" {
+        if ["allow_local_streams", "restore_paused", "watch"].contains(key) {
             guard let yes = ["yes": true, "no": false][value.lowercased()] else {
                 throw SongboxError(.invalidArgument, "\(key) is yes or no, got '\(value)'", at: place)
             }
-            if key == "restore_paused" { restorePaused = yes } else { allowLocalStreams = yes }
+            switch key {
+            case "restore_paused": restorePaused = yes
+            case "watch": watch = yes
+            default: allowLocalStreams = yes
+            }
             return
         }
         if key == "cache_size" {

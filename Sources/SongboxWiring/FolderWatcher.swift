@@ -1,0 +1,202 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import SongboxAudio
+
+/// Watches the music folders with inotify (one watch per folder, new folders watched as they
+/// appear) and asks for a rescan once a burst of changes has settled: an album being copied in
+/// is one rescan after its last file is still, never a file indexed half-written. The rescan
+/// is the scanner's own, so a moved file keeps its id and history and a deleted one is missing,
+/// not gone (the unplugged-drive rules stand).
+///
+/// Where inotify cannot serve — a folder on NFS, SMB/CIFS or a FUSE mount (it hears nothing of
+/// changes made on the server), or the watch limit reached — the folders are rescanned every
+/// `fallbackInterval` instead, said once in the log with the reason. Waits in `poll` with no
+/// timeout while nothing changes: no wake-ups when idle.
+final class FolderWatcher: @unchecked Sendable {
+    /// How long the folders must be still before a rescan.
+    static let settle: Double = 2
+    /// Whether a filesystem type (`/proc/self/mounts`) is one whose changes elsewhere inotify does
+    /// not hear: network shares, and FUSE mounts other than a local disk's (`fuseblk`: NTFS and
+    /// exFAT drives, changed only through this machine).
+    static func isRemote(_ type: String) -> Bool {
+        ["nfs", "nfs4", "cifs", "smb3", "smbfs", "9p", "afs", "ceph", "glusterfs", "fuse"].contains(type)
+            || (type.hasPrefix("fuse.") && type != "fuseblk")
+    }
+
+    /// The filesystem type `folder` is on: the longest mount point over it.
+    static func filesystemType(of folder: String) -> String? {
+        guard let mounts = try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8) else { return nil }
+        let path = (folder as NSString).resolvingSymlinksInPath
+        var best: (point: String, type: String)?
+        for line in mounts.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            guard fields.count >= 3 else { continue }
+            // Spaces and such in a mount point are written as octal escapes (`\040`).
+            let point = String(fields[1]).replacingOccurrences(of: "\\040", with: " ")
+            let inside = point == "/" || path == point || path.hasPrefix(point + "/")
+            if inside, point.count >= (best?.point.count ?? -1) { best = (point, String(fields[2])) }
+        }
+        return best?.type
+    }
+
+    private let roots: [String]
+    private let rescan: @Sendable () -> Bool
+    private let logger: Logger
+    private let fallbackInterval: Double
+    // Owned by the watching thread alone (`run`), after `init`.
+    private let inotify: Int32
+    private let wake: (read: Int32, write: Int32)
+    private var folders: [Int32: String] = [:]
+    /// Why some folders are not watched (rescanned every `fallbackInterval` instead), once known.
+    private var fallback: String?
+
+    init(roots: [String], fallbackInterval: Double, logger: Logger, rescan: @escaping @Sendable () -> Bool) throws {
+        self.roots = roots
+        self.rescan = rescan
+        self.logger = logger
+        self.fallbackInterval = fallbackInterval
+        inotify = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
+        guard inotify >= 0 else { throw WatchError("inotify is not available: \(String(cString: strerror(errno)))") }
+        var pipeEnds: [Int32] = [0, 0]
+        guard pipe(&pipeEnds) == 0 else {
+            close(inotify)
+            throw WatchError("no pipe: \(String(cString: strerror(errno)))")
+        }
+        for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        wake = (pipeEnds[0], pipeEnds[1])
+    }
+
+    deinit {
+        close(inotify)
+        close(wake.read)
+        close(wake.write)
+    }
+
+    struct WatchError: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    /// Ends `run`.
+    func stop() {
+        var byte: UInt8 = 1
+        _ = write(wake.write, &byte, 1)
+    }
+
+    /// Watches until `stop`; rescans as changes settle (and on the fallback's clock).
+    func run() {
+        for root in roots { watchTree(root) }
+        logger.info("songbox daemon: watching \(folders.count) folder\(folders.count == 1 ? "" : "s") for new music")
+        if let fallback { logger.warning("songbox daemon: \(fallback); rescanning every \(Int(fallbackInterval / 60)) minutes instead") }
+        var changed = false
+        var lastChange = 0.0, lastRescan = MonotonicClock.seconds
+        while true {
+            let now = MonotonicClock.seconds
+            var timeout = -1.0
+            if changed { timeout = max(0, lastChange + Self.settle - now) }
+            if fallback != nil { timeout = min(timeout < 0 ? .infinity : timeout, max(0, lastRescan + fallbackInterval - now)) }
+            var fds = [pollfd(fd: inotify, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
+            let ready = poll(&fds, 2, timeout < 0 ? -1 : Int32(min(timeout * 1000, 86_400_000).rounded(.up)))
+            if ready < 0, errno != EINTR { logger.error("songbox daemon: watching the music folders stopped: \(String(cString: strerror(errno)))"); return }
+            if fds[1].revents != 0 { return }
+            if fds[0].revents != 0, readEvents() {
+                changed = true
+                lastChange = MonotonicClock.seconds
+            }
+            let after = MonotonicClock.seconds
+            let settled = changed && after >= lastChange + Self.settle
+            let due = fallback != nil && after >= lastRescan + fallbackInterval
+            guard settled || due else { continue }
+            // A scan already running (asked for by a client) leaves the change for the next.
+            if rescan() {
+                changed = false
+                lastRescan = MonotonicClock.seconds
+            } else {
+                lastChange = MonotonicClock.seconds
+            }
+        }
+    }
+
+    /// Watches `folder` and every folder under it.
+    private func watchTree(_ folder: String) {
+        if let type = Self.filesystemType(of: folder), Self.isRemote(type) {
+            noteFallback("\(folder) is on a \(type) mount, whose changes made elsewhere inotify does not hear")
+            return
+        }
+        var pending = [folder]
+        while let next = pending.popLast() {
+            guard fallback == nil || !fallback!.contains("watch limit") else { return }
+            let mask = UInt32(IN_CREATE | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
+            let descriptor = inotify_add_watch(inotify, next, mask)
+            if descriptor < 0 {
+                if errno == ENOSPC {
+                    let limit = (try? String(contentsOfFile: "/proc/sys/fs/inotify/max_user_watches", encoding: .utf8))?
+                        .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
+                    noteFallback("the inotify watch limit (fs.inotify.max_user_watches = \(limit)) is reached at \(next); "
+                                 + "`sysctl fs.inotify.max_user_watches=524288` raises it")
+                    return
+                }
+                continue  // gone, or not readable: the scan says so
+            }
+            folders[descriptor] = next
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: next) else { continue }
+            for name in names where !name.hasPrefix(".") {
+                let path = next + "/" + name
+                var status = stat()
+                if lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR { pending.append(path) }
+            }
+        }
+    }
+
+    private func noteFallback(_ reason: String) {
+        if fallback == nil { fallback = reason }
+    }
+
+    /// Reads the events at hand; new folders are watched. True when something in the music changed.
+    private func readEvents() -> Bool {
+        var changed = false
+        let size = 64 << 10
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: MemoryLayout<inotify_event>.alignment)
+        defer { buffer.deallocate() }
+        while true {
+            let count = read(inotify, buffer, size)
+            guard count > 0 else { return changed }
+            var offset = 0
+            while offset + MemoryLayout<inotify_event>.size <= count {
+                let event = buffer.load(fromByteOffset: offset, as: inotify_event.self)
+                let nameStart = offset + MemoryLayout<inotify_event>.size
+                let nameLength = Int(event.len)
+                offset = nameStart + nameLength
+                guard offset <= count else { break }
+                let name = nameLength > 0 ? String(cString: (buffer + nameStart).assumingMemoryBound(to: CChar.self)) : ""
+                if event.mask & UInt32(IN_IGNORED) != 0 { folders[event.wd] = nil; continue }
+                if event.mask & UInt32(IN_Q_OVERFLOW) != 0 { changed = true; continue }
+                // Hidden files (a copy's `.part`, an editor's swap file) are not music.
+                guard !name.hasPrefix(".") else { continue }
+                changed = true
+                if event.mask & UInt32(IN_ISDIR) != 0, event.mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0,
+                   let parent = folders[event.wd] {
+                    watchTree(parent + "/" + name)
+                }
+            }
+        }
+    }
+}
+
+/// Runs the folder watcher while the daemon runs (`watch = yes`, the default).
+struct WatchService: Service {
+    let daemon: Daemon
+
+    func run() async throws {
+        guard let watcher = daemon.makeWatcher() else {
+            try? await gracefulShutdown()
+            return
+        }
+        let thread = Thread { watcher.run() }
+        thread.name = "songbox-watch"
+        thread.start()
+        try? await gracefulShutdown()
+        watcher.stop()
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import SongboxTestSupport
+import Testing
+@testable import SongboxWiring
+
+/// The daemon watching its music folders (`watch = yes`, the default), as a user meets it: an
+/// album copied in appears without anyone asking for an update, as one update once its files
+/// are still (a file written in two halves is indexed whole), plugins hear `library_updated`
+/// once for it, and a deleted file goes missing.
+@Suite(.serialized) struct WatchTests: TestLibrarySuite {
+    let library: TestLibrary
+
+    init() throws {
+        library = try TestLibrary()
+    }
+
+    /// A daemon on `music` whose plugin prints each `library_updated` as "updated: A C R".
+    func daemon(config: String = "") throws -> DaemonProcess {
+        let plugins = folder + "/plugins"
+        try FileManager.default.createDirectory(atPath: plugins, withIntermediateDirectories: true)
+        try """
+            songbox.on("library_updated", function(e) print("updated: " .. e.added .. " " .. e.changed .. " " .. e.removed) end)
+            """.write(toFile: plugins + "/updates.lua", atomically: true, encoding: .utf8)
+        try config.write(toFile: folder + "/config", atomically: true, encoding: .utf8)
+        return try DaemonProcess(database: songbox.database, folder: folder, arguments: [
+            "--config", folder + "/config", "--music", music, "--plugins", plugins, "--output", "null",
+        ])
+    }
+
+    func tones(_ names: [String], in destination: String, seconds: Double = 2) throws -> [String] {
+        let made = folder + "/made"
+        try FileManager.default.createDirectory(atPath: made, withIntermediateDirectories: true)
+        return try names.map { try AudioFixtures.tone(in: made, name: $0, seconds: seconds) }
+    }
+
+    @Test func anAlbumCopiedInIsIndexedOnceItIsStillAndADeletedFileGoesMissing() throws {
+        try FileManager.default.createDirectory(atPath: music, withIntermediateDirectories: true)
+        let first = try tones(["first"], in: music)[0]
+        try FileManager.default.copyItem(atPath: first, toPath: music + "/first.mp3")
+        let daemon = try daemon()
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        try daemon.waitForOutput("updated: 1 0 0")  // the folder is new: scanned at start
+        try daemon.waitForLog("watching 1 folder for new music")
+
+        // An album copied in, its last file written in two halves a second apart. (Six tracks
+        // in all: one deleted below is less than the fifth that would make a rescan hold the
+        // folder as an unplugged drive.)
+        let album = music + "/Album"
+        try FileManager.default.createDirectory(atPath: album, withIntermediateDirectories: true)
+        let sources = try tones(["one", "two", "four", "five", "three"], in: album, seconds: 3)
+        for source in sources.dropLast() { try FileManager.default.copyItem(atPath: source, toPath: album + "/" + (source as NSString).lastPathComponent) }
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: sources[2]))
+        #expect(FileManager.default.createFile(atPath: album + "/three.mp3", contents: nil))
+        let last = try FileHandle(forWritingTo: URL(fileURLWithPath: album + "/three.mp3"))
+        last.write(bytes.prefix(bytes.count / 2))
+        Thread.sleep(forTimeInterval: 1)
+        last.write(bytes.suffix(from: bytes.count / 2))
+        try last.close()
+
+        try daemon.waitForOutput("updated: 5 0 0")
+        Thread.sleep(forTimeInterval: 3)
+        #expect(daemon.output.components(separatedBy: "updated:").count - 1 == 2, "\(daemon.output)")
+        // Each whole: three seconds long.
+        let listed = try songbox.run(["ls", "path:Album"])
+        let rows = listed.lines.dropFirst()
+        #expect(rows.count == 5 && rows.allSatisfy { $0.hasSuffix("0:03") }, "\(listed.stdout)")
+
+        try FileManager.default.removeItem(atPath: album + "/two.mp3")
+        try daemon.waitForOutput("updated: 0 0 1")
+        let after = try songbox.run(["ls", "path:Album"])
+        #expect(after.lines.count == 5 && !after.stdout.contains("two"), "\(after.stdout)")
+    }
+
+    /// Folders on network shares and FUSE mounts (whose changes made elsewhere inotify does not
+    /// hear) are told from local disks by their mount, read from this machine's own mount table.
+    @Test func networkAndFUSEMountsAreToldFromLocalDisks() {
+        #expect(FolderWatcher.filesystemType(of: "/proc/self") == "proc")
+        #expect(FolderWatcher.filesystemType(of: "/dev/shm") == "tmpfs")
+        for type in ["nfs", "nfs4", "cifs", "smb3", "fuse.sshfs", "fuse.rclone", "fuse"] { #expect(FolderWatcher.isRemote(type), "\(type)") }
+        for type in ["ext4", "vfat", "exfat", "fuseblk", "tmpfs", "btrfs", "overlay"] { #expect(!FolderWatcher.isRemote(type), "\(type)") }
+    }
+
+    /// `watch = no` leaves the folders to `update` and `rescan_minutes`, as before.
+    @Test func watchNoLeavesTheFoldersAlone() throws {
+        try FileManager.default.createDirectory(atPath: music, withIntermediateDirectories: true)
+        let daemon = try daemon(config: "watch = no\n")
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        let tone = try tones(["late"], in: music)[0]
+        try FileManager.default.copyItem(atPath: tone, toPath: music + "/late.mp3")
+        Thread.sleep(forTimeInterval: 4)
+        #expect(!daemon.output.contains("updated: 1"), "\(daemon.output)")
+        #expect(!daemon.errors.contains("watching"))
+    }
+}
