@@ -16,7 +16,7 @@ public struct UnavailableFolder: Sendable, Equatable {
 }
 
 /// Walks folders for music files (by name: `AudioFileKind.suffixes`): recursive, symlinks followed, each folder and file visited once
-/// (by device and inode), so symlink loops end.
+/// (by device and inode), so symlink loops end. What a `.songboxignore` names is passed over.
 struct FolderWalker {
     private struct FileID: Hashable { let device: UInt64; let inode: UInt64 }
 
@@ -50,10 +50,10 @@ struct FolderWalker {
             if Self.isMusic(root) { record(root, info) }
             return true
         }
-        return visitFolder(root, info, root: root)
+        return visitFolder(root, info, root: root, ignoring: IgnorePatterns())
     }
 
-    private mutating func visitFolder(_ path: String, _ info: stat, root: String) -> Bool {
+    private mutating func visitFolder(_ path: String, _ info: stat, root: String, ignoring inherited: IgnorePatterns) -> Bool {
         let id = FileID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
         guard visitedFolders.insert(id).inserted else {
             loops.append(path)
@@ -74,8 +74,10 @@ struct FolderWalker {
         }
         closedir(folder)
         if entries.isEmpty { emptyFolders.append(path) }
+        let ignoring = entries.contains { $0.name == IgnorePatterns.fileName } ? inherited.adding(folder: path) : inherited
         // Sorted, so scans add files in a stable order.
         for entry in entries.sorted(by: { $0.name < $1.name }) {
+            if ignoring.ignores(entry.name) { continue }
             let child = path == "/" ? "/" + entry.name : path + "/" + entry.name
             let type = Int32(entry.type)
             if Self.isLyricsFile(entry.name) { lyricsFiles.insert(String(child.dropLast(4))) }
@@ -95,7 +97,7 @@ struct FolderWalker {
             switch childInfo.st_mode & S_IFMT {
             case S_IFDIR:
                 if namedMP3 { skipped.append((child, "a folder named like a music file (its contents are scanned)")) }
-                _ = visitFolder(child, childInfo, root: root)
+                _ = visitFolder(child, childInfo, root: root, ignoring: ignoring)
             case S_IFREG where namedMP3:
                 // A file reached through a symlink is indexed under its real path when that
                 // is under the same root, so reaching it directly too gives one track.

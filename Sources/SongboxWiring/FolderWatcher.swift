@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import SongboxAudio
+import SongboxFiles
 
 /// Watches the music folders with inotify (one watch per folder, new folders watched as they
 /// appear) and asks for a rescan once a burst of changes has settled: an album being copied in
@@ -47,7 +48,7 @@ final class FolderWatcher: @unchecked Sendable {
     // Owned by the watching thread alone (`run`), after `init`.
     private let inotify: Int32
     private let wake: (read: Int32, write: Int32)
-    private var folders: [Int32: String] = [:]
+    private var folders: [Int32: (path: String, ignoring: IgnorePatterns)] = [:]
     /// Why some folders are not watched (rescanned every `fallbackInterval` instead), once known.
     private var fallback: String?
 
@@ -119,13 +120,13 @@ final class FolderWatcher: @unchecked Sendable {
     }
 
     /// Watches `folder` and every folder under it.
-    private func watchTree(_ folder: String) {
+    private func watchTree(_ folder: String, ignoring inherited: IgnorePatterns = IgnorePatterns()) {
         if let type = Self.filesystemType(of: folder), Self.isRemote(type) {
             noteFallback("\(folder) is on a \(type) mount, whose changes made elsewhere inotify does not hear")
             return
         }
-        var pending = [folder]
-        while let next = pending.popLast() {
+        var pending = [(folder, inherited)]
+        while let (next, inherited) = pending.popLast() {
             guard fallback == nil || !fallback!.contains("watch limit") else { return }
             let mask = UInt32(IN_CREATE | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
             let descriptor = inotify_add_watch(inotify, next, mask)
@@ -139,12 +140,13 @@ final class FolderWatcher: @unchecked Sendable {
                 }
                 continue  // gone, or not readable: the scan says so
             }
-            folders[descriptor] = next
+            let ignoring = inherited.adding(folder: next)
+            folders[descriptor] = (next, ignoring)
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: next) else { continue }
-            for name in names where !name.hasPrefix(".") {
+            for name in names where !name.hasPrefix(".") && !ignoring.ignores(name) {
                 let path = next + "/" + name
                 var status = stat()
-                if lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR { pending.append(path) }
+                if lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR { pending.append((path, ignoring)) }
             }
         }
     }
@@ -172,12 +174,18 @@ final class FolderWatcher: @unchecked Sendable {
                 let name = nameLength > 0 ? String(cString: (buffer + nameStart).assumingMemoryBound(to: CChar.self)) : ""
                 if event.mask & UInt32(IN_IGNORED) != 0 { folders[event.wd] = nil; continue }
                 if event.mask & UInt32(IN_Q_OVERFLOW) != 0 { changed = true; continue }
-                // Hidden files (a copy's `.part`, an editor's swap file) are not music.
-                guard !name.hasPrefix(".") else { continue }
+                guard let parent = folders[event.wd] else { continue }
+                if name == IgnorePatterns.fileName {
+                    // What is ignored changed: the folder's patterns are read again, and the scan sees it.
+                    folders[event.wd]?.ignoring = parent.ignoring.adding(folder: parent.path)
+                    changed = true
+                    continue
+                }
+                // Hidden files (a copy's `.part`, an editor's swap file) are not music, nor is what is ignored.
+                guard !name.hasPrefix("."), !parent.ignoring.ignores(name) else { continue }
                 changed = true
-                if event.mask & UInt32(IN_ISDIR) != 0, event.mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0,
-                   let parent = folders[event.wd] {
-                    watchTree(parent + "/" + name)
+                if event.mask & UInt32(IN_ISDIR) != 0, event.mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
+                    watchTree(parent.path + "/" + name, ignoring: parent.ignoring)
                 }
             }
         }

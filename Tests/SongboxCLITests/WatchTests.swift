@@ -80,6 +80,32 @@ import Testing
         for type in ["ext4", "vfat", "exfat", "fuseblk", "tmpfs", "btrfs", "overlay"] { #expect(!FolderWatcher.isRemote(type), "\(type)") }
     }
 
+    /// A `.songboxignore` (shell wildcards, as MPD's `.mpdignore`) keeps what it names out of
+    /// `songbox scan` in its folder and every folder under it, and the watcher does not rescan
+    /// for it; changing the file itself is a change.
+    @Test func whatASongboxignoreNamesIsNeitherScannedNorWatched() throws {
+        try FileManager.default.createDirectory(atPath: music + "/Album/Demos", withIntermediateDirectories: true)
+        let sources = try tones(["keep", "bonus", "demo"], in: music)
+        try FileManager.default.copyItem(atPath: sources[0], toPath: music + "/Album/keep.mp3")
+        try FileManager.default.copyItem(atPath: sources[1], toPath: music + "/Album/bonus.mp3")
+        try FileManager.default.copyItem(atPath: sources[2], toPath: music + "/Album/Demos/demo.mp3")
+        try "# not these\nDemos\nb*.mp3\n".write(toFile: music + "/.songboxignore", atomically: true, encoding: .utf8)
+        let scan = try songbox.run(["scan", music])
+        #expect(scan.status == 0, "\(scan.stderr)")
+        let listed = try songbox.run(["ls"])
+        #expect(listed.lines.count == 2 && listed.stdout.contains("keep"), "\(listed.stdout)")
+
+        let daemon = try daemon()
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        try daemon.waitForLog("watching 2 folders")  // music and Album; not Demos
+        try FileManager.default.copyItem(atPath: sources[2], toPath: music + "/Album/Demos/demo2.mp3")
+        try FileManager.default.copyItem(atPath: sources[1], toPath: music + "/Album/bonus2.mp3")
+        Thread.sleep(forTimeInterval: 4)
+        #expect(!daemon.output.contains("updated:"), "\(daemon.output)")
+        try "Demos\n".write(toFile: music + "/.songboxignore", atomically: false, encoding: .utf8)
+        try daemon.waitForOutput("updated: 2 0 0")  // bonus.mp3 and bonus2.mp3 are no longer ignored
+    }
+
     /// `watch = no` leaves the folders to `update` and `rescan_minutes`, as before.
     @Test func watchNoLeavesTheFoldersAlone() throws {
         try FileManager.default.createDirectory(atPath: music, withIntermediateDirectories: true)
