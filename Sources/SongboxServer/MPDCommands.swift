@@ -109,11 +109,16 @@ public struct MPDCommands: MPDCommandHandler {
         // The queue
         case "add", "addid":
             let uri = try args.string(0)
-            let position = try args.optionalInteger(1)
+            let place = args.values.count > 1 ? try args.place(1) : nil
             let tracks = try playable(under: uri, single: command == "addid")
-            let placement: PlayQueue.Placement = position.map { .position($0) } ?? .end
             let ids = try perform { engine throws(Failure) -> [Int] in
-                if let position, position > engine.queue.count { throw Failure(.argument, "Bad song index") }
+                var placement = PlayQueue.Placement.end
+                if let place {
+                    // A position, or one counted from the current song (`+N`, `-N`).
+                    placement = .position(try Self.mpd { () throws(PlayerCommand.Failure) in
+                        try PlayerCommand.position(of: place, moving: 0..<0, in: engine)
+                    })
+                }
                 return try Self.enqueue(tracks, placement: placement, on: engine)
             }
             if command == "addid", let id = ids.first { out.field("Id", String(id)) }
@@ -254,14 +259,20 @@ public struct MPDCommands: MPDCommandHandler {
         switch command {
         case .words, .ignored: return
         case .player(let command):
-            try perform { engine throws(Failure) in
-                do throws(PlayerCommand.Failure) { try command.apply(to: engine) } catch {
-                    switch error {
-                    case .badPosition: throw Failure(.argument, "Bad song index")
-                    case .noSuchItem: throw Failure(.noExist, "No such song")
-                    case .notPlaying: throw Failure(.playerSync, "Not playing")
-                    }
-                }
+            try perform { engine throws(Failure) in try Self.mpd { () throws(PlayerCommand.Failure) in try command.apply(to: engine) } }
+        }
+    }
+
+    /// Runs `body`, its failure in MPD's words.
+    static func mpd<T>(_ body: () throws(PlayerCommand.Failure) -> T) throws(Failure) -> T {
+        do { return try body() } catch {
+            switch error {
+            case .badPosition: throw Failure(.argument, "Bad song index")
+            case .noSuchItem: throw Failure(.noExist, "No such song")
+            case .notPlaying: throw Failure(.playerSync, "Not playing")
+            case .noCurrentItem: throw Failure(.playerSync, "No current song")
+            case .currentMovesItself: throw Failure(.argument, "Cannot move current song relative to itself")
+            case .tooLarge(let number): throw Failure(.argument, "Number too large: \(number)")
             }
         }
     }
@@ -665,6 +676,15 @@ struct Arguments {
 
     func optionalInteger(_ index: Int) throws(MPDProtocol.Failure) -> Int? {
         values.indices.contains(index) ? try integer(index) : nil
+    }
+
+    /// A place in the queue: a position, or `+N` / `-N` counted from the current song.
+    func place(_ index: Int) throws(MPDProtocol.Failure) -> PlayerCommand.Place {
+        let text = try string(index)
+        guard let sign = text.first, sign == "+" || sign == "-" else { return .position(try integer(index)) }
+        let rest = text.dropFirst()
+        guard let offset = UInt32(rest) else { throw MPDProtocol.Failure(.argument, "Integer expected: \(rest)") }
+        return sign == "+" ? .afterCurrent(Int(offset)) : .beforeCurrent(Int(offset))
     }
 
     /// Seconds: a finite number from 0 to a day's worth of weeks (MPD's words when not).
