@@ -435,8 +435,9 @@ public struct MPDCommands: MPDCommandHandler {
     /// `list TAG [FILTER] [group TAG]...`
     private func list(_ arguments: [String], _ out: MPDResponse) async throws(Failure) {
         guard let first = arguments.first else { throw Failure(.argument, "too few arguments for \"list\"") }
-        // A tag songbox does not keep lists nothing.
-        guard let tag = try MPDTag.named(first) else { return }
+        // `list file`: the songs' URIs. A tag songbox does not keep lists nothing.
+        let file = first.lowercased() == "file"
+        guard let tag = file ? (name: "file", column: "path", field: "path") : try MPDTag.named(first) else { return }
         var rest = Array(arguments.dropFirst())
         var groups: [(name: String, column: String, field: String)] = []
         while rest.count >= 2, rest[rest.count - 2].lowercased() == "group" {
@@ -446,7 +447,8 @@ public struct MPDCommands: MPDCommandHandler {
         }
         // `list album ARTIST` (one value, an old form): the albums of that artist.
         if rest.count == 1, !rest[0].hasPrefix("("), tag.name == "Album" { rest = ["Artist", rest[0]] }
-        let selection = try MPDSelection(rest, exact: true, roots: roots())
+        let roots = roots()
+        let selection = try MPDSelection(rest, exact: true, roots: roots)
         let columns = groups.map(\.column) + [tag.column]
         let names = groups.map(\.name)
         let rows = try lists.rows(columns: columns, query: selection.query, store: store) { () throws(Failure) in
@@ -464,7 +466,7 @@ public struct MPDCommands: MPDCommandHandler {
             }
             last = values
             // A track without the tag lists as empty only when grouped (as MPD does).
-            if let value = values.last!, !value.isEmpty { out.field(tag.name, value) } else if !names.isEmpty { out.field(tag.name, "") }
+            if let value = values.last!, !value.isEmpty { out.field(tag.name, file ? roots.uri(value) : value) } else if !names.isEmpty { out.field(tag.name, "") }
             await out.flush()
             guard out.open else { return }
         }
