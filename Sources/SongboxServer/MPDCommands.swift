@@ -210,7 +210,8 @@ public struct MPDCommands: MPDCommandHandler {
                 out.field("playtime", Self.wholeSeconds(total.seconds))
             }
         case "list": try await list(arguments, out)
-        case "lsinfo", "listall", "listallinfo", "listfiles":
+        case "listfiles": try listFiles(arguments.first ?? "", out: out)
+        case "lsinfo", "listall", "listallinfo":
             try await browse(command, uri: arguments.first ?? "", client: client, out: out)
             // At the top, `lsinfo` lists the stored playlists after the rest, as MPD does (what
             // `mpc lsplaylists` and older clients read).
@@ -472,12 +473,32 @@ public struct MPDCommands: MPDCommandHandler {
         }
     }
 
-    /// `lsinfo`, `listall`, `listallinfo`, `listfiles` of a folder (or one file).
+    /// `listfiles`: what a folder of the music holds on disk, as MPD lists it: every file (a
+    /// cover, a booklet, not only songs) by its bare name with its size, and the folders, each
+    /// with its time. Nothing outside the music folders (MPD 0.23 lists `..`).
+    private func listFiles(_ uri: String, out: MPDResponse) throws(Failure) {
+        let roots = roots()
+        // Above several music folders: each is a directory.
+        if roots.folders.count > 1, Self.isTop(uri) {
+            for folder in roots.folders { out.field("directory", roots.uri(folder)) }
+            return
+        }
+        guard let path = roots.path(uri), let entries = FolderListing.entries(of: path, inside: roots.folders) else {
+            throw Failure(.noExist, "No such directory")
+        }
+        for entry in entries {
+            out.field(entry.isFolder ? "directory" : "file", entry.name)
+            if !entry.isFolder { out.field("size", String(entry.size)) }
+            out.field("Last-Modified", Self.isoDate(entry.modified))
+        }
+    }
+
+    /// `lsinfo`, `listall`, `listallinfo` of a folder (or one file).
     private func browse(_ command: String, uri: String, client: MPDClient, out: MPDResponse) async throws(Failure) {
         let roots = roots()
         guard let path = roots.path(uri) else { throw Failure(.noExist, "No such directory") }
         if let track = try library({ () throws(SongboxError) in try store.tracks.track(path: path) }) {
-            if command == "listall" || command == "listfiles" { out.field("file", roots.uri(path)) } else {
+            if command == "listall" { out.field("file", roots.uri(path)) } else {
                 out.song(track, path: track.path, duration: track.duration, roots: roots, client: client)
             }
             return
@@ -485,7 +506,7 @@ public struct MPDCommands: MPDCommandHandler {
         // Above the music folders (several of them): each is a directory.
         if roots.folders.count > 1, Self.isTop(uri) {
             for folder in roots.folders { out.field("directory", roots.uri(folder)) }
-            if command == "lsinfo" || command == "listfiles" { return }
+            if command == "lsinfo" { return }
         }
         let recursive = command == "listall" || command == "listallinfo"
         let withInfo = command == "lsinfo" || command == "listallinfo"
