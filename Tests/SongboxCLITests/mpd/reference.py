@@ -9,44 +9,27 @@ import socket
 import sys
 import time
 
+import rawmpd
+
 address, parts = sys.argv[1], sys.argv[2:]
 # The fields compared; the others differ by design (Last-Modified, Format, ids, durations).
 KEPT = {"file", "directory", "Artist", "AlbumArtist", "Album", "Title", "songs", "song", "state", "playlistlength",
         "single", "repeat", "size"}
 
 
-def connect():
-    if address.startswith("/"):
-        sock = socket.socket(socket.AF_UNIX)
-        sock.connect(address)
-    else:
-        host, port = address.rsplit(":", 1)
-        sock = socket.create_connection((host, int(port)))
-    sock.settimeout(20)
-    stream = sock.makefile("rwb")
-    assert stream.readline().startswith(b"OK MPD ")
-    return sock, stream
-
-
-class Connection:
+class Connection(rawmpd.Connection):
     def __init__(self):
-        self.sock, self.stream = connect()
+        super().__init__(address)
 
-    def answer(self, *lines):
-        self.stream.write(b"".join(line.encode() + b"\n" for line in lines))
-        self.stream.flush()
-        answer = []
-        while True:
-            line = self.stream.readline().decode()
-            assert line, f"{lines}: connection closed after {answer}"
-            answer.append(line.rstrip("\n"))
-            if line.startswith("OK") or line.startswith("ACK"):
-                return answer
+    def request(self, *lines):
+        """The answer to `lines`: a request, or a command list."""
+        self.send(*lines)
+        return self.answer()
 
     def show(self, request, lines=None):
         """Sends `request` (its `{id:N}` made the id of the queue's Nth song) and prints the answer."""
         sent = re.sub(r"\{id:(\d+)\}", lambda m: self.id_at(int(m.group(1))), request)
-        answer = self.answer(*(lines or [sent]))
+        answer = self.request(*(lines or [sent]))
         print(">>", request)
         records, current = [], []
         for line in answer[:-1]:
@@ -66,11 +49,11 @@ class Connection:
                 print(line)
 
     def id_at(self, position):
-        return next(line[4:] for line in self.answer(f"playlistinfo {position}") if line.startswith("Id: "))
+        return next(line[4:] for line in self.request(f"playlistinfo {position}") if line.startswith("Id: "))
 
     def wait_while_playing(self):
         deadline = time.time() + 20
-        while "state: play" in self.answer("status") and time.time() < deadline:
+        while "state: play" in self.request("status") and time.time() < deadline:
             time.sleep(0.1)
 
 
@@ -136,17 +119,17 @@ def single():
             c.show(request)
         c.wait_while_playing()
         c.show("status")
-        print([line for line in c.answer("status") if line.startswith("elapsed: ")])
+        print([line for line in c.request("status") if line.startswith("elapsed: ")])
         c.show("currentsong")
 
 
 def list_limit():
     # Over 2 MiB (MPD's `max_command_list_size`) and 10,000 commands: the connection is closed,
     # and none of the list runs, nor the rest of it as commands of their own.
-    sock, stream = connect()
+    c = Connection()
     try:
-        sock.sendall(b"command_list_begin\n" + b"repeat 1\n" * 250_000 + b"command_list_end\nrandom 1\n")
-        print("answer:", stream.readline().decode().rstrip("\n") or "closed")
+        c.socket.sendall(b"command_list_begin\n" + b"repeat 1\n" * 250_000 + b"command_list_end\nrandom 1\n")
+        print("answer:", c.stream.readline().decode().rstrip("\n") or "closed")
     except (BrokenPipeError, ConnectionResetError):
         print("answer: closed")
     Connection().show("status")
@@ -154,10 +137,10 @@ def list_limit():
 
 def half_close():
     # `printf 'status\nping\n' | nc -N`: the client shuts its side after sending.
-    sock, stream = connect()
-    sock.sendall(b"status\nping\n")
-    sock.shutdown(socket.SHUT_WR)
-    lines = stream.read().decode().splitlines()
+    c = Connection()
+    c.socket.sendall(b"status\nping\n")
+    c.socket.shutdown(socket.SHUT_WR)
+    lines = c.stream.read().decode().splitlines()
     print([line for line in lines if line.startswith(("state: ", "OK", "ACK"))])
 
 
