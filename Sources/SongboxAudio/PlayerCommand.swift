@@ -10,6 +10,14 @@ public enum PlayerCommand: Sendable, Hashable {
 
     public enum Mode: Sendable, Hashable { case `repeat`, random, single, consume }
 
+    /// Where in the queue items go: a position (from 0), or counted from the current item as
+    /// MPD's `+N` (N after it: `+0` is right after) and `-N` (N before it: `-0` is its place).
+    public enum Place: Sendable, Hashable {
+        case position(Int)
+        case afterCurrent(Int)
+        case beforeCurrent(Int)
+    }
+
     /// Why a command could not run; each surface says it in its own words.
     public enum Failure: Error, Sendable, Hashable {
         /// A position outside the queue.
@@ -18,6 +26,12 @@ public enum PlayerCommand: Sendable, Hashable {
         case noSuchItem
         /// Nothing plays to move in.
         case notPlaying
+        /// A place counted from the current item, and there is none.
+        case noCurrentItem
+        /// Items moved to a place counted from the current item, which is among them.
+        case currentMovesItself
+        /// A position, or a number of items from the current one, past the queue's end or start.
+        case tooLarge(Int)
     }
 
     /// That item, or the current (or first) one, or resume.
@@ -43,8 +57,8 @@ public enum PlayerCommand: Sendable, Hashable {
     case delete(Range<Int>)
     case deleteItem(Item)
     /// The items at these positions to `to` on, in their order.
-    case move(Range<Int>, to: Int)
-    case moveItem(Item, to: Int)
+    case move(Range<Int>, to: Place)
+    case moveItem(Item, to: Place)
     case swap(Item, Item)
 
     /// Runs the command on `engine` (the player's thread).
@@ -90,14 +104,18 @@ public enum PlayerCommand: Sendable, Hashable {
             engine.remove(ids: Set(engine.queue.items[range.clamped(to: 0..<engine.queue.count)].map(\.id)))
         case .deleteItem(let item):
             engine.remove(ids: [try Self.id(of: item, in: engine)])
-        case .move(let range, let to):
+        case .move(let range, let place):
             let count = engine.queue.count
-            guard range.lowerBound < count, range.upperBound <= count || range.upperBound == Int.max,
-                  to >= 0, to + min(range.upperBound, count) - range.lowerBound <= count else { throw .badPosition }
-            let ids = engine.queue.items[range.clamped(to: 0..<count)].map(\.id)
+            guard range.lowerBound < count, range.upperBound <= count || range.upperBound == Int.max else { throw .badPosition }
+            let moved = range.clamped(to: 0..<count)
+            let to = try Self.position(of: place, moving: moved, in: engine)
+            guard to >= 0, to + moved.count <= count else { throw .badPosition }
+            let ids = engine.queue.items[moved].map(\.id)
             for (offset, id) in ids.enumerated() { engine.move(id: id, to: to + offset) }
-        case .moveItem(let item, let to):
+        case .moveItem(let item, let place):
             let id = try Self.id(of: item, in: engine)
+            let from = engine.queue.position(of: id)!
+            let to = try Self.position(of: place, moving: from..<(from + 1), in: engine)
             guard (0..<engine.queue.count).contains(to) else { throw .badPosition }
             engine.move(id: id, to: to)
         case .swap(let first, let second):
@@ -108,6 +126,35 @@ public enum PlayerCommand: Sendable, Hashable {
             engine.move(id: items[high].id, to: low)
             engine.move(id: items[low].id, to: high)
         }
+    }
+
+    /// The position `place` names for the items at `moving` (empty: items to add), counted as
+    /// MPD counts it: `+N` is N after the current item, `-N` N before it, in the queue as it is
+    /// once the moved items are taken out. A number past MPD's bounds is `tooLarge`; a place
+    /// within them that still falls outside the queue is left for the move to refuse.
+    public static func position(of place: Place, moving: Range<Int>, in engine: PlayerEngine) throws(Failure) -> Int {
+        let count = engine.queue.count
+        let number: Int, limit: Int
+        switch place {
+        case .position(let position):
+            number = position
+            limit = count - moving.count
+        case .afterCurrent(let offset), .beforeCurrent(let offset):
+            guard let id = engine.headingID, var current = engine.queue.position(of: id) else { throw .noCurrentItem }
+            guard !moving.contains(current) else { throw .currentMovesItself }
+            if current >= moving.upperBound { current -= moving.count }
+            number = offset
+            if case .afterCurrent = place {
+                limit = moving.isEmpty ? count - current - 1 : count - current - moving.count
+            } else {
+                limit = moving.isEmpty ? current : count - current - moving.count
+            }
+            guard (0...max(0, limit)).contains(number) else { throw .tooLarge(number) }
+            if case .afterCurrent = place { return current + 1 + offset }
+            return current - offset
+        }
+        guard (0...max(0, limit)).contains(number) else { throw .tooLarge(number) }
+        return number
     }
 
     /// The id of a queue item named by position or id; the failure when there is none.

@@ -627,11 +627,12 @@ public final class PlayerEngine {
         }
     }
 
-    /// After `id` ended by itself: the next item by the modes, consuming `id` when asked.
+    /// After `id` ended by itself: the next item by the modes, consuming `id` when asked. In
+    /// single mode it plays `id` again with repeat, else the next item waits paused at its
+    /// start, as in MPD (the place in the queue is kept; `play` or `pause 0` goes on).
     private func advance(after id: Int, reason: StartReason) {
-        let successor = modes.single.isOn && reason == .next
-            ? (modes.repeat ? id : nil)
-            : following(id)
+        let single = modes.single.isOn && reason == .next
+        let successor = single && modes.repeat ? id : following(id)
         if modes.consume.isOn, successor != id {
             queue.remove(ids: [id])
             emit(.queueChanged(version: queue.version))
@@ -643,6 +644,7 @@ public final class PlayerEngine {
             return
         }
         start(successor, reason: reason)
+        if single, successor != id { carryOut(.pause) }
     }
 
     /// The item after `id`, as `repeat` and `random` choose; nil at the end.

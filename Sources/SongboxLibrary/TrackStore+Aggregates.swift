@@ -8,8 +8,12 @@ extension TrackStore {
         "title", "artist", "album", "albumartist", "genre", "comment", "year", "date", "track", "disc",
         "mb_trackid", "mb_albumid", "mb_artistid", "mb_albumartistid", "mb_releasegroupid", "isrc", "path",
         // A tag no track has: one group, without a value.
-        "NULL",
+        "NULL", albumArtistOrArtist,
     ]
+
+    /// The album artist, or the artist of a track without one: what MPD lists and groups as
+    /// AlbumArtist.
+    public static let albumArtistOrArtist = "coalesce(nullif(albumartist, ''), artist)"
 
     /// The distinct combinations of `columns` among the tracks `text` finds, sorted by them in
     /// order; a missing tag is nil. Streamed to `visit`, one combination at a time.

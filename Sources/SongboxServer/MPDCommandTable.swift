@@ -74,9 +74,9 @@ public enum MPDCommandTable {
         Entry("lsinfo", .read, 0...1),
         Entry("mixrampdb", .player, 1...1) { _ in .ignored },
         Entry("mixrampdelay", .player, 1...1) { _ in .ignored },
-        Entry("move", .player, 2...2) { args throws(MPDProtocol.Failure) in .player(.move(try args.range(0), to: try args.integer(1))) },
+        Entry("move", .player, 2...2) { args throws(MPDProtocol.Failure) in .player(.move(try args.range(0), to: try args.place(1))) },
         Entry("moveid", .player, 2...2) { args throws(MPDProtocol.Failure) in
-            .player(.moveItem(.id(try args.integer(0)), to: try args.integer(1)))
+            .player(.moveItem(.id(try args.integer(0)), to: try args.place(1)))
         },
         Entry("next", .player, 0...0) { _ in .player(.next) },
         Entry("notcommands", [], 0...0),

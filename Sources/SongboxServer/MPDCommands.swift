@@ -109,11 +109,16 @@ public struct MPDCommands: MPDCommandHandler {
         // The queue
         case "add", "addid":
             let uri = try args.string(0)
-            let position = try args.optionalInteger(1)
+            let place = args.values.count > 1 ? try args.place(1) : nil
             let tracks = try playable(under: uri, single: command == "addid")
-            let placement: PlayQueue.Placement = position.map { .position($0) } ?? .end
             let ids = try perform { engine throws(Failure) -> [Int] in
-                if let position, position > engine.queue.count { throw Failure(.argument, "Bad song index") }
+                var placement = PlayQueue.Placement.end
+                if let place {
+                    // A position, or one counted from the current song (`+N`, `-N`).
+                    placement = .position(try Self.mpd { () throws(PlayerCommand.Failure) in
+                        try PlayerCommand.position(of: place, moving: 0..<0, in: engine)
+                    })
+                }
                 return try Self.enqueue(tracks, placement: placement, on: engine)
             }
             if command == "addid", let id = ids.first { out.field("Id", String(id)) }
@@ -205,7 +210,8 @@ public struct MPDCommands: MPDCommandHandler {
                 out.field("playtime", Self.wholeSeconds(total.seconds))
             }
         case "list": try await list(arguments, out)
-        case "lsinfo", "listall", "listallinfo", "listfiles":
+        case "listfiles": try listFiles(arguments.first ?? "", out: out)
+        case "lsinfo", "listall", "listallinfo":
             try await browse(command, uri: arguments.first ?? "", client: client, out: out)
             // At the top, `lsinfo` lists the stored playlists after the rest, as MPD does (what
             // `mpc lsplaylists` and older clients read).
@@ -254,14 +260,20 @@ public struct MPDCommands: MPDCommandHandler {
         switch command {
         case .words, .ignored: return
         case .player(let command):
-            try perform { engine throws(Failure) in
-                do throws(PlayerCommand.Failure) { try command.apply(to: engine) } catch {
-                    switch error {
-                    case .badPosition: throw Failure(.argument, "Bad song index")
-                    case .noSuchItem: throw Failure(.noExist, "No such song")
-                    case .notPlaying: throw Failure(.playerSync, "Not playing")
-                    }
-                }
+            try perform { engine throws(Failure) in try Self.mpd { () throws(PlayerCommand.Failure) in try command.apply(to: engine) } }
+        }
+    }
+
+    /// Runs `body`, its failure in MPD's words.
+    static func mpd<T>(_ body: () throws(PlayerCommand.Failure) -> T) throws(Failure) -> T {
+        do { return try body() } catch {
+            switch error {
+            case .badPosition: throw Failure(.argument, "Bad song index")
+            case .noSuchItem: throw Failure(.noExist, "No such song")
+            case .notPlaying: throw Failure(.playerSync, "Not playing")
+            case .noCurrentItem: throw Failure(.playerSync, "No current song")
+            case .currentMovesItself: throw Failure(.argument, "Cannot move current song relative to itself")
+            case .tooLarge(let number): throw Failure(.argument, "Number too large: \(number)")
             }
         }
     }
@@ -424,8 +436,9 @@ public struct MPDCommands: MPDCommandHandler {
     /// `list TAG [FILTER] [group TAG]...`
     private func list(_ arguments: [String], _ out: MPDResponse) async throws(Failure) {
         guard let first = arguments.first else { throw Failure(.argument, "too few arguments for \"list\"") }
-        // A tag songbox does not keep lists nothing.
-        guard let tag = try MPDTag.named(first) else { return }
+        // `list file`: the songs' URIs. A tag songbox does not keep lists nothing.
+        let file = first.lowercased() == "file"
+        guard let tag = file ? (name: "file", column: "path", field: "path") : try MPDTag.named(first) else { return }
         var rest = Array(arguments.dropFirst())
         var groups: [(name: String, column: String, field: String)] = []
         while rest.count >= 2, rest[rest.count - 2].lowercased() == "group" {
@@ -435,7 +448,8 @@ public struct MPDCommands: MPDCommandHandler {
         }
         // `list album ARTIST` (one value, an old form): the albums of that artist.
         if rest.count == 1, !rest[0].hasPrefix("("), tag.name == "Album" { rest = ["Artist", rest[0]] }
-        let selection = try MPDSelection(rest, exact: true, roots: roots())
+        let roots = roots()
+        let selection = try MPDSelection(rest, exact: true, roots: roots)
         let columns = groups.map(\.column) + [tag.column]
         let names = groups.map(\.name)
         let rows = try lists.rows(columns: columns, query: selection.query, store: store) { () throws(Failure) in
@@ -453,18 +467,38 @@ public struct MPDCommands: MPDCommandHandler {
             }
             last = values
             // A track without the tag lists as empty only when grouped (as MPD does).
-            if let value = values.last!, !value.isEmpty { out.field(tag.name, value) } else if !names.isEmpty { out.field(tag.name, "") }
+            if let value = values.last!, !value.isEmpty { out.field(tag.name, file ? roots.uri(value) : value) } else if !names.isEmpty { out.field(tag.name, "") }
             await out.flush()
             guard out.open else { return }
         }
     }
 
-    /// `lsinfo`, `listall`, `listallinfo`, `listfiles` of a folder (or one file).
+    /// `listfiles`: what a folder of the music holds on disk, as MPD lists it: every file (a
+    /// cover, a booklet, not only songs) by its bare name with its size, and the folders, each
+    /// with its time. Nothing outside the music folders (MPD 0.23 lists `..`).
+    private func listFiles(_ uri: String, out: MPDResponse) throws(Failure) {
+        let roots = roots()
+        // Above several music folders: each is a directory.
+        if roots.folders.count > 1, Self.isTop(uri) {
+            for folder in roots.folders { out.field("directory", roots.uri(folder)) }
+            return
+        }
+        guard let path = roots.path(uri), let entries = FolderListing.entries(of: path, inside: roots.folders) else {
+            throw Failure(.noExist, "No such directory")
+        }
+        for entry in entries {
+            out.field(entry.isFolder ? "directory" : "file", entry.name)
+            if !entry.isFolder { out.field("size", String(entry.size)) }
+            out.field("Last-Modified", Self.isoDate(entry.modified))
+        }
+    }
+
+    /// `lsinfo`, `listall`, `listallinfo` of a folder (or one file).
     private func browse(_ command: String, uri: String, client: MPDClient, out: MPDResponse) async throws(Failure) {
         let roots = roots()
         guard let path = roots.path(uri) else { throw Failure(.noExist, "No such directory") }
         if let track = try library({ () throws(SongboxError) in try store.tracks.track(path: path) }) {
-            if command == "listall" || command == "listfiles" { out.field("file", roots.uri(path)) } else {
+            if command == "listall" { out.field("file", roots.uri(path)) } else {
                 out.song(track, path: track.path, duration: track.duration, roots: roots, client: client)
             }
             return
@@ -472,7 +506,7 @@ public struct MPDCommands: MPDCommandHandler {
         // Above the music folders (several of them): each is a directory.
         if roots.folders.count > 1, Self.isTop(uri) {
             for folder in roots.folders { out.field("directory", roots.uri(folder)) }
-            if command == "lsinfo" || command == "listfiles" { return }
+            if command == "lsinfo" { return }
         }
         let recursive = command == "listall" || command == "listallinfo"
         let withInfo = command == "lsinfo" || command == "listallinfo"
@@ -665,6 +699,15 @@ struct Arguments {
 
     func optionalInteger(_ index: Int) throws(MPDProtocol.Failure) -> Int? {
         values.indices.contains(index) ? try integer(index) : nil
+    }
+
+    /// A place in the queue: a position, or `+N` / `-N` counted from the current song.
+    func place(_ index: Int) throws(MPDProtocol.Failure) -> PlayerCommand.Place {
+        let text = try string(index)
+        guard let sign = text.first, sign == "+" || sign == "-" else { return .position(try integer(index)) }
+        let rest = text.dropFirst()
+        guard let offset = UInt32(rest) else { throw MPDProtocol.Failure(.argument, "Integer expected: \(rest)") }
+        return sign == "+" ? .afterCurrent(Int(offset)) : .beforeCurrent(Int(offset))
     }
 
     /// Seconds: a finite number from 0 to a day's worth of weeks (MPD's words when not).

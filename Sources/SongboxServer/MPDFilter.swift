@@ -28,8 +28,10 @@ struct MPDSelection {
             switch key.lowercased() {
             case "sort":
                 let descending = value.hasPrefix("-")
-                if let tag = try MPDTag.named(descending ? String(value.dropFirst()) : value) {
-                    terms.append("sort:\(descending ? "-" : "")\(tag.field)")
+                let name = descending ? String(value.dropFirst()) : value
+                // Last-Modified: songbox orders by when it first saw the file.
+                if let field = name.lowercased() == "last-modified" ? "added" : try MPDTag.named(name)?.field {
+                    terms.append("sort:\(descending ? "-" : "")\(field)")
                 }
             case "window":
                 window = try Self.range(value)
@@ -37,7 +39,11 @@ struct MPDSelection {
                 guard let at = Int(value), at >= 0 else { throw MPDProtocol.Failure(.argument, "Integer expected: \(value)") }
                 position = at
             default:
-                terms.append(try FilterParser.term(tag: key, operator: exact ? "==" : "contains", value: value, roots: roots))
+                if let keyword = try FilterParser.keyword(key, value: value, roots: roots) {
+                    terms.append(keyword)
+                } else {
+                    terms.append(try FilterParser.term(tag: key, operator: exact ? "==" : "contains", value: value, roots: roots))
+                }
             }
         }
         query = terms.joined(separator: " ")
@@ -95,11 +101,8 @@ struct FilterParser {
             let tag = word()
             skipSpaces()
             switch tag.lowercased() {
-            case "base":
-                guard let path = roots.path(try string()) else { throw Self.failure("No such directory") }
-                result = "path:" + Self.quoted(path == "/" ? "/" : path + "/")
-            case "modified-since", "added-since":
-                result = "added:>=" + (try Self.day(try string()))
+            case "base", "modified-since", "added-since":
+                result = try Self.keyword(tag, value: try string(), roots: roots)!
             case "audioformat":
                 throw Self.failure("AudioFormat filters are not supported by songbox")
             default:
@@ -113,6 +116,23 @@ struct FilterParser {
         return result
     }
 
+    /// A filter that names no tag (`base`, `modified-since`, `added-since`) as a songbox term;
+    /// nil for a tag. The same in an expression and in the older `KEY VALUE` pairs.
+    static func keyword(_ key: String, value: String, roots: MusicRoots) throws(MPDProtocol.Failure) -> String? {
+        switch key.lowercased() {
+        case "base":
+            guard let path = roots.path(value) else { throw Self.failure("No such directory") }
+            return "path:" + Self.quoted(path == "/" ? "/" : path + "/")
+        case "modified-since", "added-since":
+            return "added:>=" + (try Self.day(value))
+        default:
+            return nil
+        }
+    }
+
+    /// Terms that match every song and none.
+    static let everything = "id:>=0", nothing = "id:<0"
+
     /// One comparison as a songbox term.
     static func term(tag: String, operator op: String, value: String, roots: MusicRoots, caseFolded: Bool = true) throws(MPDProtocol.Failure) -> String {
         let field: String
@@ -120,32 +140,53 @@ struct FilterParser {
         switch tag.lowercased() {
         case "any": field = ""
         case "file", "filename":
+            // The song's URI: a whole one names a file, a piece of one is looked for as it is.
             field = "path"
-            value = roots.path(value) ?? value
+            if op == "==" || op == "eq" || op == "!=" { value = roots.path(value) ?? value }
         default:
             guard let known = try MPDTag.named(tag) else {
                 // A tag songbox does not keep: no song has it.
-                return op.hasPrefix("!") ? "" : "id:<0"
+                return op.hasPrefix("!") ? everything : nothing
             }
             field = known.field
         }
-        let prefix = field.isEmpty ? "" : field
         switch op {
         case "==", "eq":
-            if field == "year", Int(value) == nil { return "year:=" + quoted(value) }
-            return field.isEmpty ? quoted(value) : prefix + ":=" + quoted(value)
+            return equals(field, value)
         case "!=":
-            return "-" + (field.isEmpty ? quoted(value) : prefix + ":=" + quoted(value))
+            return "-" + equals(field, value)
         case "contains", "starts_with":
             // `starts_with` is answered as `contains` (songbox's query has no prefix match).
-            return field.isEmpty ? quoted(value) : prefix + ":" + quoted(value)
+            return contains(field, value)
         case "!contains":
-            return "-" + (field.isEmpty ? quoted(value) : prefix + ":" + quoted(value))
+            return "-" + contains(field, value)
         case "=~", "!~":
             throw failure("regular expressions (\(op)) are not supported by songbox; use contains")
         default:
             throw failure("Unknown filter operator: \(op)")
         }
+    }
+
+    /// `field` (empty: any tag) is `value`.
+    private static func equals(_ field: String, _ value: String) -> String {
+        if field.isEmpty { return value.isEmpty ? nothing : quoted(value) }
+        if field == "albumartist", value.isEmpty { return "(albumartist:=\"\" artist:=\"\")" }
+        return compare(field, ":=", value)
+    }
+
+    /// `field` (empty: any tag) holds `value`; every song holds nothing, as in MPD.
+    private static func contains(_ field: String, _ value: String) -> String {
+        if value.isEmpty { return everything }
+        if field.isEmpty { return quoted(value) }
+        return compare(field, ":", value)
+    }
+
+    /// `field` compared with `value` by `op` (`:=` the whole value, `:` a piece of it). A song
+    /// without an album artist is compared by its artist, as MPD does.
+    private static func compare(_ field: String, _ op: String, _ value: String) -> String {
+        let term = field + op + quoted(value)
+        guard field == "albumartist" else { return term }
+        return "(\(term) OR (albumartist:=\"\" artist\(op)\(quoted(value))))"
     }
 
     /// A quoted query phrase (`\"` and `\\` escaped).

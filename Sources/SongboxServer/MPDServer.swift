@@ -70,6 +70,9 @@ public final class MPDServer: Sendable {
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 64)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            // A client that shuts its side after sending (`printf 'status\n' | nc -N`) still
+            // reads the answers: the connection ends once they are written.
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelInitializer { channel in
                 let count = open.add(1, ordering: .relaxed).newValue
                 channel.closeFuture.whenComplete { _ in open.subtract(1, ordering: .relaxed) }
@@ -355,11 +358,9 @@ final class MPDConnection: @unchecked Sendable {
             }
             pending.lines.append(line)
             pending.bytes += bytes.count
-            guard pending.lines.count <= Self.listLimit.commands, pending.bytes <= Self.listLimit.bytes else {
-                list = nil
-                return await write(MPDProtocol.ack(MPDProtocol.Failure(.argument, "command list too long (at most \(Self.listLimit.commands) commands, 2 MiB)"),
-                                                   command: "command_list_begin"))
-            }
+            // A list over the limit ends the connection, as MPD ends it: nothing of it runs,
+            // and the rest of it is never read as commands of their own.
+            guard pending.lines.count <= Self.listLimit.commands, pending.bytes <= Self.listLimit.bytes else { return false }
             list = pending
             return true
         }

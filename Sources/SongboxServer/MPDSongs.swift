@@ -57,8 +57,9 @@ public struct MusicRoots: Sendable {
 /// The tags MPD clients know, and where songbox keeps each.
 public enum MPDTag {
     /// MPD's name, the `library` column it lists and groups by, the query field it filters on.
+    /// AlbumArtist lists and groups the artist of a song without one, as MPD does.
     static let table: [(name: String, column: String, field: String)] = [
-        ("Artist", "artist", "artist"), ("Album", "album", "album"), ("AlbumArtist", "albumartist", "albumartist"),
+        ("Artist", "artist", "artist"), ("Album", "album", "album"), ("AlbumArtist", TrackStore.albumArtistOrArtist, "albumartist"),
         ("Title", "title", "title"), ("Track", "track", "track"), ("Genre", "genre", "genre"), ("Date", "year", "year"),
         ("Comment", "comment", "comment"), ("Disc", "disc", "disc"),
         ("MUSICBRAINZ_ARTISTID", "mb_artistid", "mb_artistid"), ("MUSICBRAINZ_ALBUMID", "mb_albumid", "mb_albumid"),

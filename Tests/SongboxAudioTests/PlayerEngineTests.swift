@@ -262,13 +262,15 @@ final class Rig {
         rig.engine.play()
         rig.engine.run(seconds: 6)
         #expect(rig.started == ["two-mono.mp3", "three.mp3", "two-mono.mp3"])
-        // single: stops after the track.
+        // single: after the track, the next one waits paused at its start (as MPD).
         rig = try Rig()
         rig.queue([tones.twoMono, tones.three])
         rig.engine.setModes(PlaybackModes(single: .on))
         rig.engine.play()
-        #expect(rig.engine.run() == .idle)
-        #expect(rig.started == ["two-mono.mp3"])
+        rig.engine.run(seconds: 4)
+        #expect(rig.started == ["two-mono.mp3", "three.mp3"])
+        #expect(rig.engine.state == .paused && rig.engine.currentItem?.track.path.hasSuffix("three.mp3") == true)
+        #expect(rig.engine.elapsed == 0)
         // consume: played items leave the queue.
         rig = try Rig()
         rig.queue([tones.twoMono, tones.three])
@@ -281,8 +283,8 @@ final class Rig {
         rig.queue([tones.twoMono, tones.three])
         rig.engine.setModes(PlaybackModes(single: .oneshot, consume: .oneshot))
         rig.engine.play()
-        rig.engine.run()
-        #expect(rig.started == ["two-mono.mp3"])
+        rig.engine.run(seconds: 4)
+        #expect(rig.started == ["two-mono.mp3", "three.mp3"] && rig.engine.state == .paused)
         #expect(rig.engine.modes == PlaybackModes())
         #expect(rig.engine.queue.count == 1, "the one track was consumed")
     }

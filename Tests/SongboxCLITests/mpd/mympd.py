@@ -5,9 +5,10 @@ features.c, tags.c, idle.c, stickerdb.c). Run by MyMPDTests.swift as
 runs the parts named (all when none: start-up, idle, stickers), prints `ok PART` after each and
 exits non-zero at the first surprise (an ACK where myMPD expects none, or an answer read one
 line late)."""
-import socket
 import sys
 import time
+
+import rawmpd
 
 host, port, server = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 parts = sys.argv[4:] or ["start-up", "idle", "stickers"]
@@ -16,33 +17,9 @@ SONG = "Mabel Grey/Old Roads/02 - The River's Lullaby.mp3"
 MAIN_IDLE = "idle database stored_playlist playlist player mixer output options update subscription message partition neighbor mount"
 
 
-class Connection:
+class Connection(rawmpd.Connection):
     def __init__(self):
-        self.socket = socket.create_connection((host, port), timeout=20)
-        self.stream = self.socket.makefile("rwb")
-        greeting = self.stream.readline().decode()
-        assert greeting.startswith("OK MPD "), greeting
-
-    def send(self, *lines):
-        self.stream.write(b"".join(line.encode() + b"\n" for line in lines))
-        self.stream.flush()
-
-    def answer(self):
-        """The lines of one answer, up to its OK or ACK."""
-        lines = []
-        while True:
-            line = self.stream.readline().decode()
-            assert line, f"connection closed after {lines}"
-            lines.append(line.rstrip("\n"))
-            if line.startswith("OK") or line.startswith("ACK"):
-                return lines
-
-    def run(self, *lines):
-        """Sends a command (or a command list) and checks it succeeded: its lines before OK."""
-        self.send(*lines)
-        answer = self.answer()
-        assert answer[-1] == "OK", f"{lines}: {answer}"
-        return answer[:-1]
+        super().__init__(f"{host}:{port}")
 
 
 def ok(part):

@@ -38,6 +38,16 @@ sb.on("stopped", function()
   sb.after(0, next_phase)
 end)
 
+-- single: at a track's end the next one waits paused at its start (as MPD); what the pause says
+-- is kept, and a stop ends the phase.
+local paused
+sb.on("paused", function(e)
+  if phase == 2 or phase == 3 then
+    paused = { name = lib.name(e.track), elapsed = e.elapsed, state = sb.player.status().state }
+    sb.after(0, function() sb.player.stop() end)
+  end
+end)
+
 local sleep_set
 phases = {
   function()
@@ -54,14 +64,15 @@ phases = {
     assert(names(starts) == "three three" and starts[2].reason == "next", names(starts))
     assert(#options == 2 and options[1]["repeat"] == true and options[2]["repeat"] == false)
     lib.ok("repeat")
-    -- single = "oneshot": stop after this track, then single turns itself off.
+    -- single = "oneshot": pause on the next track after this one, then single turns itself off.
     fresh({ three, twenty })
     sb.player.set { single = "oneshot" }
     assert(sb.player.status().single == "oneshot")
     sb.player.play()
   end,
   function()
-    assert(names(starts) == "three" and names(ends) == "three" and ends[1].reason == "finished", names(starts))
+    assert(names(starts) == "three twenty" and ends[1].reason == "finished", names(starts))
+    assert(paused.name == "twenty" and paused.elapsed == 0 and paused.state == "paused", paused.name)
     assert(sb.player.status().single == false, modes())
     assert(options[#options].single == false)
     lib.ok("single oneshot")
@@ -71,7 +82,8 @@ phases = {
     sb.player.play()
   end,
   function()
-    assert(names(starts) == "three", names(starts))
+    assert(names(starts) == "three twenty", names(starts))
+    assert(paused.name == "twenty" and paused.elapsed == 0 and paused.state == "paused", paused.name)
     assert(sb.player.status().single == true, modes())
     lib.ok("single")
     -- consume: a track that ends leaves the queue.
