@@ -55,7 +55,7 @@ same() { # NAME ARGS...
     local name=$1; shift
     run_as arm "$@" > "$work/arm.out" 2>&1; local arm_status=$?
     run_as x86 "$@" > "$work/x86.out" 2>&1; local x86_status=$?
-    local norm='s/[0-9]+(\.[0-9]+)? ?(s|ms)\b/T/g; s/[0-9]+x real time/Nx real time/g; s/on [0-9]+ cores?/on N cores/g'
+    local norm="s#$work/(arm|x86)/#WORK/#g; "'s/[0-9]+(\.[0-9]+)? ?(s|ms)\b/T/g; s/[0-9]+x real time/Nx real time/g; s/on [0-9]+ cores?/on N cores/g'
     if [[ $arm_status -ne $x86_status ]]; then
         bad "$name: status $arm_status on arm64, $x86_status on x86_64"; sed 's/^/  arm64: /' "$work/arm.out" | head -20
     elif ! diff <(sed -E "$norm" "$work/arm.out") <(sed -E "$norm" "$work/x86.out") > "$work/diff"; then
