@@ -107,6 +107,9 @@ if [[ ! -f $sysroot/.complete ]]; then
         mv "$PI_BUILD"/apt-sid-swift/swiftlang_*_arm64.deb "$deb"
     fi
     dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$sysroot" --wildcards './usr/libexec/swift/lib/swift/*' './usr/libexec/swift/lib/swift_static/*' './usr/libexec/swift/lib/clang/*'
+    # Where the driver looks for them at link time (swiftrt.o): usr/lib/swift{,_static}.
+    ln -sfn ../libexec/swift/lib/swift "$sysroot/usr/lib/swift"
+    ln -sfn ../libexec/swift/lib/swift_static "$sysroot/usr/lib/swift_static"
     touch "$sysroot/.complete"
 fi
 
@@ -142,8 +145,7 @@ EOF
 cat > "$sdk/trixie-arm64/toolset.json" <<'EOF'
 {
   "schemaVersion": "1.0",
-  "swiftCompiler": { "extraCLIOptions": ["-use-ld=lld"] },
-  "linker": { "path": "ld.lld" }
+  "swiftCompiler": { "extraCLIOptions": ["-use-ld=lld"] }
 }
 EOF
 
