@@ -35,7 +35,8 @@ SWIFT_DEB_VERSION=${SWIFT_DEB_VERSION:-6.2.3-1+b1}
 # the Swift runtime links against (libc, libstdc++, libgcc).
 SYSROOT_PACKAGES=(libc6-dev libgcc-14-dev libstdc++-14-dev linux-libc-dev
     liblua5.4-dev libsqlite3-dev libasound2-dev libmpg123-dev libflac-dev libvorbis-dev
-    libopusfile-dev libopus-dev libogg-dev libfaad-dev)
+    libopusfile-dev libopus-dev libogg-dev libfaad-dev
+    zlib1g-dev)  # zlib: the static Foundation links -lz
 
 toolchain=$PI_BUILD/toolchain-sid-amd64
 sysroot=$PI_BUILD/sysroot-arm64
