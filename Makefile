@@ -17,7 +17,7 @@ PREFIX ?= $(HOME)/.local
 # What it installs: the release build (`make release`).
 BINARY ?= .build/release/songbox
 
-.PHONY: demo test bench build release clean locale install
+.PHONY: demo test bench build release clean locale install pi pi-check
 
 ## demo: install what is missing, build, scan the bundled example library, list it, play some
 ## of it (to the null output, as fast as possible: the demo needs no sound card).
@@ -88,6 +88,18 @@ install:
 	$(BINARY) --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_songbox
 	$(BINARY) --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/songbox.fish
 	@echo "installed $(DESTDIR)$(PREFIX)/bin/songbox"
+
+## pi: songbox for a 64-bit Raspberry Pi (aarch64, Debian 13 trixie / Raspberry Pi OS), cross-compiled
+## here from Debian's packages (sid's swiftlang, trixie's arm64 libraries) into .build/pi/songbox;
+## the toolchain, the arm64 sysroot and the build folder go in $(PI_BUILD). Needs root. See docs/raspberry-pi.md.
+PI_BUILD ?= $(abspath $(CURDIR)/../pi-build)
+pi:
+	PI_BUILD=$(PI_BUILD) scripts/build-pi.sh
+
+## pi-check: that binary under qemu-aarch64 beside the x86_64 build: scan, ls, the PCM it plays,
+## analyze, a Lua script, the daemon with mpc (docs/raspberry-pi.md says when it runs).
+pi-check:
+	PI_BUILD=$(PI_BUILD) scripts/pi-check.sh
 
 clean:
 	rm -rf .build

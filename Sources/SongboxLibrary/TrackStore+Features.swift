@@ -144,9 +144,11 @@ extension TrackStore {
 
     /// Little-endian Float32s from raw bytes (a trailing partial one is dropped).
     static func vector(_ bytes: UnsafeRawBufferPointer) -> [Float] {
-        stride(from: 0, to: bytes.count - 3, by: 4).map { offset in
-            Float(bitPattern: UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16
-                  | UInt32(bytes[offset + 3]) << 24)
+        // One typed step per byte: Swift 6.2 gives up type-checking the single expression.
+        stride(from: 0, to: bytes.count - 3, by: 4).map { (offset: Int) -> Float in
+            let low: UInt32 = UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8
+            let high: UInt32 = UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3]) << 24
+            return Float(bitPattern: low | high)
         }
     }
 }

@@ -94,7 +94,7 @@ enum TrackWriter {
             ("rg_album_gain", tags.replayGainAlbumGain), ("rg_album_peak", tags.replayGainAlbumPeak),
             ("duration", audio.duration), ("bitrate", audio.bitrate), ("samplerate", audio.sampleRate),
             ("channels", audio.channels), ("bits", audio.bits),
-            ("path_key", SearchKey.fold(file.path)),
+            ("path_key", SearchKey.fold(file.path) as String),  // `as`: Swift 6.2 finds the String? overload as good
             ("title_key", SearchKey.fold(tags.title)), ("artist_key", SearchKey.fold(tags.artist)),
             ("album_key", SearchKey.fold(tags.album)), ("albumartist_key", SearchKey.fold(tags.albumArtist)),
             ("genre_key", SearchKey.fold(tags.genre)), ("comment_key", SearchKey.fold(tags.comment)),
