@@ -89,7 +89,6 @@ final class FolderWatcher: @unchecked Sendable {
     func run() {
         for root in roots { watchTree(root) }
         logger.info("songbox daemon: watching \(folders.count) folder\(folders.count == 1 ? "" : "s") for new music")
-        if let fallback { logger.warning("songbox daemon: \(fallback); rescanning every \(Int(fallbackInterval / 60)) minutes instead") }
         var changed = false
         var lastChange = 0.0, lastRescan = MonotonicClock.seconds
         while true {
@@ -132,7 +131,8 @@ final class FolderWatcher: @unchecked Sendable {
             let descriptor = inotify_add_watch(inotify, next, mask)
             if descriptor < 0 {
                 if errno == ENOSPC {
-                    let limit = (try? String(contentsOfFile: "/proc/sys/fs/inotify/max_user_watches", encoding: .utf8))?
+                    // This user namespace's limit: the machine's `fs.inotify.max_user_watches`, or lower.
+                    let limit = (try? String(contentsOfFile: "/proc/sys/user/max_inotify_watches", encoding: .utf8))?
                         .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
                     noteFallback("the inotify watch limit (fs.inotify.max_user_watches = \(limit)) is reached at \(next); "
                                  + "`sysctl fs.inotify.max_user_watches=524288` raises it")
@@ -151,8 +151,11 @@ final class FolderWatcher: @unchecked Sendable {
         }
     }
 
+    /// Some folders cannot be watched: said once, and the periodic rescans start.
     private func noteFallback(_ reason: String) {
-        if fallback == nil { fallback = reason }
+        guard fallback == nil else { return }
+        fallback = reason
+        logger.warning("songbox daemon: \(reason); rescanning every \(String(format: "%g", fallbackInterval / 60)) minutes instead")
     }
 
     /// Reads the events at hand; new folders are watched. True when something in the music changed.

@@ -106,6 +106,31 @@ import Testing
         try daemon.waitForOutput("updated: 2 0 0")  // bonus.mp3 and bonus2.mp3 are no longer ignored
     }
 
+    /// With the inotify watch limit reached (here a limit of 2 in a user namespace of the test's
+    /// own, so the machine's is not touched), the daemon says so once, naming the sysctl that
+    /// raises it, and falls back to periodic rescans.
+    @Test func aReachedWatchLimitIsSaidOnceAndFallsBackToRescans() throws {
+        for sub in ["a", "a/b", "a/b/c", "d"] {
+            try FileManager.default.createDirectory(atPath: music + "/" + sub, withIntermediateDirectories: true)
+        }
+        let wrapper = folder + "/limited.sh"
+        try """
+            #!/bin/sh
+            exec unshare -U -r sh -c 'echo 2 > /proc/sys/user/max_inotify_watches && exec "$0" "$@"' \(SongboxRunner.executable) "$@"
+            """.write(toFile: wrapper, atomically: true, encoding: .utf8)
+        chmod(wrapper, 0o755)
+        try "".write(toFile: folder + "/config", atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(database: songbox.database, folder: folder, arguments: [
+            "--config", folder + "/config", "--music", music, "--output", "null", "--plugins", folder,
+        ], executable: wrapper)
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        try daemon.waitForLog("rescanning every 15 minutes instead")
+        let log = daemon.errors
+        #expect(log.contains("the inotify watch limit (fs.inotify.max_user_watches = 2) is reached at"), "\(log)")
+        #expect(log.contains("sysctl fs.inotify.max_user_watches=524288"))
+        #expect(log.components(separatedBy: "watch limit").count - 1 == 1)
+    }
+
     /// `watch = no` leaves the folders to `update` and `rescan_minutes`, as before.
     @Test func watchNoLeavesTheFoldersAlone() throws {
         try FileManager.default.createDirectory(atPath: music, withIntermediateDirectories: true)
