@@ -89,6 +89,20 @@ public protocol FedDecoder: AnyObject {
     func takeTitle() -> String?
 }
 
+/// Bytes fed to a decoder, handed to its C library a piece at a time (`FeedDecoder.largestFeed`
+/// at most, what one call takes); none once the stream `finished`.
+func feedPieces(_ bytes: UnsafeRawBufferPointer, source: String, finished: Bool,
+                _ take: (UnsafeRawPointer, Int) throws(DecodeError) -> Void) throws(DecodeError) {
+    guard !bytes.isEmpty, let base = bytes.baseAddress else { return }
+    guard !finished else { throw DecodeError(path: source, message: "bytes fed after the end of the stream") }
+    var offset = 0
+    while offset < bytes.count {
+        let count = min(FeedDecoder.largestFeed, bytes.count - offset)
+        try take(base + offset, count)
+        offset += count
+    }
+}
+
 /// Decoded stereo frames waiting to be taken: the resampler's source.
 final class DecodedFrames: FrameSource {
     /// The rate and channels of what is decoded now; rate 0 before any stream's headers.

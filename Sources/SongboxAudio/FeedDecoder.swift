@@ -56,16 +56,11 @@ public final class FeedDecoder: FedDecoder {
 
     /// Hands bytes of the stream to the decoder, in order.
     public func feed(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) {
-        guard !bytes.isEmpty, let base = bytes.baseAddress else { return }
-        guard !finished else { throw DecodeError(path: source, message: "bytes fed after the end of the stream") }
-        var offset = 0
-        while offset < bytes.count {
-            let count = min(Self.largestFeed, bytes.count - offset)
-            let status = mpg123_feed(handle, (base + offset).assumingMemoryBound(to: UInt8.self), count)
+        try feedPieces(bytes, source: source, finished: finished) { (piece, count) throws(DecodeError) in
+            let status = mpg123_feed(handle, piece.assumingMemoryBound(to: UInt8.self), count)
             guard status == Int32(MPG123_OK.rawValue) else {
                 throw DecodeError(path: source, message: MP3Decoder.message(for: status, handle: handle))
             }
-            offset += count
         }
     }
 

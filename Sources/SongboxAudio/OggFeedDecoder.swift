@@ -47,17 +47,12 @@ public final class OggFeedDecoder: FedDecoder {
     public static func isOgg(_ bytes: some Collection<UInt8>) -> Bool { bytes.starts(with: Array("OggS".utf8)) }
 
     public func feed(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) {
-        guard !bytes.isEmpty, let base = bytes.baseAddress else { return }
-        guard !finished else { throw DecodeError(path: source, message: "bytes fed after the end of the stream") }
-        var offset = 0
-        while offset < bytes.count {
-            let count = min(FeedDecoder.largestFeed, bytes.count - offset)
+        try feedPieces(bytes, source: source, finished: finished) { (piece, count) throws(DecodeError) in
             guard let buffer = ogg_sync_buffer(sync, count) else {
                 throw DecodeError(path: source, message: "libogg could not take the stream's bytes")
             }
-            buffer.update(from: (base + offset).assumingMemoryBound(to: CChar.self), count: count)
+            buffer.update(from: piece.assumingMemoryBound(to: CChar.self), count: count)
             ogg_sync_wrote(sync, count)
-            offset += count
             // Pages are taken out as they come, so that what libogg holds stays one page.
             try takePages()
         }
