@@ -94,14 +94,16 @@ let package = Package(
             // with a pragma (no unsafe flags).
             dependencies: ["CLua"]
         ),
-        // The Lua host. It sees the player through `ScriptPlayer`, which the wiring hands it: it
-        // knows the engine's commands and events, not how playback is recorded (no SongboxPlayback).
+        // The Lua host. It sees the player through `ScriptPlayer`, which the wiring hands it, and
+        // its events as the bus carries them (SongboxPlayback's `PlaybackEvent`, one type from
+        // the engine to every subscriber); how playback is recorded stays the wiring's.
         .target(
             name: "SongboxScript",
             dependencies: [
                 "CLuaShim",
                 "SongboxLibrary",
                 "SongboxAudio",
+                "SongboxPlayback",
                 "SongboxMessages",
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -16,6 +16,7 @@ public final class Mailbox<Element: Sendable>: @unchecked Sendable {
     private let capacity: Int
     private let kind: @Sendable (Element) -> String?
     private var droppedCount = 0
+    private var droppedReported = 0
 
     public init(capacity: Int = .max, coalescing kind: @escaping @Sendable (Element) -> String? = { _ in nil }) {
         self.capacity = max(1, capacity)
@@ -24,10 +25,12 @@ public final class Mailbox<Element: Sendable>: @unchecked Sendable {
 
     public func put(_ item: Element) { put(contentsOf: [item]) }
 
-    /// Puts `items` in together: a taker sees all of them or none.
-    public func put(contentsOf batch: [Element]) {
+    /// Puts `items` in together: a taker sees all of them or none. False when the mailbox is
+    /// closed (nothing was put).
+    @discardableResult
+    public func put(contentsOf batch: [Element]) -> Bool {
         condition.withLock {
-            guard !closed else { return }
+            guard !closed else { return false }
             for item in batch {
                 if items.count - head >= capacity, let itemKind = kind(item),
                    let oldest = items[head...].firstIndex(where: { kind($0) == itemKind }) {
@@ -37,6 +40,7 @@ public final class Mailbox<Element: Sendable>: @unchecked Sendable {
                 items.append(item)
             }
             condition.broadcast()
+            return true
         }
     }
 
@@ -76,6 +80,15 @@ public final class Mailbox<Element: Sendable>: @unchecked Sendable {
 
     /// Items dropped to keep within the capacity.
     public var dropped: Int { condition.withLock { droppedCount } }
+
+    /// Items dropped since the last call: what its taker reports (a consumer that fell behind
+    /// says so, once per fall, instead of losing values without a word).
+    public func takeDropped() -> Int {
+        condition.withLock {
+            defer { droppedReported = droppedCount }
+            return droppedCount - droppedReported
+        }
+    }
 
     /// True when nothing is waiting to be taken now.
     public var isEmpty: Bool {

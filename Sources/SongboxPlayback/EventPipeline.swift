@@ -34,9 +34,22 @@ public struct PlaybackEvent: Sendable {
     }
 }
 
-/// The one path of player events: the engine emits each event once; the pipeline, on one
-/// thread at a time, attaches the track, records the plays and saves the state (one
-/// transaction per batch), then hands the event to every subscriber. `PlaybackSession` runs it
+/// What subscribes to the event bus: the MPD clients' `idle`, each plugin, a script's loop, the
+/// daemon's log. It gets every event after its play is recorded, in order, a batch at a time
+/// (what came out of the engine together), on the pipeline's thread: so it must not block or
+/// call back into the player; it puts them in a bounded queue of its own, or notes what changed.
+public protocol EventSubscriber: AnyObject, Sendable {
+    func receive(_ events: [PlaybackEvent])
+}
+
+/// A mailbox is the simplest subscriber: a consumer that takes the events on a thread of its own.
+extension Mailbox: EventSubscriber where Element == PlaybackEvent {
+    public func receive(_ events: [PlaybackEvent]) { put(contentsOf: events) }
+}
+
+/// The one path of player events (the event bus): the engine emits each event once; the
+/// pipeline, on one thread at a time, attaches the track, records the plays and saves the state
+/// (one transaction per batch), then hands the event to every subscriber, directly. `PlaybackSession` runs it
 /// on a worker thread for a player in real time; a stepped player's owner runs it between two
 /// chunks (`SteppedPlayback`). A subscriber sees an event only after its play is recorded.
 ///
@@ -53,7 +66,7 @@ public final class EventPipeline: @unchecked Sendable {
     private var store: LibraryStore { recorder.store }
     /// Guarded by `lock`; everything else belongs to the pipeline's thread.
     private let lock = NSLock()
-    private var subscribers: [Mailbox<PlaybackEvent>] = []
+    private var subscribers: [any EventSubscriber] = []
     /// The tracks of the items events were last about (the one playing and the one before),
     /// as they were when each started.
     private var tracks: [(item: Int, track: Track?)] = []
@@ -77,11 +90,17 @@ public final class EventPipeline: @unchecked Sendable {
         recorderQueue = savesInBackground ? DispatchQueue(label: "songbox recorder", qos: .utility) : nil
     }
 
-    /// A mailbox that gets every event from now on, after it has been recorded.
+    /// A mailbox that gets every event from now on, after it has been recorded; bounded
+    /// (`subscriberCapacity`), value events coalescing when its taker falls behind.
     public func subscribe() -> Mailbox<PlaybackEvent> {
         let mailbox = Mailbox<PlaybackEvent>(capacity: Self.subscriberCapacity) { $0.coalescingKind }
-        lock.withLock { subscribers.append(mailbox) }
+        subscribe(mailbox)
         return mailbox
+    }
+
+    /// `subscriber` gets every event from now on, after it has been recorded.
+    public func subscribe(_ subscriber: any EventSubscriber) {
+        lock.withLock { subscribers.append(subscriber) }
     }
 
     /// Records a batch of events (what came out of the engine together) and, if they changed
@@ -153,7 +172,7 @@ public final class EventPipeline: @unchecked Sendable {
     }
 
     /// Whether a changed place waits to be saved (`tick` within `placeInterval` saves it).
-    public var placePending = false
+    public private(set) var placePending = false
 
     /// The most often a place that only changed is written, in seconds.
     public static let placeInterval = 1.0
@@ -170,14 +189,14 @@ public final class EventPipeline: @unchecked Sendable {
         commitNow(events.map(\.event), state: snapshot)
         placePending = false
         deliver(events)
-        lock.withLock { subscribers }.forEach { $0.close() }
+        for case let mailbox as Mailbox<PlaybackEvent> in lock.withLock({ subscribers }) { mailbox.close() }
     }
 
     private func deliver(_ events: [(event: PlayerEvent, emitted: Double)]) {
         let delivered = events.map {
             PlaybackEvent($0.event, track: track(of: $0.event), lyricText: lyricText(of: $0.event), emitted: $0.emitted)
         }
-        for listener in lock.withLock({ subscribers }) { listener.put(contentsOf: delivered) }
+        for subscriber in lock.withLock({ subscribers }) { subscriber.receive(delivered) }
     }
 
     /// The library's track of the event's item: read when the item starts (or when an event is

@@ -17,7 +17,8 @@ public final class PlaybackSession: @unchecked Sendable {
     /// Whether the saved state this session started from was playing (a daemon stopped, or
     /// killed, while it played): the daemon resumes it, as MPD does.
     public let wasPlaying: Bool
-    private let incoming: Mailbox<(event: PlayerEvent, emitted: Double)>
+    private let incoming: Mailbox<Incoming>
+    private let report: @Sendable (String) -> Void
     // Guarded by `condition`.
     private let condition = NSCondition()
     private var workerDone = false
@@ -26,8 +27,10 @@ public final class PlaybackSession: @unchecked Sendable {
                 fast: Bool = false, restore: Bool = true, savesState: Bool = true,
                 report: @escaping @Sendable (String) -> Void = reportToStandardError) {
         self.store = store
-        let incoming = Mailbox<(event: PlayerEvent, emitted: Double)>(capacity: EventPipeline.subscriberCapacity) {
-            PlaybackEvent.coalescingKind(of: $0.event)
+        self.report = report
+        let incoming = Mailbox<Incoming>(capacity: EventPipeline.subscriberCapacity) { item in
+            guard case .event(let event, _) = item else { return nil }
+            return PlaybackEvent.coalescingKind(of: event)
         }
         self.incoming = incoming
         let recorder = PlaybackRecorder(store: store, savesState: savesState, report: report)
@@ -36,7 +39,7 @@ public final class PlaybackSession: @unchecked Sendable {
         wasPlaying = saved?.state == .playing && saved?.current != nil
         player = Player(output: output, settings: settings, fast: fast, restoring: saved, onEvents: { events in
             let now = MonotonicClock.seconds
-            incoming.put(contentsOf: events.map { ($0, now) })
+            incoming.put(contentsOf: events.map { .event($0, emitted: now) })
         })
         let worker = Thread { [self] in work() }
         worker.name = "songbox playback"
@@ -48,6 +51,18 @@ public final class PlaybackSession: @unchecked Sendable {
 
     /// A mailbox that gets every event from now on, after it has been recorded.
     public func subscribe() -> Mailbox<PlaybackEvent> { pipeline.subscribe() }
+
+    /// Runs `body` on the audio thread and returns its result once the events it caused have
+    /// been through the bus: recorded, and handed to every subscriber. So a command's answer
+    /// goes out after everyone heard of its change, as MPD's does: an `idle` client is woken
+    /// by the change of a command answered before it connects, never after.
+    public func perform<T: Sendable>(_ body: @escaping @Sendable (PlayerEngine) -> T) -> T {
+        let result = player.perform(body)
+        let passed = Mailbox<Bool>()
+        // A session shut down has no worker to pass it: nothing waits then.
+        if incoming.put(contentsOf: [.fence(passed)]) { _ = passed.take() }
+        return result
+    }
 
     /// Stops playback, records what was heard, saves the state and ends the worker. The state
     /// saved is the one before the stop, so the next run continues from the same place.
@@ -63,6 +78,12 @@ public final class PlaybackSession: @unchecked Sendable {
 
     // MARK: The worker
 
+    /// What reaches the worker: the engine's events, and the marks `perform` waits behind.
+    private enum Incoming: Sendable {
+        case event(PlayerEvent, emitted: Double)
+        case fence(Mailbox<Bool>)
+    }
+
     private func work() {
         while true {
             // Quiet for a while: the pipeline keeps the position current in case of a power cut.
@@ -74,7 +95,12 @@ public final class PlaybackSession: @unchecked Sendable {
             }
             // A burst (a new queue: cleared, filled, started; a track's end and the next one's
             // start) is one batch: one commit.
-            pipeline.handle([first] + incoming.takeAvailable(), status: player.status)
+            let batch = [first] + incoming.takeAvailable()
+            let events = batch.compactMap { item in if case .event(let event, let emitted) = item { (event: event, emitted: emitted) } else { nil } }
+            if !events.isEmpty { pipeline.handle(events, status: player.status) }
+            for case .fence(let passed) in batch { passed.put(true) }
+            let dropped = incoming.takeDropped()
+            if dropped > 0 { report(Message("the player's events fell behind: \(dropped) older position and lyric events dropped, the newest kept").localized) }
         }
         condition.withLock {
             workerDone = true

@@ -1,6 +1,7 @@
 import Foundation
 import SongboxAudio
 import SongboxLibrary
+import SongboxPlayback
 
 /// `songbox.queue.*` and `songbox.player.*`. Commands that change playback count as writes
 /// (refused in a dry run). Positions are 1-based, as everywhere in Lua; queue ids are stable.
@@ -339,7 +340,7 @@ public enum PlayerAPI {
 
     /// The event as plugins see it: `type`, the payload's fields, and `emitted_at` (when it left
     /// the audio thread, on `songbox.monotonic()`'s clock).
-    public static func event(_ delivered: ScriptEvent) -> LuaValue {
+    public static func event(_ delivered: PlaybackEvent) -> LuaValue {
         let event = delivered.event, track = delivered.track
         var table: [String: LuaValue] = ["type": .string(event.name), "emitted_at": .number(delivered.emitted)]
         switch event {

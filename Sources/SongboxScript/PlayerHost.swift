@@ -1,23 +1,7 @@
 import Foundation
 import SongboxAudio
 import SongboxLibrary
-
-/// A player event as a script gets it: the event, the library's track as it was when its item
-/// started, and when it left the audio thread (`MonotonicClock` seconds).
-public struct ScriptEvent: Sendable {
-    public var event: PlayerEvent
-    public var track: Track?
-    /// The words of a `lyric` event's line.
-    public var lyricText: String?
-    public var emitted: Double
-
-    public init(_ event: PlayerEvent, track: Track?, lyricText: String? = nil, emitted: Double) {
-        self.event = event
-        self.track = track
-        self.lyricText = lyricText
-        self.emitted = emitted
-    }
-}
+import SongboxPlayback
 
 /// The player as a script host sees it. The wiring makes one (a player in real time on its own
 /// thread, or one the script's loop steps on a fast output) and hands it in: the script host
@@ -30,7 +14,7 @@ public protocol ScriptPlayer: AnyObject {
     /// has it (and saves the place when due). Nothing for a player in real time.
     func pump()
     /// The next event for the script, once recorded; waits at most `timeout` seconds.
-    func nextEvent(timeout: Double) -> ScriptEvent?
+    func nextEvent(timeout: Double) -> PlaybackEvent?
     var state: PlaybackState { get }
     /// Library tracks as the queue takes them (with their highlights).
     func playable(_ tracks: [Track]) throws(SongboxError) -> [PlayableTrack]

@@ -26,6 +26,8 @@ public final class Plugin: Sendable {
         public var lastError: String?
         public var errors = 0
         public var restarts = 0
+        /// Events handed to its handlers (only those of a type it has a handler for).
+        public var events = 0
         /// CPU seconds the plugin's thread used.
         public var cpuSeconds = 0.0
         /// Bytes its Lua state holds.
@@ -87,7 +89,7 @@ public final class Plugin: Sendable {
     }
 
     private enum Job: Sendable {
-        case event(LuaValue)
+        case event(BusEvent)
         case reload, disable, enable
         case evaluate(ScriptPlaylist, Reply<Result<[Int64]?, SongboxError>>)
         case stop
@@ -103,10 +105,12 @@ public final class Plugin: Sendable {
     /// changed (the newest of each kind follows), lyric lines among them; track and playback
     /// events are all kept.
     private let inbox = Mailbox<Job>(capacity: 1024) { job in
-        guard case .event(let event) = job, case .string(let type)? = event.tableValue?["type"],
-              PlayerEvent.valueEventNames.contains(type) else { return nil }
-        return type
+        guard case .event(let event) = job else { return nil }
+        return event.coalescingKind
     }
+    /// The event types its state has handlers for (`songbox.on`), as the state last said; nil
+    /// while it loads, when every event is kept for it (a handler may be on its way).
+    private let listening = Mutex<Set<String>?>(nil)
     private let info: Mutex<Info>
     private let finished = Reply<Void>()
     /// Set by `stop`: the callback running then ends at its next songbox call.
@@ -140,7 +144,14 @@ public final class Plugin: Sendable {
     }
 
     /// Hands an event (a table with a `type`) to the plugin's handlers.
-    public func deliver(_ event: LuaValue) { inbox.put(.event(event)) }
+    public func deliver(_ event: LuaValue) { deliver([BusEvent(posted: event)]) }
+
+    /// Hands events to the plugin's handlers, in order: only those of a type it has a handler
+    /// for, so a plugin that does not listen is not woken and converts nothing.
+    public func deliver(_ events: [BusEvent]) {
+        let wanted = listening.withLock { listening in listening.map { names in events.filter { names.contains($0.name) } } ?? events }
+        if !wanted.isEmpty { inbox.put(contentsOf: wanted.map(Job.event)) }
+    }
     /// Loads the file afresh (after `shutdown` to the old state); a disabled plugin is enabled.
     public func reload() { inbox.put(.reload) }
     public func disable() { inbox.put(.disable) }
@@ -177,6 +188,10 @@ public final class Plugin: Sendable {
         var restartAt: Double?
         var failures: [Double] = []
         var pause: Double
+        /// The prelude's count of handler changes when the listened types were last read.
+        var listeningVersion: Int?
+        /// Events handed to its handlers.
+        var handled = 0
 
         init(plugin: Plugin) {
             self.plugin = plugin
@@ -188,12 +203,12 @@ public final class Plugin: Sendable {
         mutating func run() {
             load()
             noteUsage()
-            while true {
+            jobs: while true {
                 let wake = [deadline, restartAt].compactMap { $0 }.min()
                 let job = plugin.inbox.take(timeout: wake.map { max(0, $0 - environment.now()) })
                 switch job {
                 case nil:
-                    if plugin.inbox.isClosedAndEmpty { break }
+                    if plugin.inbox.isClosedAndEmpty { break jobs }
                     if let restartAt, environment.now() >= restartAt {
                         self.restartAt = nil
                         load()
@@ -204,7 +219,8 @@ public final class Plugin: Sendable {
                     plugin.log.flush()
                     continue
                 case .event(let event)?:
-                    call("dispatch", [event, .number(environment.now())])
+                    call("dispatch", [event.value, .number(environment.now())])
+                    handled += 1
                 case .reload?:
                     unload(status: .starting)
                     failures = []
@@ -228,7 +244,10 @@ public final class Plugin: Sendable {
                 }
                 // Timers first: the next deadline after what the job did.
                 if runtime != nil { advanceTimers() }
+                noteListening()
+                noteFallingBehind()
                 noteUsage()
+                plugin.info.withLock { $0.events = handled }
                 plugin.log.flush()
             }
             unload(status: .stopped)
@@ -239,6 +258,9 @@ public final class Plugin: Sendable {
         /// Makes the state, runs the file and gives it `startup`.
         mutating func load() {
             plugin.info.withLock { $0.status = .starting }
+            plugin.listening.withLock { $0 = nil }
+            listeningVersion = nil
+            defer { noteListening() }
             let name = plugin.name
             let log = plugin.log
             do {
@@ -274,6 +296,24 @@ public final class Plugin: Sendable {
             runtime = nil
             deadline = nil
             plugin.info.withLock { $0.status = status }
+        }
+
+        /// The event types the state has handlers for, read again when they changed (a state
+        /// that is gone listens to nothing until it is loaded again).
+        mutating func noteListening() {
+            guard let runtime else { return plugin.listening.withLock { $0 = [] } }
+            guard let results = try? runtime.callKeptFunction("listening", [listeningVersion.map { .integer($0) } ?? .nil]),
+                  results.count == 2, let version = results[0].intValue, let names = results[1].arrayValue else { return }
+            listeningVersion = version
+            plugin.listening.withLock { $0 = Set(names.compactMap(\.stringValue)) }
+        }
+
+        /// Value events the plugin lost to its bound because it fell behind: said, once a fall.
+        func noteFallingBehind() {
+            let dropped = plugin.inbox.takeDropped()
+            if dropped > 0 {
+                environment.logger.warning("plugin \(plugin.name): fell behind its events: \(dropped) older value events (volume, queue, lyric lines) dropped, the newest of each kind kept")
+            }
         }
 
         mutating func advanceTimers() {

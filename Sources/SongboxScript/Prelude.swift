@@ -1,7 +1,8 @@
 /// The part of the `songbox` module written in Lua: events (`songbox.on`) and timers
 /// (`songbox.after`, `songbox.every`, and `songbox.at` on the wall clock). Callbacks are Lua
 /// functions, which never cross into Swift: they live here, and the host drives them through
-/// the two functions kept with `keep`: `dispatch(event, now)` calls an event's handlers in
+/// the functions kept with `keep`: `listening(known)` names the event types that have handlers
+/// (so a plugin gets only those), `dispatch(event, now)` calls an event's handlers in
 /// order, `advance(now, wall)` fires the timers due by `now` (seconds on the host's monotonic
 /// clock) and the wall-clock timers due by `wall` (Unix seconds), and returns the next deadline
 /// (on the monotonic clock) and whether a one-shot timer is pending. Each returns the errors of
@@ -40,6 +41,9 @@ enum Prelude {
 
         local longest = 31622400  -- a year (366 days) of seconds: the longest delay or interval
         local handlers = {}   -- event name -> list of { id, fn }
+        -- Counts the times an event type gained its first handler or lost its last: the host
+        -- asks (`listening`) and hands a plugin only the events it has handlers for.
+        local listen_version = 0
         local timers = {}     -- id -> { at, every, fn } or, on the wall clock, { at, wall_at, spec, fn, ... }
         local last_id, now = 0, 0
         local time_next, time_now = songbox.time.next, songbox.time.now
@@ -55,7 +59,11 @@ enum Prelude {
           if self.event then
             local list = handlers[self.event] or {}
             for i = 1, #list do
-              if list[i].id == self.id then remove(list, i); return true end
+              if list[i].id == self.id then
+                remove(list, i)
+                if #list == 0 then listen_version = listen_version + 1 end
+                return true
+              end
             end
             return false
           end
@@ -79,6 +87,7 @@ enum Prelude {
           last_id = last_id + 1
           local list = handlers[event] or {}
           handlers[event] = list
+          if #list == 0 then listen_version = listen_version + 1 end
           list[#list + 1] = { id = last_id, fn = fn }
           return setmetatable({ id = last_id, event = event }, Handle)
         end)
@@ -152,6 +161,17 @@ enum Prelude {
           timers[last_id] = { at = now + (first - wall), wall_at = first, label = label, spec = spec, fn = fn,
                               name = name, grace = grace, missed = missed }
           return setmetatable({ id = last_id }, Handle)
+        end)
+
+        -- The event types with a handler now, and the count they go with; nothing when the
+        -- count is still `known` (they have not changed since the host last asked).
+        keep("listening", function(known)
+          if known == listen_version then return end
+          local names = {}
+          for name, list in pairs(handlers) do
+            if #list > 0 then names[#names + 1] = name end
+          end
+          return listen_version, names
         end)
 
         keep("dispatch", function(event, time)

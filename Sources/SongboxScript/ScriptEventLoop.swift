@@ -1,6 +1,7 @@
 import Foundation
 import SongboxAudio
 import SongboxLibrary
+import SongboxPlayback
 
 /// Runs a script's events and timers after its main chunk, until the run is over:
 ///
@@ -154,7 +155,7 @@ public final class ScriptEventLoop {
     }
 
     /// Runs the event's handlers; `now` is the script's clock when it happened.
-    private func dispatch(_ event: ScriptEvent, at now: Double) throws(LuaScriptError) {
+    private func dispatch(_ event: PlaybackEvent, at now: Double) throws(LuaScriptError) {
         let errors = try runtime.callKeptFunction("dispatch", [PlayerAPI.event(event), .number(now)])
         note(errors.first)
         try dispatchPosted()

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import SongboxAudio
 import SongboxLibrary
+import SongboxPlayback
 internal import CLuaShim
 
 /// `songbox.smart(name, query_or_function)`: a live smart playlist. A query is stored as text; a
@@ -209,7 +210,7 @@ public final class StillPlayer: ScriptPlayer {
     }
 
     public func pump() {}
-    public func nextEvent(timeout: Double) -> ScriptEvent? { nil }
+    public func nextEvent(timeout: Double) -> PlaybackEvent? { nil }
     public func shutdown() {}
 
     /// Without highlights: a still player never plays.

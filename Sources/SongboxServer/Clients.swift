@@ -1,4 +1,6 @@
 import Foundation
+import SongboxAudio
+import SongboxPlayback
 import Synchronization
 
 /// MPD's `idle` subsystems: what changed.
@@ -40,20 +42,47 @@ public struct IdleSubsystems: OptionSet, Sendable, Hashable {
     }
 
     public var names: [String] { Self.names.filter { contains($0.1) }.map(\.0) }
+
+    /// What `idle` clients hear of a player event.
+    public init(changedBy event: PlayerEvent) {
+        switch event {
+        case .queueChanged: self = .playlist
+        case .volumeChanged: self = .mixer
+        case .optionsChanged: self = .options
+        case .outputError, .outputChanged: self = .output
+        // A line of lyrics changes nothing an MPD client shows.
+        case .lyric: self = []
+        default: self = .player
+        }
+    }
 }
 
 /// The connected clients: what changed since each last looked (`idle`), the channels each is
-/// subscribed to and the messages waiting for it. Posting never blocks: a client is woken and
-/// answers in its own task.
+/// subscribed to and the messages waiting for it. Posting never blocks: it notes the change for
+/// every client, and wakes only those waiting in an `idle` for it, each once (its answer is
+/// written in a task of its own). A client that is not idle reads the change at its next `idle`.
 public final class Clients: Sendable {
     /// Messages kept for a client that does not read them (MPD keeps 64).
     public static let messageLimit = 64
 
     private struct Entry {
         var pending: IdleSubsystems = []
+        /// What its `idle` in progress waits for; nil when it is not idle.
+        var idle: IdleSubsystems?
         var channels: Set<String> = []
         var messages: [(channel: String, text: String)] = []
-        let wake: @Sendable () -> Void
+        /// Answers its `idle` with what changed.
+        let wake: @Sendable (IdleSubsystems) -> Void
+
+        /// Takes what its idle waits for, if something did change: the idle is then over.
+        mutating func takeForIdle() -> IdleSubsystems? {
+            guard let mask = idle else { return nil }
+            let changed = pending.intersection(mask)
+            guard !changed.isEmpty else { return nil }
+            pending.subtract(changed)
+            idle = nil
+            return changed
+        }
     }
 
     private let entries = Mutex<[Int: Entry]>([:])
@@ -63,8 +92,9 @@ public final class Clients: Sendable {
 
     public init() {}
 
-    /// A new client; `wake` runs (on the poster's thread) whenever something is posted to it.
-    func register(wake: @escaping @Sendable () -> Void) -> Int {
+    /// A new client; `wake` runs (on the poster's thread) with what changed when something its
+    /// `idle` waits for is posted, and ends that idle.
+    func register(wake: @escaping @Sendable (IdleSubsystems) -> Void) -> Int {
         let id = nextID.withLock { id in
             defer { id += 1 }
             return id
@@ -80,25 +110,38 @@ public final class Clients: Sendable {
 
     public var count: Int { entries.withLock { $0.count } }
 
-    /// Tells every client that `subsystems` changed.
+    /// Tells every client that `subsystems` changed; wakes those whose idle waits for it.
     public func post(_ subsystems: IdleSubsystems) {
         guard !subsystems.isEmpty else { return }
         let wakes = entries.withLock { entries in
-            entries.keys.map { id in
+            entries.keys.compactMap { id -> (@Sendable () -> Void)? in
                 entries[id]!.pending.formUnion(subsystems)
-                return entries[id]!.wake
+                guard let changed = entries[id]!.takeForIdle() else { return nil }
+                let wake = entries[id]!.wake
+                return { wake(changed) }
             }
         }
         for wake in wakes { wake() }
     }
 
-    /// What changed for client `id` among `mask` since it last took it; cleared.
-    func take(_ id: Int, _ mask: IdleSubsystems) -> IdleSubsystems {
+    /// Client `id` waits for `mask` to change (`idle`): what changed already (the idle is then
+    /// over at once), else nil, and its wake answers when something does.
+    func beginIdle(_ id: Int, _ mask: IdleSubsystems) -> IdleSubsystems? {
         entries.withLock { entries in
-            guard let pending = entries[id]?.pending else { return [] }
-            let taken = pending.intersection(mask)
-            entries[id]!.pending.subtract(taken)
-            return taken
+            entries[id]?.idle = mask
+            return entries[id]?.takeForIdle()
+        }
+    }
+
+    /// Ends client `id`'s idle (`noidle`): what changed of what it waited for (perhaps nothing),
+    /// or nil when its idle was answered already (a wake got there first).
+    func endIdle(_ id: Int) -> IdleSubsystems? {
+        entries.withLock { entries in
+            guard let mask = entries[id]?.idle else { return nil }
+            entries[id]!.idle = nil
+            let changed = entries[id]!.pending.intersection(mask)
+            entries[id]!.pending.subtract(changed)
+            return changed
         }
     }
 
@@ -135,17 +178,22 @@ public final class Clients: Sendable {
     /// Gives `text` to every client subscribed to `channel`; how many got it.
     @discardableResult
     public func send(_ text: String, to channel: String) -> Int {
-        let wakes = entries.withLock { entries in
-            entries.keys.compactMap { id -> (@Sendable () -> Void)? in
+        let (count, wakes) = entries.withLock { entries in
+            var count = 0
+            let wakes = entries.keys.compactMap { id -> (@Sendable () -> Void)? in
                 guard entries[id]!.channels.contains(channel) else { return nil }
+                count += 1
                 if entries[id]!.messages.count >= Self.messageLimit { entries[id]!.messages.removeFirst() }
                 entries[id]!.messages.append((channel, text))
                 entries[id]!.pending.insert(.message)
-                return entries[id]!.wake
+                guard let changed = entries[id]!.takeForIdle() else { return nil }
+                let wake = entries[id]!.wake
+                return { wake(changed) }
             }
+            return (count, wakes)
         }
         for wake in wakes { wake() }
-        return wakes.count
+        return count
     }
 
     func channels(of id: Int) -> Set<String> { entries.withLock { $0[id]?.channels ?? [] } }
@@ -155,5 +203,13 @@ public final class Clients: Sendable {
             defer { entries[id]?.messages = [] }
             return entries[id]?.messages ?? []
         }
+    }
+}
+
+/// MPD's `idle` on the event bus: what came together (a track's end and the next one's start)
+/// wakes an idle client once.
+extension Clients: EventSubscriber {
+    public func receive(_ events: [PlaybackEvent]) {
+        post(events.reduce(into: IdleSubsystems()) { $0.formUnion(IdleSubsystems(changedBy: $1.event)) })
     }
 }

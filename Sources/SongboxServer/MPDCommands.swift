@@ -7,6 +7,9 @@ import SongboxPlayback
 public protocol MPDBackend: Sendable {
     var store: LibraryStore { get }
     var player: Player { get }
+    /// Runs `body` on the audio thread; returns once the events it caused reached every
+    /// subscriber (the idle clients among them), as MPD answers after its idle events.
+    func perform<T: Sendable>(_ body: @escaping @Sendable (PlayerEngine) -> T) -> T
     /// Seconds since the daemon started.
     var uptime: Double { get }
     /// Starts a rescan of the music folders (`update`, `rescan`): its job id, or nil when one
@@ -289,7 +292,7 @@ public struct MPDCommands: MPDCommandHandler {
 
     /// Runs `body` on the audio thread; its failure is the command's.
     func perform<T: Sendable>(_ body: @escaping @Sendable (PlayerEngine) throws(Failure) -> T) throws(Failure) -> T {
-        let result = player.perform { engine in Result { () throws(Failure) in try body(engine) } }
+        let result = backend.perform { engine in Result { () throws(Failure) in try body(engine) } }
         return try result.get()
     }
 

@@ -291,8 +291,9 @@ final class MPDConnection: @unchecked Sendable {
     // Below: touched only by the task that serves the connection.
     private var client: MPDClient!
     private var list: (lines: [String], bytes: Int, ok: Bool)?
-    /// The subsystems an `idle` in progress waits for; also ended by a wake-up (`answerIdle`).
-    private let idling = Mutex<IdleSubsystems?>(nil)
+    /// Whether it began an `idle` that may still wait (`Clients` knows whether a wake-up
+    /// answered it meanwhile).
+    private var idleBegun = false
     /// When the write waiting for the client began (`DispatchTime` nanoseconds); 0: none waits.
     private let writing = Atomic<UInt64>(0)
 
@@ -312,9 +313,9 @@ final class MPDConnection: @unchecked Sendable {
         let local = channel.localAddress?.protocol == .unix
         try? await connection.executeThenClose { inbound, outbound in
             let session = MPDConnection(channel: channel, outbound: outbound, commands: commands, clients: clients, access: access)
-            let id = clients.register { [weak session] in
+            let id = clients.register { [weak session] changed in
                 guard let session else { return }
-                Task(executorPreference: executor) { await session.answerIdle() }
+                Task(executorPreference: executor) { await session.answerIdle(changed) }
             }
             defer { clients.unregister(id) }
             // A client that leaves a piece of its answer unread too long is dropped (its write
@@ -341,15 +342,16 @@ final class MPDConnection: @unchecked Sendable {
         guard !bytes.contains(0), let line = String(validating: bytes, as: UTF8.self) else {
             return await write(MPDProtocol.ack(MPDProtocol.Failure(.argument, "malformed request: not UTF-8 text"), command: ""))
         }
-        if let mask = idling.withLock({ $0 }) {
-            // While idle, only `noidle` is allowed (MPD ends the connection otherwise).
-            guard line.trimmingCharacters(in: .whitespaces) == "noidle" else { return false }
-            guard let changed = idling.withLock({ idling -> IdleSubsystems? in
-                guard idling != nil else { return nil }  // a wake-up answered it meanwhile
-                idling = nil
-                return clients.take(client.id, mask)
-            }) else { return true }
-            return await write(changed.names.map { "changed: \($0)\n" }.joined() + "OK\n")
+        if idleBegun {
+            idleBegun = false
+            let noidle = line.trimmingCharacters(in: .whitespaces) == "noidle"
+            // Nil: a wake-up answered the idle meanwhile, and this line is a request of its own.
+            if let changed = clients.endIdle(client.id) {
+                // While idle, only `noidle` is allowed (MPD ends the connection otherwise).
+                guard noidle else { return false }
+                return await answerIdle(changed)
+            }
+            if noidle { return true }
         }
         if var pending = list {
             if line == "command_list_end" {
@@ -399,8 +401,8 @@ final class MPDConnection: @unchecked Sendable {
                 case "idle" where listOK == nil:
                     var mask: IdleSubsystems = arguments.isEmpty ? .all : []
                     for name in arguments { mask.formUnion(try IdleSubsystems(named: name)) }
-                    idling.withLock { $0 = mask }
-                    await answerIdle()
+                    if let changed = clients.beginIdle(client.id, mask) { return await answerIdle(changed) }
+                    idleBegun = true
                     return true
                 case "idle":
                     throw MPDProtocol.Failure(.argument, "\(command) is not allowed here")
@@ -425,16 +427,10 @@ final class MPDConnection: @unchecked Sendable {
         return out.open
     }
 
-    /// Ends an `idle` when something it waits for changed.
-    private func answerIdle() async {
-        guard let changed = idling.withLock({ idling -> IdleSubsystems? in
-            guard let mask = idling else { return nil }
-            let changed = clients.take(client.id, mask)
-            guard !changed.isEmpty else { return nil }
-            idling = nil
-            return changed
-        }) else { return }
-        _ = await write(changed.names.map { "changed: \($0)\n" }.joined() + "OK\n")
+    /// The answer of an `idle`: what changed of what it waited for.
+    @discardableResult
+    private func answerIdle(_ changed: IdleSubsystems) async -> Bool {
+        await write(changed.names.map { "changed: \($0)\n" }.joined() + "OK\n")
     }
 
     private func write(_ text: String) async -> Bool { await write(Array(text.utf8)) }

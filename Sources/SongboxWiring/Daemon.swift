@@ -54,8 +54,6 @@ public final class Daemon: MPDBackend, Sendable {
     let plugins: PluginSet
     let logger: Logger
     private let config: CurrentConfig
-    /// The events plugins and `idle` clients get, after they are recorded.
-    private let events: Mailbox<PlaybackEvent>
     /// This daemon's claim on the library: no second daemon serves it.
     private let claim: LibraryDaemon
     /// The private folder made for the socket (`defaultSocket`), removed on the way out.
@@ -87,7 +85,6 @@ public final class Daemon: MPDBackend, Sendable {
         output = spec
         session = wiring.session(store: store, output: spec, fast: options.fast,
                                  report: { message in logger.warning("\(message)") })
-        events = session.subscribe()
         let session = self.session
         let start = MonotonicClock.seconds
         var environment = Plugin.Environment(
@@ -123,6 +120,11 @@ public final class Daemon: MPDBackend, Sendable {
         environment.policy.failuresBeforeDisabling = config.pluginFailures
         plugins = PluginSet(environment: environment, logger: logger)
         everyPlugin.set(plugins)
+        // The event bus's subscribers, beside the recorder: MPD's idle clients, the plugins
+        // (each only the events it has handlers for), and the log of what would not play.
+        session.pipeline.subscribe(clients)
+        session.pipeline.subscribe(plugins)
+        session.pipeline.subscribe(ProblemLog(logger: logger))
         ScriptPlaylistHost.install(on: store, next: ChainedEvaluator(first: LivePluginPlaylists { [plugins] in plugins.current },
                                                                      then: Wiring.scriptPlaylistRunner(logger: logger) { current.value.pluginOptions }))
     }
@@ -184,33 +186,6 @@ public final class Daemon: MPDBackend, Sendable {
             logger.info("songbox daemon: playing on where it stopped")
             session.player.perform { $0.play() }
         }
-        let thread = Thread { [self] in
-            while let first = events.take() {
-                // What came together (a track's end and the next one's start) wakes an idle
-                // client once.
-                let batch = [first] + events.takeAvailable()
-                clients.post(batch.reduce(into: IdleSubsystems()) { $0.formUnion(Self.subsystems(of: $1.event)) })
-                // One conversion per event (with the track the pipeline attached), handed to every plugin.
-                for event in batch {
-                    logProblem(event.event)
-                    let value = PlayerAPI.event(ScriptEvent(event))
-                    for plugin in plugins.current { plugin.deliver(value) }
-                }
-            }
-        }
-        thread.name = "songbox events"
-        thread.start()
-    }
-
-    /// A track that would not play, an output that failed: said in the log, never only to plugins.
-    private func logProblem(_ event: PlayerEvent) {
-        switch event {
-        case .decodeError(let item, let message): logger.warning("cannot play \(TrackLocation.shown(item.track.path)): \(message)")
-        case .outputError(let message, false): logger.warning("output \(message)")
-        case .outputError(let message, true):
-            logger.error("output \(message): no audio for \(Int(Player.outputPatience)) s, playback paused; play to try again")
-        default: break
-        }
     }
 
     /// Stops the player (what was heard is recorded, the place saved), then the plugins.
@@ -242,19 +217,6 @@ public final class Daemon: MPDBackend, Sendable {
 
     /// The plugins that come with songbox (compiled in, written out once: `BundledPlugins`).
     static var bundledPluginFolder: String? { BundledPlugins.folder }
-
-    /// What `idle` clients hear of a player event.
-    static func subsystems(of event: PlayerEvent) -> IdleSubsystems {
-        switch event {
-        case .queueChanged: .playlist
-        case .volumeChanged: .mixer
-        case .optionsChanged: .options
-        case .outputError, .outputChanged: .output
-        // A line of lyrics changes nothing an MPD client shows.
-        case .lyric: []
-        default: .player
-        }
-    }
 
     /// The music folders the daemon rescans: `--music`, else the config's.
     var musicFolders: [String] { options.musicFolders ?? config.value.musicFolders }
@@ -340,6 +302,7 @@ public final class Daemon: MPDBackend, Sendable {
     // MARK: What the MPD commands act on
 
     public var player: Player { session.player }
+    public func perform<T: Sendable>(_ body: @escaping @Sendable (PlayerEngine) -> T) -> T { session.perform(body) }
     public var uptime: Double { MonotonicClock.seconds - started }
     public func startUpdate() -> Int? { startUpdate(detached: true) }
     public var updateJob: Int? { updates.withLock { $0.running } }
@@ -380,9 +343,29 @@ final class PluginSetHolder: Sendable {
     var current: [Plugin] { held.withLock { $0 }?.current ?? [] }
 }
 
+/// A track that would not play, an output that failed: said in the log, never only to plugins.
+final class ProblemLog: EventSubscriber {
+    let logger: Logger
+
+    init(logger: Logger) { self.logger = logger }
+
+    func receive(_ events: [PlaybackEvent]) {
+        for event in events {
+            switch event.event {
+            case .decodeError(let item, let message): logger.warning("cannot play \(TrackLocation.shown(item.track.path)): \(message)")
+            case .outputError(let message, false): logger.warning("output \(message)")
+            case .outputError(let message, true):
+                logger.error("output \(message): no audio for \(Int(Player.outputPatience)) s, playback paused; play to try again")
+            default: break
+            }
+        }
+    }
+}
+
 /// The daemon's plugins, by name; loading a folder list again reloads what stayed, starts what
-/// is new and stops what is gone.
-final class PluginSet: Sendable {
+/// is new and stops what is gone. On the event bus, each plugin gets the events it has
+/// handlers for, each converted once for all of them (`BusEvent`).
+final class PluginSet: EventSubscriber {
     private let environment: Plugin.Environment
     private let logger: Logger
     private let plugins = Mutex<[Plugin]>([])
@@ -393,6 +376,11 @@ final class PluginSet: Sendable {
     }
 
     var current: [Plugin] { plugins.withLock { $0 } }
+
+    func receive(_ events: [PlaybackEvent]) {
+        let shared = events.map(BusEvent.init)
+        for plugin in current { plugin.deliver(shared) }
+    }
 
     func named(_ name: String) -> Plugin? { current.first { $0.name == name } }
 

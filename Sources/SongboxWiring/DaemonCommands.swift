@@ -48,7 +48,7 @@ extension Daemon {
             throw Failure(error.code == .invalidQuery ? .argument : .system, error.message)
         }
         guard !playable.isEmpty else { throw Failure(.noExist, "no track matches \(query)") }
-        let queued = session.player.perform { engine -> Int in
+        let queued = session.perform { engine -> Int in
             engine.clear()
             engine.add(playable)
             engine.play()
@@ -69,7 +69,8 @@ extension Daemon {
     private func pluginFields(_ info: Plugin.Info) -> [(String, String)] {
         var fields: [(String, String)] = [("plugin", info.name), ("file", info.file), ("status", info.status.rawValue),
                                           ("errors", String(info.errors)), ("restarts", String(info.restarts)),
-                                          ("cpu", String(format: "%.3f", info.cpuSeconds)), ("memory", String(info.memory))]
+                                          ("cpu", String(format: "%.3f", info.cpuSeconds)), ("memory", String(info.memory)),
+                                          ("events", String(info.events))]
         if let error = info.lastError { fields.append(("error", error)) }
         return fields
     }

@@ -140,12 +140,6 @@ public struct Wiring: Sendable {
     }
 }
 
-extension ScriptEvent {
-    init(_ event: PlaybackEvent) {
-        self.init(event.event, track: event.track, lyricText: event.lyricText, emitted: event.emitted)
-    }
-}
-
 /// A script's player in real time: a `PlaybackSession`, and the script's subscription to it.
 final class SessionScriptPlayer: ScriptPlayer {
     let session: PlaybackSession
@@ -163,8 +157,8 @@ final class SessionScriptPlayer: ScriptPlayer {
     func pump() {}
     func playable(_ tracks: [Track]) throws(SongboxError) -> [PlayableTrack] { try session.store.tracks.playable(tracks) }
 
-    func nextEvent(timeout: Double) -> ScriptEvent? {
-        events?.take(timeout: timeout).map(ScriptEvent.init)
+    func nextEvent(timeout: Double) -> PlaybackEvent? {
+        events?.take(timeout: timeout)
     }
 
     func shutdown() {
@@ -187,7 +181,7 @@ public final class SteppedScriptPlayer: ScriptPlayer {
     public var state: PlaybackState { playback.engine.state }
     public func pump() { playback.pump() }
     public func playable(_ tracks: [Track]) throws(SongboxError) -> [PlayableTrack] { try playback.pipeline.recorder.store.tracks.playable(tracks) }
-    public func nextEvent(timeout: Double) -> ScriptEvent? { events.take(timeout: timeout).map(ScriptEvent.init) }
+    public func nextEvent(timeout: Double) -> PlaybackEvent? { events.take(timeout: timeout) }
     public func shutdown() { playback.shutdown() }
 }
 

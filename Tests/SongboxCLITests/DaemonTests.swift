@@ -69,6 +69,45 @@ import Testing
     /// The samples of a WAV file (everything after its 44-byte header).
     func samples(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)).dropFirst(44) }
 
+    /// The event bus hands a plugin only the events it has handlers for, from the moment it
+    /// has one until it lets it go; a plugin without handlers gets none (and is not woken).
+    @Test func aPluginGetsOnlyTheEventsItHasHandlersFor() throws {
+        let listener = """
+            local sb = require "songbox"
+            sb.subscribe("bus")
+            local volume
+            sb.on("message", function(e)
+              if e.text == "listen" then volume = sb.on("volume_changed", function() end)
+              elseif e.text == "off" then volume:off() end
+            end)
+            """
+        let daemon = try startDaemon(plugins: try pluginFolder(["listener": listener, "deaf": "-- no handlers at all\n"]),
+                                     output: "null")
+        let events = { (name: String) throws -> Int in Int(try plugins(daemon)[name]?["events"] ?? "") ?? -1 }
+        let client = try ControlClient(path: daemon.socket)
+        func setVolumes(_ values: ClosedRange<Int>) throws { for value in values { _ = try client.send("setvol", [String(value)]) } }
+        func send(_ text: String, expecting count: Int) throws {
+            _ = try client.send("sendmessage", ["bus", text])
+            try waitFor(timeout: 10, "the listener has had \(count) events") { try events("listener") == count }
+        }
+        try waitFor(timeout: 10, "the plugins are running") { try plugins(daemon).values.allSatisfy { $0["status"] == "running" } }
+
+        try setVolumes(10...14)                 // nobody listens to the volume
+        try send("listen", expecting: 1)        // the message itself
+        try setVolumes(20...24)
+        try waitFor(timeout: 10, "five volume changes reach the listener") { try events("listener") == 6 }
+        try send("off", expecting: 7)
+        try setVolumes(30...34)                 // let go: none of these reach it
+        try send("listen", expecting: 8)
+        try setVolumes(40...40)
+        try waitFor(timeout: 10, "the one volume change after listening again") { try events("listener") == 9 }
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(try events("listener") == 9, "the volume changes while it did not listen were not handed to it")
+        #expect(try events("deaf") == 0, "a plugin without handlers gets no event")
+        daemon.signal(SIGTERM)
+        #expect(try daemon.waitForExit() == 0)
+    }
+
     @Test func pluginsGetEventsAndTimersAndACleanStopRecordsEverything() throws {
         try library.add([("a", 1), ("b", 1), ("c", 1)])
         let daemon = try startDaemon(plugins: try pluginFolder(["watch": Self.watcher]), output: "wav:\(folder)/out.wav")
