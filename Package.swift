@@ -120,6 +120,7 @@ let package = Package(
                 "SongboxPlayback",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // The wiring: builds the library, the player and the plugin host from the config (for

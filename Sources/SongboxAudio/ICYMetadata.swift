@@ -4,9 +4,8 @@ import Foundation
 /// (`Icy-MetaData: 1`, answered with `icy-metaint: N`): after every N bytes of audio comes one
 /// length byte L, then 16 × L bytes of metadata (`StreamTitle='Artist - Title';StreamUrl='';`,
 /// padded with NULs). Bytes go in as the network gives them, in pieces of any size; the audio
-/// comes out without the metadata, and each new title is told once.
-///
-/// The groundwork of internet radio (issue 15): not yet used by the player.
+/// comes out without the metadata, and each new title is told once. `HTTPAudioSource` reads
+/// every station through it.
 public struct ICYMetadata: Sendable {
     /// Audio bytes between two metadata blocks (the stream's `icy-metaint`).
     public let interval: Int

@@ -81,7 +81,7 @@ public final class Mailbox<Element: Sendable>: @unchecked Sendable {
     /// Items dropped to keep within the capacity.
     public var dropped: Int { condition.withLock { droppedCount } }
 
-    /// Items dropped since the last call: what its taker reports (a consumer that fell behind
+    /// Items dropped to keep within the capacity since the last call: what its taker reports (a consumer that fell behind
     /// says so, once per fall, instead of losing values without a word).
     public func takeDropped() -> Int {
         condition.withLock {

@@ -2,6 +2,7 @@ import Foundation
 import SongboxMessages
 import NIOCore
 import NIOPosix
+import ServiceLifecycle
 import SongboxAudio
 import Synchronization
 
@@ -44,50 +45,123 @@ public enum MPDEndpoint: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// The MPD protocol server: Unix sockets and TCP addresses served by one SwiftNIO event loop
-/// (no thread per client). Each connection's commands run in order in a task of its own, so a
-/// slow command never stalls the event loop or the other clients, and a client that does not
-/// read its answers holds no thread while it waits. Connections beyond `maximumConnections` are
-/// closed at once.
-public final class MPDServer: Sendable {
+/// (no thread per client), as a `Service`: it binds in `run()`, serves each connection in a
+/// task of a task group (a slow command never stalls the event loop or the other clients, and a
+/// client that does not read its answers holds no thread while it waits), and on graceful
+/// shutdown stops accepting, closes the connections, waits for their tasks and removes its
+/// socket files. Connections beyond `maximumConnections` are closed at once.
+public final class MPDServer: Service {
     public let endpoints: [MPDEndpoint]
     public let clients: Clients
-    private let group: MultiThreadedEventLoopGroup
-    private let channels: [any Channel]
+    private let commands: any MPDCommandHandler
+    private let access: MPDAccess
+    private let maximumConnections: Int
+    /// The TCP ports once bound, or why it could not bind (`listening()`).
+    private let bound = Outcome<[Int]>()
+    /// The channels to close on the way out: the listeners and the open connections.
+    private let open = Mutex<(listeners: [any Channel], connections: [ObjectIdentifier: any Channel], closing: Bool)>(([], [:], false))
 
     /// MPD's default `max_connections`.
     public static let defaultMaximumConnections = 100
 
-    /// Binds every endpoint. A socket file another daemon answers on is an error; a stale one is
-    /// replaced. A socket file is made mode 0660 (its folder, made 0700 when missing, decides
-    /// who reaches it).
     public init(endpoints: [MPDEndpoint], commands: any MPDCommandHandler, clients: Clients = Clients(),
-                access: MPDAccess = MPDAccess(), maximumConnections: Int = MPDServer.defaultMaximumConnections) throws {
+                access: MPDAccess = MPDAccess(), maximumConnections: Int = MPDServer.defaultMaximumConnections) {
         self.endpoints = endpoints
         self.clients = clients
+        self.commands = commands
+        self.access = access
+        self.maximumConnections = maximumConnections
+    }
+
+    /// Waits until every endpoint is bound: the TCP ports (the real ones, for a port 0 that let
+    /// the system choose). Throws what stopped it binding.
+    public func listening() async throws -> [Int] { try await bound.value() }
+
+    /// Binds every endpoint (a socket file another daemon answers on is an error; a stale one
+    /// is replaced; a socket file is made mode 0660, and its folder, made 0700 when missing,
+    /// decides who reaches it), then serves until a graceful shutdown or cancellation.
+    public func run() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        self.group = group
-        let open = Atomic<Int>(0)
+        let listeners: [Listener]
+        do {
+            listeners = try await bind(on: group)
+        } catch {
+            bound.set(.failure(error))
+            try? await group.shutdownGracefully()
+            throw error
+        }
+        open.withLock { $0.listeners = listeners.map(\.channel) }
+        bound.set(.success(listeners.compactMap { $0.channel.localAddress?.protocol == .unix ? nil : $0.channel.localAddress?.port }))
+        await withGracefulShutdownHandler {
+            await withTaskCancellationHandler {
+                await withDiscardingTaskGroup { tasks in
+                    for listener in listeners {
+                        tasks.addTask { await self.accept(listener) }
+                    }
+                }
+            } onCancel: {
+                self.closeAll()
+            }
+        } onGracefulShutdown: {
+            self.closeAll()
+        }
+        for case .unix(let path) in endpoints { unlink(path) }
+        try? await group.shutdownGracefully()
+    }
+
+    private typealias Connection = NIOAsyncChannel<ByteBuffer, ByteBuffer>
+    private typealias Listener = NIOAsyncChannel<Connection, Never>
+
+    /// Serves the connections `listener` accepts, each in a task of its own, until it closes;
+    /// returns when they have all ended.
+    private func accept(_ listener: Listener) async {
+        await withDiscardingTaskGroup { connections in
+            try? await listener.executeThenClose { inbound in
+                for try await connection in inbound {
+                    let channel = connection.channel
+                    let admitted = open.withLock { open in
+                        guard !open.closing, open.connections.count < maximumConnections else { return false }
+                        open.connections[ObjectIdentifier(channel)] = channel
+                        return true
+                    }
+                    guard admitted else {
+                        // Closed at once, through the async channel (which must be finished).
+                        connections.addTask { try? await connection.executeThenClose { _, _ in } }
+                        continue
+                    }
+                    connections.addTask(executorPreference: MPDConnection.executor) {
+                        defer { _ = self.open.withLock { $0.connections.removeValue(forKey: ObjectIdentifier(channel)) } }
+                        await MPDConnection.serve(connection, commands: self.commands, clients: self.clients, access: self.access)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Stops accepting and ends every connection (each task then finishes its command and ends).
+    private func closeAll() {
+        let channels = open.withLock { open in
+            open.closing = true
+            return open.listeners + Array(open.connections.values)
+        }
+        for channel in channels { channel.close(promise: nil) }
+    }
+
+    private func bind(on group: MultiThreadedEventLoopGroup) async throws -> [Listener] {
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 64)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             // A client that shuts its side after sending (`printf 'status\n' | nc -N`) still
             // reads the answers: the connection ends once they are written.
             .childChannelOption(.allowRemoteHalfClosure, value: true)
-            .childChannelInitializer { channel in
-                let count = open.add(1, ordering: .relaxed).newValue
-                channel.closeFuture.whenComplete { _ in open.subtract(1, ordering: .relaxed) }
-                guard count <= maximumConnections else { return channel.close() }
-                return channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineDecoder()))
-                    let connection = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(
-                        wrappingChannelSynchronously: channel,
-                        configuration: .init(backPressureStrategy: .init(lowWatermark: 16, highWatermark: 256)))
-                    Task(executorPreference: MPDConnection.executor) {
-                        await MPDConnection.serve(connection, commands: commands, clients: clients, access: access)
-                    }
-                }
+        let initializer: @Sendable (any Channel) -> EventLoopFuture<Connection> = { channel in
+            channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineDecoder()))
+                return try Connection(wrappingChannelSynchronously: channel,
+                                      configuration: .init(backPressureStrategy: .init(lowWatermark: 16, highWatermark: 256)))
             }
-        var bound: [any Channel] = []
+        }
+        var listeners: [Listener] = []
         do {
             for endpoint in endpoints {
                 switch endpoint {
@@ -95,32 +169,21 @@ public final class MPDServer: Sendable {
                     try Self.prepare(path)
                     let previous = umask(0o117)
                     defer { umask(previous) }
-                    bound.append(try bootstrap.bind(unixDomainSocketPath: path).wait())
+                    listeners.append(try await bootstrap.bind(unixDomainSocketPath: path, childChannelInitializer: initializer))
                     chmod(path, 0o660)
                 case .tcp(let host, let port):
-                    bound.append(try bootstrap.bind(host: host, port: port).wait())
+                    listeners.append(try await bootstrap.bind(host: host, port: port, childChannelInitializer: initializer))
                 }
             }
+            return listeners
         } catch {
-            for channel in bound { try? channel.close().wait() }
-            try? group.syncShutdownGracefully()
+            for listener in listeners { try? await listener.channel.close() }
             if let known = error as? DaemonError { throw known }
             // The system's words for it (`Address already in use`), not NIO's call that met it.
             let reason = (error as? IOError).map { String(cString: strerror($0.errnoCode)) } ?? "\(error)"
             throw DaemonError("cannot listen on \(endpoints.map(\.description).joined(separator: ", ")): \(reason)",
                               hint: "another server (an MPD?) may have the port: stop it, or set `bind = HOST:PORT` (or `none`) in the config")
         }
-        channels = bound
-    }
-
-    /// The TCP ports bound (the real ones, for a port 0 that let the system choose).
-    public var tcpPorts: [Int] { channels.compactMap { $0.localAddress?.protocol == .inet || $0.localAddress?.protocol == .inet6 ? $0.localAddress?.port : nil } }
-
-    /// Stops accepting, closes the connections and removes the socket files.
-    public func close() {
-        for channel in channels { try? channel.close().wait() }
-        try? group.syncShutdownGracefully()
-        for case .unix(let path) in endpoints { unlink(path) }
     }
 
     private static func prepare(_ path: String) throws {
@@ -468,5 +531,30 @@ public struct DaemonError: Error, CustomStringConvertible, Sendable {
 
     public var localized: String {
         text.localized + (hintText.map { "\n  " + Message("hint: \($0)").localized } ?? "")
+    }
+}
+
+/// A value set once (the first time) and awaited by any number of tasks.
+final class Outcome<Value: Sendable>: Sendable {
+    private let state = Mutex<(result: Result<Value, any Error>?, waiting: [CheckedContinuation<Value, any Error>])>((nil, []))
+
+    func set(_ result: Result<Value, any Error>) {
+        let waiting = state.withLock { state -> [CheckedContinuation<Value, any Error>] in
+            guard state.result == nil else { return [] }
+            state.result = result
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for continuation in waiting { continuation.resume(with: result) }
+    }
+
+    func value() async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            let known = state.withLock { state -> Result<Value, any Error>? in
+                if state.result == nil { state.waiting.append(continuation) }
+                return state.result
+            }
+            if let known { continuation.resume(with: known) }
+        }
     }
 }

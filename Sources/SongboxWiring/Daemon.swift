@@ -139,22 +139,18 @@ public final class Daemon: MPDBackend, Sendable {
         for bind in options.binds ?? config.value.binds ?? ["127.0.0.1:6600"] {
             do { endpoints.append(try MPDEndpoint(parsing: bind)) } catch { throw DaemonError(error.message) }
         }
-        let server = try MPDServer(endpoints: endpoints, commands: MPDCommands(backend: self, clients: clients), clients: clients,
-                                   access: config.value.access, maximumConnections: config.value.maxConnections)
-        claim.announce(socket: socketPath)
-        FetchPolicy.listening(on: server.tcpPorts)
-        let tcp = server.tcpPorts.map(String.init).joined(separator: ", ")
-        let configured = FileManager.default.fileExists(atPath: options.configPath) ? options.configPath : "none (\(options.configPath) is not there: the defaults)"
-        let folders = musicFolders.isEmpty ? "the folders scanned before" : musicFolders.joined(separator: ", ")
-        logger.info("songbox daemon: library \(options.database), config \(configured), music \(folders)")
-        logger.info("songbox daemon: listening on \(socketPath)\(tcp.isEmpty ? "" : " and TCP port \(tcp)"), playing to \(output)")
+        let server = MPDServer(endpoints: endpoints, commands: MPDCommands(backend: self, clients: clients), clients: clients,
+                               access: config.value.access, maximumConnections: config.value.maxConnections)
+        // Shut down in the reverse order: the watcher and the rescans first, then the MPD server
+        // (no client left), the player and the plugins last. Each waits for the server to listen:
+        // a daemon that cannot bind starts nothing and says why.
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: [
-                .init(service: CoreService(daemon: self)),
-                .init(service: ControlService(server: server)),
+                .init(service: CoreService(daemon: self, server: server, socket: socketPath)),
+                .init(service: server),
                 .init(service: ReloadService(daemon: self)),
-                .init(service: RescanService(daemon: self), successTerminationBehavior: .ignore),
-                .init(service: WatchService(daemon: self), successTerminationBehavior: .ignore),
+                .init(service: RescanService(daemon: self, server: server), successTerminationBehavior: .ignore),
+                .init(service: WatchService(daemon: self, server: server), successTerminationBehavior: .ignore),
             ],
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
@@ -175,6 +171,17 @@ public final class Daemon: MPDBackend, Sendable {
         let chosen = made + "/control.sock"
         logger.warning("songbox daemon: not using the socket folder \(folder): \(problem); the socket is \(chosen) instead")
         return chosen
+    }
+
+    /// The server listens: the library's clients can find it, and the log says where.
+    func listening(on socketPath: String, tcpPorts: [Int]) {
+        claim.announce(socket: socketPath)
+        FetchPolicy.listening(on: tcpPorts)
+        let tcp = tcpPorts.map(String.init).joined(separator: ", ")
+        let configured = FileManager.default.fileExists(atPath: options.configPath) ? options.configPath : "none (\(options.configPath) is not there: the defaults)"
+        let folders = musicFolders.isEmpty ? "the folders scanned before" : musicFolders.joined(separator: ", ")
+        logger.info("songbox daemon: library \(options.database), config \(configured), music \(folders)")
+        logger.info("songbox daemon: listening on \(socketPath)\(tcp.isEmpty ? "" : " and TCP port \(tcp)"), playing to \(output)")
     }
 
     /// Starts the plugins and the flow of events to them.
@@ -429,24 +436,17 @@ final class PluginSet: EventSubscriber {
 
 // MARK: Services
 
-/// The player and the plugins: started first, stopped last.
+/// The player and the plugins: started once the server listens, stopped last.
 struct CoreService: Service {
     let daemon: Daemon
+    let server: MPDServer
+    let socket: String
 
     func run() async throws {
+        daemon.listening(on: socket, tcpPorts: try await server.listening())
         daemon.start()
         try? await gracefulShutdown()
         daemon.stop()
-    }
-}
-
-/// The control socket, closed first on the way out.
-struct ControlService: Service {
-    let server: MPDServer
-
-    func run() async throws {
-        try? await gracefulShutdown()
-        server.close()
     }
 }
 
@@ -465,8 +465,10 @@ struct ReloadService: Service {
 /// Rescans the music folders every `rescan_minutes`, when set.
 struct RescanService: Service {
     let daemon: Daemon
+    let server: MPDServer
 
     func run() async throws {
+        guard (try? await server.listening()) != nil else { return }
         while !Task.isCancelled {
             let interval = daemon.rescanInterval
             guard interval > 0 else {

@@ -1,4 +1,5 @@
 import Foundation
+import SongboxServer
 import Logging
 import ServiceLifecycle
 import SongboxAudio
@@ -198,8 +199,10 @@ final class FolderWatcher: @unchecked Sendable {
 /// Runs the folder watcher while the daemon runs (`watch = yes`, the default).
 struct WatchService: Service {
     let daemon: Daemon
+    let server: MPDServer
 
     func run() async throws {
+        guard (try? await server.listening()) != nil else { return }
         guard let watcher = daemon.makeWatcher() else {
             try? await gracefulShutdown()
             return
