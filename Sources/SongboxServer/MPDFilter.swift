@@ -1,4 +1,5 @@
 import Foundation
+import SongboxLibrary
 
 /// What a database command selects: MPD's filter (an expression like `((artist == 'x') AND
 /// (album contains 'y'))`, or the older `TAG VALUE` pairs), turned into songbox's query
@@ -105,6 +106,16 @@ struct FilterParser {
                 result = try Self.keyword(tag, value: try string(), roots: roots)!
             case "audioformat":
                 throw Self.failure("AudioFormat filters are not supported by songbox")
+            case "prio":
+                // Queue priorities: songbox gives every song 0 (it does not weigh them), as MPD's
+                // database songs have.
+                guard operatorWord() == ">=" else { throw Self.failure("'>=' expected") }
+                skipSpaces()
+                var digits = ""
+                while let character = peek(), character.isASCII, character.isNumber { digits.append(character); index += 1 }
+                guard !digits.isEmpty else { throw Self.failure("Number expected") }
+                guard digits.count <= 3, let priority = Int(digits), priority <= 255 else { throw Self.failure("Invalid priority value") }
+                result = priority == 0 ? Self.everything : Self.nothing
             default:
                 let op = operatorWord()
                 skipSpaces()
@@ -134,9 +145,13 @@ struct FilterParser {
     static let everything = "id:>=0", nothing = "id:<0"
 
     /// One comparison as a songbox term.
-    static func term(tag: String, operator op: String, value: String, roots: MusicRoots, caseFolded: Bool = true) throws(MPDProtocol.Failure) -> String {
+    static func term(tag: String, operator written: String, value: String, roots: MusicRoots, caseFolded: Bool = true) throws(MPDProtocol.Failure) -> String {
         let field: String
         var value = value
+        // MPD 0.24's explicit case (`eq_cs`, `!contains_ci`, ...): songbox compares without case either way.
+        var op = written.lowercased()
+        for suffix in ["_cs", "_ci"] where op.hasSuffix(suffix) { op = String(op.dropLast(3)) }
+        if op == "eq" { op = "==" } else if op == "!eq" { op = "!=" }
         switch tag.lowercased() {
         case "any": field = ""
         case "file", "filename":
@@ -155,15 +170,31 @@ struct FilterParser {
             return equals(field, value)
         case "!=":
             return "-" + equals(field, value)
-        case "contains", "starts_with":
-            // `starts_with` is answered as `contains` (songbox's query has no prefix match).
+        case "contains":
             return contains(field, value)
         case "!contains":
             return "-" + contains(field, value)
+        case "starts_with", "!starts_with":
+            // A regular expression of the value, escaped, at the start.
+            return (op.hasPrefix("!") ? "-" : "") + matches(field, "^" + literal(value), roots: roots)
         case "=~", "!~":
-            throw failure("regular expressions (\(op)) are not supported by songbox; use contains")
+            do throws(BoundedRegex.Failure) { _ = try BoundedRegex(value) } catch { throw failure(error.message) }
+            return (op.hasPrefix("!") ? "-" : "") + matches(field, value, roots: roots)
         default:
-            throw failure("Unknown filter operator: \(op)")
+            throw failure("Unknown filter operator: \(written)")
+        }
+    }
+
+    /// A regular expression on `field` (empty: any tag). A file's is matched against its URI: an
+    /// anchored one starts after the music folder.
+    private static func matches(_ field: String, _ pattern: String, roots: MusicRoots) -> String {
+        switch field {
+        case "": return "(" + ["title", "artist", "album", "albumartist", "genre", "comment"].map { compare($0, ":~", pattern) }
+            .joined(separator: " OR ") + ")"
+        case "path":
+            guard pattern.hasPrefix("^"), let prefix = roots.onlyPrefix else { return compare(field, ":~", pattern) }
+            return compare(field, ":~", "^" + literal(String(decoding: prefix, as: UTF8.self)) + pattern.dropFirst())
+        default: return compare(field, ":~", pattern)
         }
     }
 
@@ -181,12 +212,20 @@ struct FilterParser {
         return compare(field, ":", value)
     }
 
-    /// `field` compared with `value` by `op` (`:=` the whole value, `:` a piece of it). A song
+    /// `field` compared with `value` by `op` (`:=` the whole value, `:` a piece of it, `:~` a
+    /// regular expression). A song
     /// without an album artist is compared by its artist, as MPD does.
     private static func compare(_ field: String, _ op: String, _ value: String) -> String {
         let term = field + op + quoted(value)
         guard field == "albumartist" else { return term }
         return "(\(term) OR (albumartist:=\"\" artist\(op)\(quoted(value))))"
+    }
+
+    /// A regular expression that matches `text` as it is: each ASCII character that is no letter
+    /// or digit escaped.
+    private static func literal(_ text: String) -> String {
+        text.unicodeScalars.map { $0.isASCII && !($0.properties.isAlphabetic || ("0"..."9").contains($0)) ? "\\" + String($0) : String($0) }
+            .joined()
     }
 
     /// A quoted query phrase (`\"` and `\\` escaped).
