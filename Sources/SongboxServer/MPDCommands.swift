@@ -629,7 +629,9 @@ public struct MPDCommands: MPDCommandHandler {
             while depth < folders.count, depth < previous.value.count, folders[depth] == previous.value[depth] { depth += 1 }
             let shown = recursive ? folders.count : min(folders.count, 1)
             for level in depth..<max(depth, shown) {
-                out.field("directory", roots.uri(prefix + folders[...level].joined(separator: "/")))
+                let folder = prefix + folders[...level].joined(separator: "/")
+                out.field("directory", roots.uri(folder))
+                if withInfo, let time = FolderLines.modified(Array(folder.utf8)[...]) { out.field("Last-Modified", time) }
             }
             previous.value = Array(folders)
             return recursive || parts.count == 1
@@ -652,7 +654,7 @@ public struct MPDCommands: MPDCommandHandler {
                         try reader.forEachRow(under: path, after: start, limit: Self.piece, selecting: columns) { row in
                             count += 1
                             if let bytes {
-                                bytes.value.write(row.utf8(0), file: !withInfo, to: out)
+                                bytes.value.write(row.utf8(0), file: !withInfo, times: withInfo, to: out)
                             } else {
                                 let trackPath = String(decoding: row.utf8(0), as: UTF8.self)
                                 _ = visit(trackPath)
@@ -740,7 +742,8 @@ struct FolderLines {
         self.relStart = relStart
     }
 
-    mutating func write(_ path: UnsafeRawBufferPointer, file: Bool, to out: MPDResponse) {
+    /// `times`: each folder with its `Last-Modified` (`listallinfo`, as MPD).
+    mutating func write(_ path: UnsafeRawBufferPointer, file: Bool, times: Bool = false, to out: MPDResponse) {
         // The bytes it shares with the path before: a folder whose closing slash is among them
         // was listed with that path.
         var common = relStart
@@ -749,11 +752,21 @@ struct FolderLines {
         if common < path.count {
             for index in common..<path.count where path[index] == UInt8(ascii: "/") {
                 out.field("directory", utf8: UnsafeRawBufferPointer(rebasing: path[uriStart..<index]))
+                if times, let time = Self.modified(path[..<index]) { out.field("Last-Modified", time) }
             }
         }
         if file { out.field("file", utf8: UnsafeRawBufferPointer(rebasing: path[uriStart...])) }
         previous.removeAll(keepingCapacity: true)
         previous.append(contentsOf: path)
+    }
+
+    /// A folder's time, by its path's bytes, as MPD's `Last-Modified`; nil when it cannot be read.
+    static func modified<Bytes: Collection<UInt8>>(_ path: Bytes) -> String? {
+        var name = Array(path.map { CChar(bitPattern: $0) })
+        name.append(0)
+        var info = stat()
+        guard stat(name, &info) == 0 else { return nil }
+        return MPDCommands.isoDate(Int64(info.st_mtim.tv_sec))
     }
 }
 

@@ -206,6 +206,12 @@ for line in ['lsinfo "Mabel Grey/Old Roads"', f'find file "{OLD}"', 'listallinfo
     answer = c.ask(line)
     at = answer.index("file: " + OLD)
     assert re.fullmatch("Last-Modified: " + iso, answer[at + 1]) and re.fullmatch("Added: " + iso, answer[at + 2]), (line, answer)
+# Directories in lsinfo and listallinfo: their Last-Modified after each (not in listall).
+for line in ['lsinfo "Mabel Grey"', 'listallinfo "Mabel Grey"']:
+    answer = c.ask(line)
+    at = answer.index("directory: Mabel Grey/Old Roads")
+    assert re.fullmatch("Last-Modified: " + iso, answer[at + 1]), (line, answer)
+assert "Last-Modified" not in " ".join(c.ask('listall "Mabel Grey"'))
 ok("times")
 
 # status: bitrate and audio while playing.

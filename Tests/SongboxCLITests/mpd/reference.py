@@ -148,7 +148,8 @@ def shared24():
                     f'sticker delete song "{other}" mood',
                     'save "Mixed 24"', 'save "Mixed 24"', 'listplaylist "Mixed 24"', 'rm "Mixed 24"', "clear"]:
         c.show(request)
-    c.show(f'find file "{song}"', keep={"Last-Modified"})
+    for request in [f'find file "{song}"', 'lsinfo "Mabel Grey"']:
+        c.show(request, keep={"Last-Modified"})
 
 
 def list_limit():
