@@ -44,7 +44,7 @@ extension MPDCommands {
         case "get":
             let name = try args.string(3)
             guard let value = try library({ () throws(SongboxError) in try store.tracks.sticker(name, of: track.id) }) else {
-                throw Failure(.noExist, "no such sticker")
+                throw Self.noSticker(name)
             }
             out.field("sticker", "\(name)=\(value)")
         case "list":
@@ -70,12 +70,17 @@ extension MPDCommands {
         case "delete":
             let name = args.values.count > 3 ? try args.string(3) : nil
             guard try library({ () throws(SongboxError) in try store.tracks.deleteSticker(name, of: track.id) }) else {
-                throw Failure(.noExist, "no such sticker")
+                throw Self.noSticker(name)
             }
             clients.post(.sticker)
         default:
             throw Failure(.argument, "bad request: sticker \(verb)")
         }
+    }
+
+    /// MPD 0.24's words for a sticker that is not there: its name quoted (0.23: without it).
+    static func noSticker(_ name: String?) -> Failure {
+        Failure(.noExist, name.map { "no such sticker: \"\($0)\"" } ?? "no such sticker")
     }
 
     /// MPD 0.24's comparisons, as its sticker database makes them in SQL: `=`, `<`, `>` compare

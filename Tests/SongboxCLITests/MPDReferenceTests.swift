@@ -113,10 +113,13 @@ import Testing
         let newer: [String: (answer: [String], reason: String)] = [
             ">> sticker find song \"\" mood ~ x": (["ACK [2@0] {sticker} bad operator \"~\""],
                                                   "MPD 0.24 names the operator (StickerCommands.cxx: \"bad operator {:?}\")"),
+            ">> sticker get song \"Mabel Grey/Old Roads/01 - Old Roads.mp3\" nothing":
+                (["ACK [50@0] {sticker} no such sticker: \"nothing\""], "MPD 0.24 names the sticker (\"no such sticker: {:?}\")"),
         ]
         for (ours, theirs) in zip(songbox, mpd) {
             if let newer = newer[theirs[0]] {
                 #expect(Array(ours.dropFirst()) == newer.answer, "\(theirs[0]): \(newer.reason)")
+                #expect(ours != theirs, "\(theirs[0]) is listed as answered otherwise by MPD 0.23, but is the same")
                 continue
             }
             #expect(ours == theirs, "\(theirs.first ?? "")\nsongbox: \(ours.dropFirst())\nMPD:     \(theirs.dropFirst())")

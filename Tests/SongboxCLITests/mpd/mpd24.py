@@ -105,6 +105,8 @@ c.expect(f'sticker inc song "{OLD}" counter 5', ["OK"])
 c.expect(f'sticker dec song "{OLD}" counter 2', ["OK"])
 c.expect(f'sticker get song "{OLD}" counter', ["sticker: counter=3", "OK"])
 c.expect(f'sticker inc song "{OLD}" counter', ["ACK [2@0] {sticker} bad request"])
+c.expect(f'sticker get song "{OLD}" nothing', ['ACK [50@0] {sticker} no such sticker: "nothing"'])
+c.expect(f'sticker delete song "{OLD}" nothing', ['ACK [50@0] {sticker} no such sticker: "nothing"'])
 
 
 def found(line):

@@ -144,7 +144,8 @@ def shared24():
                     "playlistinfo 3", "cleartagid {id:3} Title", "playlistinfo 3", "cleartagid {id:3}", "playlistinfo 3", "delete 3",
                     f'sticker set song "{song}" mood rainy', f'sticker set song "{other}" mood sunny',
                     'sticker find song "Mabel Grey" mood = rainy', 'sticker find song "" mood > rainy', 'sticker find song "" mood < sunny',
-                    'sticker find song "" mood', 'sticker find song "" mood ~ x', f'sticker delete song "{song}" mood',
+                    'sticker find song "" mood', 'sticker find song "" mood ~ x', f'sticker get song "{song}" nothing',
+                    f'sticker delete song "{song}" mood',
                     f'sticker delete song "{other}" mood',
                     'save "Mixed 24"', 'save "Mixed 24"', 'listplaylist "Mixed 24"', 'rm "Mixed 24"', "clear"]:
         c.show(request)
