@@ -67,8 +67,8 @@ public enum MPDCommandTable {
         Entry("enableoutput", .admin, 1...1),
         Entry("find", .read, from(1)),
         Entry("findadd", .add, from(1)),
-        // What MPD answers for a file its fingerprinting cannot decode (songbox has no Chromaprint).
-        Entry("getfingerprint", .read, 1...1),
+        // No `getfingerprint`: songbox has no Chromaprint, and MPD built without it has not the
+        // command (so clients such as myMPD do not offer what cannot work).
         Entry("getvol", .read, 0...0),
         Entry("idle", .read, from(0)),
         Entry("list", .read, from(1)),

@@ -264,13 +264,6 @@ public struct MPDCommands: MPDCommandHandler {
                 if command == "stickernamestypes" { out.field("type", "song") }
             }
         case "stickertypes": out.field("stickertype", "song")
-        case "getfingerprint":
-            // MPD without a decoder for the file: songbox has no Chromaprint to compute one.
-            guard let path = roots().path(try args.string(0)),
-                  try library({ () throws(SongboxError) in try store.tracks.track(path: path) }) != nil else {
-                throw Failure(.noExist, "No such song")
-            }
-            throw Failure(.unknown, "Decoding failed")
         case "albumart": try albumArt(args, client: client, out: out)
         case "readpicture": try readPicture(args, client: client, out: out)
 

@@ -30,8 +30,11 @@ struct MPDSelection {
             case "sort":
                 let descending = value.hasPrefix("-")
                 let name = descending ? String(value.dropFirst()) : value
-                // Last-Modified: songbox orders by when it first saw the file.
-                if let field = name.lowercased() == "last-modified" ? "added" : try MPDTag.named(name)?.field {
+                // Last-Modified: songbox orders by when it first saw the file, as `Added` (MPD 0.24);
+                // `prio` (MPD 0.24, the queue's): every song's is 0, so it orders nothing.
+                var field = ["last-modified": "added", "added": "added", "prio": ""][name.lowercased()]
+                if field == nil { field = try MPDTag.named(name)?.field }
+                if let field, !field.isEmpty {
                     terms.append("sort:\(descending ? "-" : "")\(field)")
                 }
             case "window":
