@@ -249,7 +249,7 @@ public struct MPDCommands: MPDCommandHandler {
             guard let job = backend.startUpdate() else { throw Failure(.updateAlready, "Already updating") }
             out.field("updating_db", String(job))
 
-        case "sticker": try sticker(args, client: client, out: out)
+        case "sticker": try await sticker(args, client: client, out: out)
         case "stickernames", "stickernamestypes":
             // songbox keeps stickers on songs only.
             if let type = args.values.first, type != "song" {

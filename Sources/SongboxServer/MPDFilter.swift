@@ -57,9 +57,12 @@ struct MPDSelection {
     static func range(_ text: String) throws(MPDProtocol.Failure) -> Range<Int> {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard let start = Int(parts[0]), start >= 0 else { throw MPDProtocol.Failure(.argument, "Integer expected: \(text)") }
+        // MPD's bound (a C int), checked before `start + 1` can overflow.
+        guard start <= Int(Int32.max) else { throw MPDProtocol.Failure(.argument, "Number too large: \(text)") }
         if parts.count == 1 { return start..<(start + 1) }
         if parts.count == 2, parts[1].isEmpty { return start..<Int.max }
         guard parts.count == 2, let end = Int(parts[1]), end >= start else { throw MPDProtocol.Failure(.argument, "Bad range: \(text)") }
+        guard end <= Int(Int32.max) else { throw MPDProtocol.Failure(.argument, "Number too large: \(text)") }
         return start..<end
     }
 }

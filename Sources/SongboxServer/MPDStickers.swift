@@ -4,7 +4,7 @@ import SongboxLibrary
 /// MPD's `sticker` command on songs, over songbox's stickers (`LibraryStore` stickers: the
 /// play counts and the overrides among them).
 extension MPDCommands {
-    func sticker(_ args: Arguments, client: MPDClient, out: MPDResponse) throws(Failure) {
+    func sticker(_ args: Arguments, client: MPDClient, out: MPDResponse) async throws(Failure) {
         let verb = try args.string(0).lowercased()
         guard try args.string(1) == "song" else { throw Failure(.argument, "unknown sticker domain (songbox keeps stickers on songs)") }
         let uri = try args.string(2)
@@ -31,9 +31,14 @@ extension MPDCommands {
             let test = try Self.comparison(rest.count == 3 ? rest[1] : nil, rest.count == 3 ? rest[2] : nil)
             var found = try library({ () throws(SongboxError) in try store.tracks.withSticker(name, under: folder, matching: test) })
             if let order { found.sort(by: order.precedes) }
-            for hit in found[window.clamped(to: 0..<found.count)] {
+            for (index, hit) in found[window.clamped(to: 0..<found.count)].enumerated() {
                 out.field("file", roots.uri(hit.path))
                 out.field("sticker", "\(name)=\(hit.value)")
+                // Sent in pieces (`playCount` is on every song).
+                if index % Self.piece == Self.piece - 1 {
+                    await out.flush()
+                    guard out.open else { return }
+                }
             }
             return
         }

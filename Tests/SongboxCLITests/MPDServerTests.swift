@@ -448,7 +448,8 @@ extension TestLibrarySuite {
             Fixtures.packageRoot + "/Tests/SongboxCLITests/mpd/mpd24.py", "127.0.0.1", String(port), daemon.socket,
         ])
         #expect(session.lines == ["ok greeting", "ok searchcount", "ok filters", "ok stickers", "ok stored playlists", "ok protocol",
-                                  "ok tagtypes", "ok times", "ok status", "ok queue tags", "ok config and fingerprint", "mpd24 done"],
+                                  "ok tagtypes", "ok times", "ok status", "ok queue tags", "ok config and fingerprint", "ok bounds",
+                                  "mpd24 done"],
                 "\(session.stdout)\n\(session.stderr)")
     }
 

@@ -261,4 +261,19 @@ if local:
     assert answer[0].startswith("music_directory: /") and "pcre: 1" in answer and answer[-1] == "OK", answer
 c.expect(f'getfingerprint "{OLD}"', ['ACK [5@0] {} unknown command "getfingerprint"'])
 ok("config and fingerprint")
+# Numbers past MPD's bounds are refused with its words, never trapped on (a range's start + 1
+# overflowed: `delete 9223372036854775807` ended the daemon).
+huge = "9223372036854775807"
+for line, wanted in [(f"delete {huge}", f"ACK [2@0] {{delete}} Number too large: {huge}"),
+                     (f'playlistmove "x" {huge} 0', f"ACK [2@0] {{playlistmove}} Number too large: {huge}"),
+                     (f'playlistmove "x" 0:{huge} 0', f"ACK [2@0] {{playlistmove}} Number too large: 0:{huge}"),
+                     (f'sticker find song "" n window {huge}', f"ACK [2@0] {{sticker}} Number too large: {huge}"),
+                     (f"find \"(prio >= {huge})\"", "ACK [2@0] {find} Invalid priority value"),
+                     (f"addtagid {huge} Artist x", f"ACK [2@0] {{addtagid}} Integer expected: {huge}"),
+                     (f'sticker inc song "{OLD}" n {huge}', f"ACK [2@0] {{sticker}} Integer expected: {huge}"),
+                     (f"find \"(title =~ 'a{{{huge}}}')\"", None)]:
+    answer = c.ask(line)
+    assert answer == [wanted] if wanted else answer[0].startswith("ACK [2@0] {find} "), (line, answer)
+c.expect("ping", ["OK"])
+ok("bounds")
 print("mpd24 done", flush=True)
