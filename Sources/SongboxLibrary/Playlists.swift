@@ -208,13 +208,21 @@ public struct PlaylistStore: Sendable {
 
     /// Moves the item at `from` so that it ends up at `to` (both 0-based) in the saved playlist `name`.
     public func movePlaylistItem(named name: String, from: Int, to: Int, now: Date = Date()) throws(SongboxError) {
+        guard from >= 0, from < Int.max else { throw Self.outside(from, name, count: 0) }
+        try movePlaylistItems(named: name, from: from..<(from + 1), to: to, now: now)
+    }
+
+    /// Moves the tracks at `from` so the first is at `to` (a position in the playlist without them).
+    public func movePlaylistItems(named name: String, from: Range<Int>, to: Int, now: Date = Date()) throws(SongboxError) {
         try runner.write { db in
             let record = try PlaylistRecord.requireSaved(name, changing: "move tracks in", in: db)
             var items = try PlaylistItems(of: record.id, in: db)
-            for position in [from, to] where !items.shown.indices.contains(position) {
-                throw Self.outside(position, name, count: items.shown.count)
-            }
-            items.shown.insert(items.shown.remove(at: from), at: to)
+            let count = items.shown.count
+            guard from.lowerBound >= 0, from.upperBound <= count else { throw Self.outside(max(from.upperBound - 1, from.lowerBound), name, count: count) }
+            guard to >= 0, to <= count - from.count else { throw Self.outside(to, name, count: count) }
+            let moved = Array(items.shown[from])
+            items.shown.removeSubrange(from)
+            items.shown.insert(contentsOf: moved, at: to)
             try Self.setItems(items.all, of: record.id, now: now, in: db)
         }
     }

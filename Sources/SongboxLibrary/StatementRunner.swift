@@ -185,6 +185,8 @@ public final class StatementRunner: Sendable {
             try db.execute(sql: "PRAGMA synchronous = FULL")
             // Reads through a memory map: a search that scans the table copies no pages.
             try db.execute(sql: "PRAGMA mmap_size = 268435456")
+            // `field:~"pattern"` in a query (MPD's `=~`).
+            db.add(function: BoundedRegex.sqlFunction)
         }
         do {
             switch access {

@@ -118,6 +118,22 @@ extension TrackStore {
         }
     }
 
+    /// The name of every sticker some track has, songbox's own among them, in byte order (MPD's
+    /// `stickernames`).
+    public func stickerNames() throws(SongboxError) -> [String] {
+        try runner.read { db in
+            try String.fetchAll(db, sql: """
+                SELECT name FROM stickers
+                UNION SELECT 'playCount' WHERE EXISTS (SELECT 1 FROM library)
+                UNION SELECT 'skipCount' WHERE EXISTS (SELECT 1 FROM library)
+                UNION SELECT 'lastPlayed' WHERE EXISTS (SELECT 1 FROM library WHERE last_played IS NOT NULL)
+                UNION SELECT 'rating' WHERE EXISTS (SELECT 1 FROM library WHERE rating IS NOT NULL)
+                UNION SELECT 'like' WHERE EXISTS (SELECT 1 FROM library WHERE liked)
+                ORDER BY 1
+                """)
+        }
+    }
+
     /// songbox's facts as stickers: those that have a value. `asSet`: the `rating` and `like` a
     /// client set, read back while the override still says the same.
     static func ownStickers(_ track: Track, asSet: [String: String] = [:]) -> [(name: String, value: String)] {

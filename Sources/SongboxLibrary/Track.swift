@@ -93,6 +93,8 @@ public struct Track: Equatable, Sendable, Codable, FetchableRecord {
         bits = row["bits"]
         size = row["size"]
         added = row["added"]
+        // Kept in nanoseconds; -1 asks the next scan to read the file again.
+        modified = (row["mtime"] as Int64?).flatMap { $0 >= 0 ? $0 / 1_000_000_000 : nil }
         plays = row["plays"]
         skips = row["skips"]
         lastPlayed = row["last_played"]
@@ -142,6 +144,8 @@ public struct Track: Equatable, Sendable, Codable, FetchableRecord {
     public var bits: Int?
     public var size: Int64
     public var added: Int64
+    /// When the file was last changed, Unix seconds (MPD's `Last-Modified`); nil when unknown.
+    public var modified: Int64?
     public var plays: Int
     public var skips: Int
     public var lastPlayed: Int64?

@@ -42,13 +42,20 @@ public enum MPDCommandTable {
     public static let entries: [Entry] = [
         Entry("add", .add, 1...2),
         Entry("addid", .add, 1...2),
+        Entry("addtagid", .add, 3...3) { args throws(MPDProtocol.Failure) in
+            .queueTag(id: try args.unsigned(0), tag: try MPDTag.canonicalName(try args.string(1)), value: try args.string(2))
+        },
         Entry("albumart", .read, 2...2),
         Entry("binarylimit", [], 1...1),
         Entry("channels", .read, 0...0),
         Entry("clear", .player, 0...0) { _ in .player(.clear) },
         Entry("clearerror", .player, 0...0) { _ in .player(.clearError) },
+        Entry("cleartagid", .add, 1...2) { args throws(MPDProtocol.Failure) in
+            .queueTag(id: try args.unsigned(0), tag: args.values.count > 1 ? try MPDTag.canonicalName(try args.string(1)) : nil, value: nil)
+        },
         Entry("close", [], nil),
         Entry("commands", [], 0...0),
+        Entry("config", .admin, 0...0),
         Entry("consume", .player, 1...1) { args throws(MPDProtocol.Failure) in .player(.mode(.consume, try args.toggle(0))) },
         Entry("count", .read, from(1)),
         Entry("crossfade", .player, 1...1) { args throws(MPDProtocol.Failure) in _ = try args.integer(0); return .ignored },
@@ -60,6 +67,8 @@ public enum MPDCommandTable {
         Entry("enableoutput", .admin, 1...1),
         Entry("find", .read, from(1)),
         Entry("findadd", .add, from(1)),
+        // No `getfingerprint`: songbox has no Chromaprint, and MPD built without it has not the
+        // command (so clients such as myMPD do not offer what cannot work).
         Entry("getvol", .read, 0...0),
         Entry("idle", .read, from(0)),
         Entry("list", .read, from(1)),
@@ -89,12 +98,14 @@ public enum MPDCommandTable {
         Entry("ping", [], 0...0) { _ in .ignored },
         Entry("play", .player, 0...1) { args throws(MPDProtocol.Failure) in .player(.play(try args.optionalInteger(0).map { .position($0) })) },
         Entry("playid", .player, 0...1) { args throws(MPDProtocol.Failure) in .player(.play(try args.optionalInteger(0).map { .id($0) })) },
+        Entry("playlist", .read, 0...0),
         Entry("playlistadd", .control, 2...3),
         Entry("playlistclear", .control, 1...1),
         Entry("playlistdelete", .control, 2...2),
         Entry("playlistfind", .read, from(1)),
         Entry("playlistid", .read, 0...1),
         Entry("playlistinfo", .read, 0...1),
+        Entry("playlistlength", .read, 1...1),
         Entry("playlistmove", .control, 3...3),
         Entry("playlistsearch", .read, from(1)),
         Entry("plchanges", .read, 1...2),
@@ -106,6 +117,7 @@ public enum MPDCommandTable {
         Entry("previous", .player, 0...0) { _ in .player(.previous) },
         Entry("prio", .player, from(2)) { _ in .ignored },
         Entry("prioid", .player, from(2)) { _ in .ignored },
+        Entry("protocol", [], from(0)),
         Entry("queryplay", .add, from(0)),
         Entry("random", .player, 1...1) { args throws(MPDProtocol.Failure) in .player(.mode(.random, try args.boolean(0) ? .on : .off)) },
         Entry("rangeid", .add, 2...2) { _ in .ignored },
@@ -128,6 +140,8 @@ public enum MPDCommandTable {
         Entry("search", .read, from(1)),
         Entry("searchadd", .add, from(1)),
         Entry("searchaddpl", .control, from(2)),
+        Entry("searchcount", .read, from(1)),
+        Entry("searchplaylist", .read, 2...4),
         Entry("seek", .player, 2...2) { args throws(MPDProtocol.Failure) in
             .player(.seek(.position(try args.integer(0)), seconds: try args.seconds(1)))
         },
@@ -165,6 +179,9 @@ public enum MPDCommandTable {
         Entry("stats", .read, 0...0),
         Entry("status", .read, 0...0),
         Entry("sticker", .admin, from(3)),
+        Entry("stickernames", .admin, 0...0),
+        Entry("stickernamestypes", .admin, 0...1),
+        Entry("stickertypes", .admin, 0...0),
         Entry("stop", .player, 0...0) { _ in .player(.stop) },
         Entry("subscribe", .read, 1...1),
         Entry("swap", .player, 2...2) { args throws(MPDProtocol.Failure) in
@@ -206,4 +223,7 @@ enum MPDCommand: Sendable {
     case ignored
     /// A command to the player, run by the engine as Lua's `songbox.player` runs it.
     case player(PlayerCommand)
+    /// A tag of a queued stream set (`addtagid`) or cleared (`cleartagid`: a nil value; a nil
+    /// tag clears them all), as MPD allows only for remote songs.
+    case queueTag(id: Int, tag: String?, value: String?)
 }

@@ -34,6 +34,11 @@ public struct MPDCommands: MPDCommandHandler {
     let clients: Clients
     /// Answers of `list` while the library has not changed (MPD answers them from memory).
     let lists = ListCache()
+    /// The tags clients gave queued streams (`addtagid`).
+    let queueTags = QueueTags()
+    /// The playing track's bitrate, read once for each track (clients poll `status`).
+    let bitrate = Box<(track: Int64, kbps: Int?)?>(nil)
+    let bitrateLock = NSLock()
     var store: LibraryStore { backend.store }
     var player: Player { backend.player }
 
@@ -56,6 +61,15 @@ public struct MPDCommands: MPDCommandHandler {
                 out.field("command", entry.name)
             }
         case "tagtypes": try tagTypes(args, client, out)
+        case "protocol": try protocolFeatures(args, client, out)
+        case "config":
+            // MPD's: only for a client on the local socket.
+            guard client.isLocal else { throw Failure(.permission, "Command only permitted to local clients") }
+            // The URIs are relative to it only with one music folder.
+            let folders = roots().folders
+            if folders.count == 1 { out.field("music_directory", folders[0]) }
+            // `=~` and `!~` work (BoundedRegex), so clients may send them.
+            out.field("pcre", "1")
         case "urlhandlers":
             for scheme in ["http://", "https://"] { out.field("handler", scheme) }
         case "decoders":
@@ -103,7 +117,7 @@ public struct MPDCommands: MPDCommandHandler {
             guard let current = status.headingID, let position = snapshot.queue.position(of: current) else { return }
             let item = snapshot.queue.items[position]
             out.queueItem(item, position: position, track: try? store.tracks.track(id: item.track.trackID), roots: roots(), client: client,
-                          stream: status.streamTitle)
+                          stream: status.streamTitle, tags: queueTags.tags(of: item.id))
         case "stats": try stats(out)
         case "getvol":
             out.field("volume", String(Int(player.status.currentVolume.rounded())))
@@ -136,6 +150,16 @@ public struct MPDCommands: MPDCommandHandler {
                 selected = [position]
             }
             try await queueItems(items, selected, client, out)
+        case "playlist":
+            // The old form of `playlistinfo`: `POS:file: URI` lines.
+            let roots = roots()
+            for (position, item) in player.status.snapshot.queue.items.enumerated() {
+                out.field("\(position):file", roots.uri(item.track.path))
+                if position % Self.piece == Self.piece - 1 {
+                    await out.flush()
+                    guard out.open else { return }
+                }
+            }
         case "plchanges", "plchangesposid":
             // The items added or moved since the client's version (MPD's answer), by position.
             let queue = player.status.snapshot.queue
@@ -152,7 +176,9 @@ public struct MPDCommands: MPDCommandHandler {
             let selection = try MPDSelection(arguments, exact: command == "playlistfind", roots: roots())
             let items = player.status.snapshot.queue.items
             let wanted = Set(try library { () throws(SongboxError) in try store.tracks.files(matching: selection.query).map(\.id) })
-            try await queueItems(items, items.indices.filter { wanted.contains(items[$0].track.trackID) }, client, out)
+            // MPD 0.24's `window` (myMPD's queue search sends it); the queue's order stays.
+            let found = items.indices.filter { wanted.contains(items[$0].track.trackID) }
+            try await queueItems(items, Array(found[(selection.window ?? 0..<Int.max).clamped(to: 0..<found.count)]), client, out)
 
         // The database
         case "find", "search":
@@ -198,14 +224,14 @@ public struct MPDCommands: MPDCommandHandler {
                 throw Failure(.noExist, "No such file")
             }
             for (name, value) in MPDTag.fields(of: track, wanted: nil) { out.field(name.uppercased(), value) }
-        case "count":
+        case "count", "searchcount":
             var rest = arguments
             var group: String?
             if rest.count >= 2, rest[rest.count - 2].lowercased() == "group" {
                 group = try MPDTag.named(rest.removeLast())?.column ?? "NULL"
                 rest.removeLast()
             }
-            let selection = try MPDSelection(rest, exact: true, roots: roots())
+            let selection = try MPDSelection(rest, exact: command == "count", roots: roots())
             let name = group.flatMap { column in MPDTag.table.first { $0.column == column }?.name }
             for total in try library({ () throws(SongboxError) in try store.tracks.totals(matching: selection.query, groupedBy: group) }) {
                 if let name { out.field(name, total.group ?? "") }
@@ -218,12 +244,29 @@ public struct MPDCommands: MPDCommandHandler {
             try await browse(command, uri: arguments.first ?? "", client: client, out: out)
             // At the top, `lsinfo` lists the stored playlists after the rest, as MPD does (what
             // `mpc lsplaylists` and older clients read).
-            if command == "lsinfo", Self.isTop(arguments.first ?? "") { try storedPlaylists(out) }
+            // MPD 0.24's `hide_playlists_in_root` leaves them out.
+            if command == "lsinfo", Self.isTop(arguments.first ?? ""), !client.protocolFeatures.contains("hide_playlists_in_root") {
+                try storedPlaylists(out)
+            }
         case "update", "rescan":
             guard let job = backend.startUpdate() else { throw Failure(.updateAlready, "Already updating") }
             out.field("updating_db", String(job))
 
-        case "sticker": try sticker(args, client: client, out: out)
+        case "sticker": try await sticker(args, client: client, out: out)
+        case "stickernames", "stickernamestypes":
+            // songbox keeps stickers on songs only.
+            if let type = args.values.first, type != "song" {
+                guard ["playlist", "filter"].contains(type) else {
+                    guard (try? MPDTag.canonicalName(type)) != nil else { throw Failure(.argument, "no such tag \"\(type)\"") }
+                    throw Failure(.argument, "unsupported tag \"\(type)\"")
+                }
+                return
+            }
+            for name in try library({ () throws(SongboxError) in try store.tracks.stickerNames() }) {
+                out.field("name", name)
+                if command == "stickernamestypes" { out.field("type", "song") }
+            }
+        case "stickertypes": out.field("stickertype", "song")
         case "albumart": try albumArt(args, client: client, out: out)
         case "readpicture": try readPicture(args, client: client, out: out)
 
@@ -264,6 +307,12 @@ public struct MPDCommands: MPDCommandHandler {
         case .words, .ignored: return
         case .player(let command):
             try perform { engine throws(Failure) in try Self.mpd { () throws(PlayerCommand.Failure) in try command.apply(to: engine) } }
+        case .queueTag(let id, let tag, let value):
+            let items = player.status.snapshot.queue.items
+            guard let item = items.first(where: { $0.id == id }) else { throw Failure(.noExist, "No such song") }
+            guard item.track.isRemote else { throw Failure(.permission, "Cannot edit tags of local file") }
+            queueTags.change(id, tag: tag, value: value, keeping: Set(items.map(\.id)))
+            clients.post(.playlist)
         }
     }
 
@@ -334,7 +383,10 @@ public struct MPDCommands: MPDCommandHandler {
                 let duration = current == snapshot.current ? status.duration ?? snapshot.queue.items[position].track.duration
                     : snapshot.queue.items[position].track.duration
                 out.fields([("time", Self.wholeSeconds(elapsed) + ":" + Self.wholeSeconds(duration)),
-                            ("elapsed", Self.seconds(elapsed)), ("duration", Self.seconds(duration))])
+                            ("elapsed", Self.seconds(elapsed))])
+                // The file's average (songbox's decoders do not say an instantaneous one).
+                if let kbps = bitrate(of: snapshot.queue.items[position].track.trackID), kbps > 0 { out.field("bitrate", String(kbps)) }
+                out.field("duration", Self.seconds(duration))
                 // What the file holds, as MPD says its decoder's output: rate, bits ("f" for a lossy
                 // codec's float), channels.
                 if let source = status.source {
@@ -346,6 +398,14 @@ public struct MPDCommands: MPDCommandHandler {
         }
         if let job = backend.updateJob { out.field("updating_db", String(job)) }
         if let error = status.outputError ?? status.playError { out.field("error", error) }
+    }
+
+    /// The bitrate the library holds for `trackID`, from memory while the same track plays.
+    private func bitrate(of trackID: Int64) -> Int? {
+        if let known = bitrateLock.withLock({ bitrate.value }), known.track == trackID { return known.kbps }
+        let kbps = (try? store.tracks.track(id: trackID))?.bitrate
+        bitrateLock.withLock { bitrate.value = (trackID, kbps) }
+        return kbps
     }
 
     private static func next(after position: Int, _ snapshot: PlayerSnapshot) -> Int? {
@@ -361,22 +421,61 @@ public struct MPDCommands: MPDCommandHandler {
                     ("db_update", String(Int((try? store.tracks.lastScan()) ?? 0))), ("playtime", String(Int(player.status.clock)))])
     }
 
+    /// `tagtypes [all|clear|enable|disable|available|reset ...]`, as MPD 0.24 answers it.
     private func tagTypes(_ args: Arguments, _ client: MPDClient, _ out: MPDResponse) throws(Failure) {
-        let all = Set((MPDTag.names + MPDTag.absent).map { $0.lowercased() })
+        let every = MPDTag.names + MPDTag.absent
+        let all = Set(every.map { $0.lowercased() })
         guard let verb = args.values.first?.lowercased() else {
-            for name in MPDTag.names + MPDTag.absent where client.tagTypes.map({ $0.contains(name.lowercased()) }) ?? true {
+            for name in every where client.tagTypes.map({ $0.contains(name.lowercased()) }) ?? true {
                 out.field("tagtype", name)
             }
             return
         }
-        let named = try args.values.dropFirst().map { name throws(Failure) in try MPDTag.canonicalName(name).lowercased() }
+        let named = try Self.subcommandNames(args, verb: verb, known: all, unknown: "Unknown tag type")
         switch verb {
         case "all": client.tagTypes = nil
         case "clear": client.tagTypes = []
         case "enable": client.tagTypes = (client.tagTypes ?? all).union(named)
         case "disable": client.tagTypes = (client.tagTypes ?? all).subtracting(named)
-        default: throw Failure(.argument, "Unknown sub command: \(verb)")
+        case "reset": client.tagTypes = named
+        case "available": for name in every { out.field("tagtype", name) }
+        default: throw Failure(.argument, "Unknown sub command")
         }
+    }
+
+    /// The protocol features songbox knows (MPD 0.24's): `hide_playlists_in_root` leaves the
+    /// stored playlists out of `lsinfo /`.
+    static let protocolFeatureNames = ["hide_playlists_in_root"]
+
+    /// `protocol [all|clear|enable|disable|available ...]`, as MPD 0.24 answers it.
+    private func protocolFeatures(_ args: Arguments, _ client: MPDClient, _ out: MPDResponse) throws(Failure) {
+        guard let verb = args.values.first else {
+            for name in Self.protocolFeatureNames where client.protocolFeatures.contains(name) { out.field("feature", name) }
+            return
+        }
+        let named = try Self.subcommandNames(args, verb: verb, known: Set(Self.protocolFeatureNames), unknown: "Unknown protocol feature")
+        switch verb {
+        case "all": client.protocolFeatures = Set(Self.protocolFeatureNames)
+        case "clear": client.protocolFeatures = []
+        case "enable": client.protocolFeatures.formUnion(named)
+        case "disable": client.protocolFeatures.subtract(named)
+        case "available": for name in Self.protocolFeatureNames { out.field("feature", name) }
+        default: throw Failure(.argument, "Unknown sub command")
+        }
+    }
+
+    /// The names after a `tagtypes` or `protocol` sub command, lowercased, with MPD's errors:
+    /// none after `all`, `clear`, `available`; at least one, each known, after the others.
+    private static func subcommandNames(_ args: Arguments, verb: String, known: Set<String>, unknown: String) throws(Failure) -> Set<String> {
+        let names = args.values.dropFirst().map { $0.lowercased() }
+        if ["all", "clear", "available"].contains(verb) {
+            guard names.isEmpty else { throw Failure(.argument, "Too many arguments") }
+            return []
+        }
+        guard ["enable", "disable", "reset"].contains(verb) else { return [] }
+        guard !names.isEmpty else { throw Failure(.argument, "Not enough arguments") }
+        guard names.allSatisfy(known.contains) else { throw Failure(.argument, unknown) }
+        return Set(names)
     }
 
     /// Queue items at `positions`, their tracks read in pieces, each sent before the next is read.
@@ -386,7 +485,8 @@ public struct MPDCommands: MPDCommandHandler {
             let chunk = positions[start..<min(start + 500, positions.count)]
             let tracks = try library { () throws(SongboxError) in try store.tracks.byID(chunk.map { items[$0].track.trackID }) }
             for position in chunk {
-                out.queueItem(items[position], position: position, track: tracks[items[position].track.trackID], roots: roots, client: client)
+                out.queueItem(items[position], position: position, track: tracks[items[position].track.trackID], roots: roots, client: client,
+                              tags: queueTags.tags(of: items[position].id))
             }
             await out.flush()
             guard out.open else { return }
@@ -525,7 +625,9 @@ public struct MPDCommands: MPDCommandHandler {
             while depth < folders.count, depth < previous.value.count, folders[depth] == previous.value[depth] { depth += 1 }
             let shown = recursive ? folders.count : min(folders.count, 1)
             for level in depth..<max(depth, shown) {
-                out.field("directory", roots.uri(prefix + folders[...level].joined(separator: "/")))
+                let folder = prefix + folders[...level].joined(separator: "/")
+                out.field("directory", roots.uri(folder))
+                if withInfo, let time = FolderLines.modified(Array(folder.utf8)[...]) { out.field("Last-Modified", time) }
             }
             previous.value = Array(folders)
             return recursive || parts.count == 1
@@ -548,7 +650,7 @@ public struct MPDCommands: MPDCommandHandler {
                         try reader.forEachRow(under: path, after: start, limit: Self.piece, selecting: columns) { row in
                             count += 1
                             if let bytes {
-                                bytes.value.write(row.utf8(0), file: !withInfo, to: out)
+                                bytes.value.write(row.utf8(0), file: !withInfo, times: withInfo, to: out)
                             } else {
                                 let trackPath = String(decoding: row.utf8(0), as: UTF8.self)
                                 _ = visit(trackPath)
@@ -636,7 +738,8 @@ struct FolderLines {
         self.relStart = relStart
     }
 
-    mutating func write(_ path: UnsafeRawBufferPointer, file: Bool, to out: MPDResponse) {
+    /// `times`: each folder with its `Last-Modified` (`listallinfo`, as MPD).
+    mutating func write(_ path: UnsafeRawBufferPointer, file: Bool, times: Bool = false, to out: MPDResponse) {
         // The bytes it shares with the path before: a folder whose closing slash is among them
         // was listed with that path.
         var common = relStart
@@ -645,11 +748,21 @@ struct FolderLines {
         if common < path.count {
             for index in common..<path.count where path[index] == UInt8(ascii: "/") {
                 out.field("directory", utf8: UnsafeRawBufferPointer(rebasing: path[uriStart..<index]))
+                if times, let time = Self.modified(path[..<index]) { out.field("Last-Modified", time) }
             }
         }
         if file { out.field("file", utf8: UnsafeRawBufferPointer(rebasing: path[uriStart...])) }
         previous.removeAll(keepingCapacity: true)
         previous.append(contentsOf: path)
+    }
+
+    /// A folder's time, by its path's bytes, as MPD's `Last-Modified`; nil when it cannot be read.
+    static func modified<Bytes: Collection<UInt8>>(_ path: Bytes) -> String? {
+        var name = Array(path.map { CChar(bitPattern: $0) })
+        name.append(0)
+        var info = stat()
+        guard stat(name, &info) == 0 else { return nil }
+        return MPDCommands.isoDate(Int64(info.st_mtim.tv_sec))
     }
 }
 
@@ -692,6 +805,13 @@ struct Arguments {
             throw MPDProtocol.Failure(.argument, "too few arguments for \"\(command)\"")
         }
         return values[index]
+    }
+
+    /// A number from 0 (MPD's `ParseUnsigned`: a negative one wraps, so is too large).
+    func unsigned(_ index: Int) throws(MPDProtocol.Failure) -> Int {
+        let value = try integer(index)
+        guard value >= 0 else { throw MPDProtocol.Failure(.argument, "Number too large: \(values[index])") }
+        return value
     }
 
     func integer(_ index: Int) throws(MPDProtocol.Failure) -> Int {

@@ -1,4 +1,5 @@
 import Foundation
+import SongboxLibrary
 
 /// What a database command selects: MPD's filter (an expression like `((artist == 'x') AND
 /// (album contains 'y'))`, or the older `TAG VALUE` pairs), turned into songbox's query
@@ -29,8 +30,11 @@ struct MPDSelection {
             case "sort":
                 let descending = value.hasPrefix("-")
                 let name = descending ? String(value.dropFirst()) : value
-                // Last-Modified: songbox orders by when it first saw the file.
-                if let field = name.lowercased() == "last-modified" ? "added" : try MPDTag.named(name)?.field {
+                // Last-Modified: songbox orders by when it first saw the file, as `Added` (MPD 0.24);
+                // `prio` (MPD 0.24, the queue's): every song's is 0, so it orders nothing.
+                var field = ["last-modified": "added", "added": "added", "prio": ""][name.lowercased()]
+                if field == nil { field = try MPDTag.named(name)?.field }
+                if let field, !field.isEmpty {
                     terms.append("sort:\(descending ? "-" : "")\(field)")
                 }
             case "window":
@@ -53,9 +57,12 @@ struct MPDSelection {
     static func range(_ text: String) throws(MPDProtocol.Failure) -> Range<Int> {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard let start = Int(parts[0]), start >= 0 else { throw MPDProtocol.Failure(.argument, "Integer expected: \(text)") }
+        // MPD's bound (a C int), checked before `start + 1` can overflow.
+        guard start <= Int(Int32.max) else { throw MPDProtocol.Failure(.argument, "Number too large: \(text)") }
         if parts.count == 1 { return start..<(start + 1) }
         if parts.count == 2, parts[1].isEmpty { return start..<Int.max }
         guard parts.count == 2, let end = Int(parts[1]), end >= start else { throw MPDProtocol.Failure(.argument, "Bad range: \(text)") }
+        guard end <= Int(Int32.max) else { throw MPDProtocol.Failure(.argument, "Number too large: \(text)") }
         return start..<end
     }
 }
@@ -105,6 +112,16 @@ struct FilterParser {
                 result = try Self.keyword(tag, value: try string(), roots: roots)!
             case "audioformat":
                 throw Self.failure("AudioFormat filters are not supported by songbox")
+            case "prio":
+                // Queue priorities: songbox gives every song 0 (it does not weigh them), as MPD's
+                // database songs have.
+                guard operatorWord() == ">=" else { throw Self.failure("'>=' expected") }
+                skipSpaces()
+                var digits = ""
+                while let character = peek(), character.isASCII, character.isNumber { digits.append(character); index += 1 }
+                guard !digits.isEmpty else { throw Self.failure("Number expected") }
+                guard digits.count <= 3, let priority = Int(digits), priority <= 255 else { throw Self.failure("Invalid priority value") }
+                result = priority == 0 ? Self.everything : Self.nothing
             default:
                 let op = operatorWord()
                 skipSpaces()
@@ -134,9 +151,13 @@ struct FilterParser {
     static let everything = "id:>=0", nothing = "id:<0"
 
     /// One comparison as a songbox term.
-    static func term(tag: String, operator op: String, value: String, roots: MusicRoots, caseFolded: Bool = true) throws(MPDProtocol.Failure) -> String {
+    static func term(tag: String, operator written: String, value: String, roots: MusicRoots, caseFolded: Bool = true) throws(MPDProtocol.Failure) -> String {
         let field: String
         var value = value
+        // MPD 0.24's explicit case (`eq_cs`, `!contains_ci`, ...): songbox compares without case either way.
+        var op = written.lowercased()
+        for suffix in ["_cs", "_ci"] where op.hasSuffix(suffix) { op = String(op.dropLast(3)) }
+        if op == "eq" { op = "==" } else if op == "!eq" { op = "!=" }
         switch tag.lowercased() {
         case "any": field = ""
         case "file", "filename":
@@ -155,15 +176,31 @@ struct FilterParser {
             return equals(field, value)
         case "!=":
             return "-" + equals(field, value)
-        case "contains", "starts_with":
-            // `starts_with` is answered as `contains` (songbox's query has no prefix match).
+        case "contains":
             return contains(field, value)
         case "!contains":
             return "-" + contains(field, value)
+        case "starts_with", "!starts_with":
+            // A regular expression of the value, escaped, at the start.
+            return (op.hasPrefix("!") ? "-" : "") + matches(field, "^" + literal(value), roots: roots)
         case "=~", "!~":
-            throw failure("regular expressions (\(op)) are not supported by songbox; use contains")
+            do throws(BoundedRegex.Failure) { _ = try BoundedRegex(value) } catch { throw failure(error.message) }
+            return (op.hasPrefix("!") ? "-" : "") + matches(field, value, roots: roots)
         default:
-            throw failure("Unknown filter operator: \(op)")
+            throw failure("Unknown filter operator: \(written)")
+        }
+    }
+
+    /// A regular expression on `field` (empty: any tag). A file's is matched against its URI: an
+    /// anchored one starts after the music folder.
+    private static func matches(_ field: String, _ pattern: String, roots: MusicRoots) -> String {
+        switch field {
+        case "": return "(" + ["title", "artist", "album", "albumartist", "genre", "comment"].map { compare($0, ":~", pattern) }
+            .joined(separator: " OR ") + ")"
+        case "path":
+            guard pattern.hasPrefix("^"), let prefix = roots.onlyPrefix else { return compare(field, ":~", pattern) }
+            return compare(field, ":~", "^" + literal(String(decoding: prefix, as: UTF8.self)) + pattern.dropFirst())
+        default: return compare(field, ":~", pattern)
         }
     }
 
@@ -181,12 +218,20 @@ struct FilterParser {
         return compare(field, ":", value)
     }
 
-    /// `field` compared with `value` by `op` (`:=` the whole value, `:` a piece of it). A song
+    /// `field` compared with `value` by `op` (`:=` the whole value, `:` a piece of it, `:~` a
+    /// regular expression). A song
     /// without an album artist is compared by its artist, as MPD does.
     private static func compare(_ field: String, _ op: String, _ value: String) -> String {
         let term = field + op + quoted(value)
         guard field == "albumartist" else { return term }
         return "(\(term) OR (albumartist:=\"\" artist\(op)\(quoted(value))))"
+    }
+
+    /// A regular expression that matches `text` as it is: each ASCII character that is no letter
+    /// or digit escaped.
+    private static func literal(_ text: String) -> String {
+        text.unicodeScalars.map { $0.isASCII && !($0.properties.isAlphabetic || ("0"..."9").contains($0)) ? "\\" + String($0) : String($0) }
+            .joined()
     }
 
     /// A quoted query phrase (`\"` and `\\` escaped).

@@ -31,6 +31,25 @@ extension MPDCommands {
                 }
                 await out.flush()
             }
+        case "playlistlength":
+            let playlist = try read(try args.string(0))
+            out.field("songs", String(playlist.tracks.count))
+            out.field("playtime", Self.wholeSeconds(playlist.duration))
+        case "searchplaylist":
+            // The playlist's songs a filter finds (without case, as `search`), each with its `Pos`.
+            let playlist = try read(try args.string(0))
+            let selection = try MPDSelection(Array(args.values.dropFirst()), exact: false, roots: roots())
+            let wanted = Set(try library { () throws(SongboxError) in try store.tracks.files(matching: selection.query).map(\.id) })
+            let roots = roots()
+            var skip = selection.window?.lowerBound ?? 0, left = selection.window?.count ?? Int.max
+            for (position, track) in playlist.tracks.enumerated() where left > 0 && wanted.contains(track.id) {
+                if skip > 0 { skip -= 1; continue }
+                left -= 1
+                out.song(track, path: track.path, duration: track.duration, roots: roots, client: client)
+                out.field("Pos", String(position))
+                await out.flush()
+                guard out.open else { return true }
+            }
         case "load":
             let name = try args.string(0)
             let tracks: [PlayableTrack]
@@ -51,6 +70,12 @@ extension MPDCommands {
             }
         case "save":
             let name = try args.string(0)
+            // MPD 0.24's modes: `create` (the default) refuses a playlist that exists, `append`
+            // and `replace` one that does not.
+            let mode = args.values.count > 1 ? try args.string(1) : "create"
+            guard ["create", "append", "replace"].contains(mode) else {
+                throw Failure(.argument, "Unrecognized save mode, expected one of 'create', 'append', 'replace'")
+            }
             var ids: [Int64] = []
             for item in player.status.snapshot.queue.items {
                 if item.track.trackID != PlayableTrack.notInLibrary {
@@ -59,7 +84,15 @@ extension MPDCommands {
                     ids.append(try keptTrackID(url: item.track.path))
                 }
             }
-            try change { () throws(SongboxError) in try store.playlists.savePlaylist(named: name, trackIDs: ids) }
+            let found = ids
+            try change { () throws(SongboxError) in
+                if mode != "create", try !store.playlists.playlistExists(named: name) { throw SongboxError(.notFound, "No such playlist") }
+                if mode == "append" {
+                    try store.playlists.addToPlaylist(named: name, trackIDs: found)
+                } else {
+                    try store.playlists.savePlaylist(named: name, trackIDs: found, replace: mode == "replace")
+                }
+            }
         case "rm":
             let name = try args.string(0)
             try change { () throws(SongboxError) in try store.playlists.deletePlaylist(named: name) }
@@ -92,16 +125,26 @@ extension MPDCommands {
                 try store.playlists.removeFromPlaylist(named: name, positions: Array(range.clamped(to: 0..<count)))
             }
         case "playlistmove":
-            let name = try args.string(0), from = try args.integer(1), to = try args.integer(2)
-            try change { () throws(SongboxError) in try store.playlists.movePlaylistItem(named: name, from: from, to: to) }
+            // A position or (MPD 0.24) a range, to a position; moving nothing, or to where it is, changes nothing.
+            let name = try args.string(0), from = try args.range(1), to = try args.unsigned(2)
+            guard from.upperBound != Int.max else { throw Failure(.argument, "Open-ended range not supported") }
+            guard !from.isEmpty, from.lowerBound != to else { return true }
+            try change { () throws(SongboxError) in
+                let count = try store.playlists.playlist(named: name).tracks.count
+                guard from.upperBound <= count, to <= count - from.count else { throw SongboxError(.invalidArgument, "Bad range") }
+                try store.playlists.movePlaylistItems(named: name, from: from, to: to)
+            }
         default:
             return false
         }
         return true
     }
 
+    /// The stored playlist `name`; MPD's `No such playlist` when there is none.
     private func read(_ name: String) throws(Failure) -> Playlist {
-        try library { () throws(SongboxError) in try store.playlists.playlist(named: name) }
+        do { return try library { () throws(SongboxError) in try store.playlists.playlist(named: name) } } catch {
+            throw error.code == .noExist ? Failure(.noExist, "No such playlist") : error
+        }
     }
 
     private func slice<Item>(_ tracks: [Item], _ range: Range<Int>?) throws(Failure) -> [Item] {
@@ -122,9 +165,22 @@ extension MPDCommands {
         clients.post(.storedPlaylist)
     }
 
+    /// `2024-05-01T12:00:00Z`, from Unix seconds, by arithmetic (a listing of the whole library
+    /// writes two for each song: no formatter made each time). Outside years 1970 to 9999 (a
+    /// damaged row), the nearest end.
     static func isoDate(_ seconds: Int64) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+        let clamped = min(max(seconds, 0), 253_402_300_799)
+        let days = clamped / 86_400, time = clamped % 86_400
+        // Days to a civil date (Howard Hinnant's algorithm), from 0000-03-01.
+        let shifted = days + 719_468
+        let era = shifted / 146_097, dayOfEra = shifted % 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : String(value) }
+        return "\(year)-\(two(month))-\(two(day))T\(two(time / 3600)):\(two(time / 60 % 60)):\(two(time % 60))Z"
     }
 }

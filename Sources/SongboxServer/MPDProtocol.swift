@@ -5,7 +5,7 @@
 /// `ACK [code@index] {command} message` line.
 public enum MPDProtocol {
     /// The first line a client reads. MPD clients check the version they get.
-    public static let greeting = "OK MPD 0.23.5"
+    public static let greeting = "OK MPD 0.24.0"
 
     /// The longest request line taken (MPD's default is 4 KiB; a songbox query may be longer).
     /// A longer one ends the connection.

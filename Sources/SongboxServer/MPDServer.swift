@@ -237,11 +237,16 @@ public final class MPDClient: @unchecked Sendable {
     public var binaryLimit = 8192
     /// What it may do: its connection's default, then what its password gave.
     public var permissions: MPDPermissions
+    /// Whether it came on the Unix socket (MPD's "local" client: `config` answers it).
+    public let isLocal: Bool
+    /// The protocol features it turned on (`protocol enable`), lowercased.
+    public var protocolFeatures: Set<String> = []
 
-    init(id: Int, clients: Clients, permissions: MPDPermissions) {
+    init(id: Int, clients: Clients, permissions: MPDPermissions, isLocal: Bool = false) {
         self.id = id
         self.clients = clients
         self.permissions = permissions
+        self.isLocal = isLocal
     }
 
     /// Whether it may run `command` (the table's permission; a name that is no command is
@@ -389,7 +394,7 @@ final class MPDConnection: @unchecked Sendable {
                 channel.close(promise: nil)
             }
             defer { watch.cancel() }
-            session.client = MPDClient(id: id, clients: clients, permissions: local ? .all : access.defaultPermissions)
+            session.client = MPDClient(id: id, clients: clients, permissions: local ? .all : access.defaultPermissions, isLocal: local)
             guard await session.write(Array((MPDProtocol.greeting + "\n").utf8)) else { return }
             for try await line in inbound {
                 guard await session.receive(Array(line.readableBytesView)) else { return }

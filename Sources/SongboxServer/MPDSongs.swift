@@ -111,18 +111,20 @@ public enum MPDTag {
     }
 
     /// The columns a raw read of songs selects: path, the tags, duration, rate, channels, bits.
-    static let songColumnNames = ["path"] + songTags.map(\.column) + ["duration", "samplerate", "channels", "bits"]
+    static let songColumnNames = ["path"] + songTags.map(\.column) + ["duration", "samplerate", "channels", "bits", "mtime", "added"]
     static let songColumns = songColumnNames.joined(separator: ", ")
 }
 
 extension MPDResponse {
     /// A song as `lsinfo`, `find` and the queue listings show it.
-    func song(_ track: Track?, path: String, duration: Double, roots: MusicRoots, client: MPDClient, stream: StreamTitle? = nil) {
+    func song(_ track: Track?, path: String, duration: Double, roots: MusicRoots, client: MPDClient, stream: StreamTitle? = nil,
+              tags: [(String, String)] = []) {
         field("file", roots.uri(path))
-        if let track {
-            fields(MPDTag.fields(of: track, wanted: client.tagTypes))
-            if let rate = track.sampleRate, let channels = track.channels, rate > 0 { audioFormat(rate, track.bits, channels) }
-        }
+        if let track { times(modified: track.modified, added: track.added) }
+        if let track { fields(MPDTag.fields(of: track, wanted: client.tagTypes)) }
+        // A queued stream's tags a client gave it (`addtagid`).
+        for (name, value) in tags where client.tagTypes.map({ $0.contains(name.lowercased()) }) ?? true { field(name, value) }
+        if let track, let rate = track.sampleRate, let channels = track.channels, rate > 0 { audioFormat(rate, track.bits, channels) }
         // A radio station: what it says it plays, as MPD shows it.
         if let stream {
             if track == nil { field("Title", stream.title) }
@@ -143,17 +145,26 @@ extension MPDResponse {
         } else {
             field("file", roots.uri(Self.text(row, 0)))
         }
+        let base = Int32(MPDTag.songTags.count + 1)
+        let mtime = row.int64(base + 4)
+        times(modified: mtime >= 0 ? mtime / 1_000_000_000 : nil, added: row.int64(base + 5))
         for (index, tag) in MPDTag.songTags.enumerated() where client.tagTypes.map({ $0.contains(tag.name.lowercased()) }) ?? true {
             let column = Int32(index + 1)
             guard !row.isNull(column) else { continue }
             let value = row.utf8(column)
             if !value.isEmpty { field(tag.name, utf8: value) }
         }
-        let base = Int32(MPDTag.songTags.count + 1)
         let duration = row.double(base)
         if row.int64(base + 1) > 0 { audioFormat(row.int64(base + 1), row.isNull(base + 3) ? nil : row.int64(base + 3), row.int64(base + 2)) }
         field("Time", MPDCommands.wholeSeconds(duration))
         field("duration", MPDCommands.seconds(duration))
+    }
+
+    /// `Last-Modified` (the file's time) and `Added` (when songbox first saw it), as MPD 0.24
+    /// writes them after the file.
+    private func times(modified: Int64?, added: Int64) {
+        if let modified { field("Last-Modified", MPDCommands.isoDate(modified)) }
+        if added > 0 { field("Added", MPDCommands.isoDate(added)) }
     }
 
     /// `Format: RATE:BITS:CHANNELS` as MPD writes it: the bits of a lossless file, `f` for
@@ -165,9 +176,36 @@ extension MPDResponse {
     private static func text(_ row: RawRow, _ column: Int32) -> String { String(decoding: row.utf8(column), as: UTF8.self) }
 
     /// A queue item: the song, its position and id.
-    func queueItem(_ item: QueueItem, position: Int, track: Track?, roots: MusicRoots, client: MPDClient, stream: StreamTitle? = nil) {
-        song(track, path: item.track.path, duration: item.track.duration, roots: roots, client: client, stream: stream)
+    func queueItem(_ item: QueueItem, position: Int, track: Track?, roots: MusicRoots, client: MPDClient, stream: StreamTitle? = nil,
+                   tags: [(String, String)] = []) {
+        song(track, path: item.track.path, duration: item.track.duration, roots: roots, client: client, stream: stream, tags: tags)
         field("Pos", String(position))
         field("Id", String(item.id))
+    }
+}
+
+/// The tags clients gave queued streams (`addtagid`, `cleartagid`), by queue item id: volatile as
+/// in MPD (gone with the item, and with a restart), bounded (a few items' worth, a few each).
+final class QueueTags: @unchecked Sendable {
+    private let lock = NSLock()
+    private var byItem: [Int: [(String, String)]] = [:]
+    static let mostItems = 1024, mostTags = 64
+
+    func tags(of id: Int) -> [(String, String)] { lock.withLock { byItem[id] ?? [] } }
+
+    /// Adds `tag` with `value`; a nil value clears `tag` (nil: every tag). Items no longer in
+    /// the queue (`keeping`) lose theirs.
+    func change(_ id: Int, tag: String?, value: String?, keeping: Set<Int>) {
+        lock.withLock {
+            byItem = byItem.filter { keeping.contains($0.key) }
+            var tags = byItem[id] ?? []
+            if let value, let tag {
+                guard tags.count < Self.mostTags, byItem.count < Self.mostItems || byItem[id] != nil else { return }
+                tags.append((tag, value))
+            } else {
+                tags.removeAll { tag == nil || $0.0 == tag }
+            }
+            byItem[id] = tags.isEmpty ? nil : tags
+        }
     }
 }

@@ -45,6 +45,19 @@ import Testing
         #expect(songbox.lines == ["ok stickers", "done"], "songbox: \(songbox.stdout)\(songbox.stderr)")
     }
 
+    /// songbox greets with 0.24, so myMPD takes its paths for MPD 0.24 (`features.c`,
+    /// `stickerdb.c`): `stickertypes` (it then keeps to song stickers), `tagtypes available`,
+    /// `sticker inc` for plays and skips, sticker searches with an operator, sort and window,
+    /// `stickernamestypes`, `starts_with`, a queue search with sort and window, `Added`, a
+    /// range of a playlist: none gets an error. Against songbox only (MPD 0.23 has none).
+    @Test func myMPDsPathsForMPD024RunWithoutAnError() throws {
+        let (daemon, port) = try startDaemon()
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        let script = Fixtures.packageRoot + "/Tests/SongboxCLITests/mpd/mympd.py"
+        let songbox = try SongboxRunner.run(executable: "/usr/bin/python3", [script, "127.0.0.1", String(port), "songbox", "mpd24"])
+        #expect(songbox.lines == ["ok mpd24", "done"], "songbox: \(songbox.stdout)\(songbox.stderr)")
+    }
+
     /// myMPD's start-up as its source runs it (`partitions_connect`: `binarylimit` in a command
     /// list, `commands`, `tagtypes all`, `tagtypes`, its tags in a command list, `stats`,
     /// `listpartitions`, `status`, `currentsong`, then its idle; the sticker connection's

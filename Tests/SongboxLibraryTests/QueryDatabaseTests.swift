@@ -187,6 +187,34 @@ struct QueryTrackRow {
         #expect(try ids("genre:=\"\"") == [5, 2, 7])
     }
 
+    /// `field:~"pattern"`: a regular expression on the value as tagged (overrides applied),
+    /// without case; points count (MPD's `=~`, which clients send).
+    @Test func regularExpressionsMatchTheTaggedValueWithoutCase() throws {
+        #expect(try ids("title:~\"^love\"") == [4])
+        #expect(try ids("title:~\"^(help|yesterday)\"") == [5, 6])
+        #expect(try ids("artist:~\"^the b[a-z]+s$\"") == [5, 6, 4])
+        #expect(try ids("-title:~o") == [5, 6, 3, 1, 2, 7])
+        #expect(try ids("title:~\"אהבה\"") == [3])
+        #expect(throws: SongboxError.self) { try ids("title:~\"(\"") }
+        #expect(throws: SongboxError.self) { try ids("year:~1967") }
+    }
+
+    /// The matcher has no backtracking: a pattern that stalls a backtracking engine on a long
+    /// text is answered in time bounded by the text and the pattern.
+    @Test func boundedRegexMatchesAsPCREDoesWithoutBacktracking() throws {
+        for (pattern, text, wanted) in [("a{2,3}", "caab", true), ("a{2,3}", "cab", false), ("^a|b$", "cb", true), ("^a|b$", "ca", false),
+                                        ("[^0-9]+$", "12x", true), ("^\\d+$", "12x", false), ("ABC", "xabcx", true), ("[A-Z]", "x", true),
+                                        ("colou?r", "COLOR", true), ("(?:ab)+c", "ababc", true), ("a.c", "a\nc", false), ("", "", true)] {
+            #expect(try BoundedRegex(pattern).matches(text) == wanted, "\(pattern) on \(text)")
+        }
+        for refused in ["(", "[a", "a)", "*a", "(?=a)", "\\1", "a{2000}", String(repeating: "a", count: 2000)] {
+            #expect(throws: BoundedRegex.Failure.self, "\(refused)") { try BoundedRegex(refused) }
+        }
+        let started = ContinuousClock.now
+        #expect(try !BoundedRegex("(a*)*(a*)*b").matches(String(repeating: "a", count: 50_000)))
+        #expect(ContinuousClock.now - started < .seconds(10))
+    }
+
     @Test func overridesAreWhatQueriesSee() throws {
         #expect(try ids("genre:rock") == [4, 3])
         #expect(try ids("genre:pop") == [6])

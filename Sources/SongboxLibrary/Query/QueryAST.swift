@@ -35,6 +35,8 @@ indirect enum QueryCondition: Sendable, Equatable {
         case equals(String)
         /// The field is missing or empty (`title:=""`).
         case isEmpty
+        /// A regular expression matches the field's value as tagged, ignoring case (`title:~"^love"`).
+        case matches(String)
     }
 }
 

@@ -93,6 +93,7 @@ struct QueryCompiler {
                 return prefilter.isEmpty ? scan : "(" + prefilter + scan + ")"
             case .equals(let folded): return "\(key) = \(bind(.text(folded)))"
             case .isEmpty: return "coalesce(\(key), '') = ''"
+            case .matches(let pattern): return "songbox_regexp(\(field.column), \(bind(.text(pattern))))"
             }
         case .range(let field, let lower, let upper):
             return range(field.column, lower: lower, upper: upper)

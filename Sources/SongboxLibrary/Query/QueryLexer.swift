@@ -20,6 +20,8 @@ struct QueryToken: Sendable, Equatable {
 enum FieldOperator: String, Sendable, Equatable {
     case contains = ":"
     case equals = ":="
+    /// A regular expression, ignoring case (`title:~"^love"`): `BoundedRegex`.
+    case matches = ":~"
     case greater = ">"
     case less = "<"
     case greaterOrEqual = ">="
@@ -138,7 +140,7 @@ struct QueryLexer {
         guard end > index, characters[index].isLetter else { return nil }
         let operators: [(String, FieldOperator)] = [
             (":>=", .greaterOrEqual), (":<=", .lessOrEqual), (":>", .greater), (":<", .less),
-            (":=", .equals), (":", .contains),
+            (":=", .equals), (":~", .matches), (":", .contains),
             (">=", .greaterOrEqual), ("<=", .lessOrEqual), (">", .greater), ("<", .less), ("=", .equals),
         ]
         guard let (spelling, op) = operators.first(where: { matches($0.0, at: end) }) else { return nil }

@@ -227,6 +227,12 @@ struct QueryParser {
     }
 
     private func textCondition(_ field: QueryField, _ term: FieldTerm, at position: Int) throws(SongboxError) -> QueryCondition {
+        if term.op == .matches {
+            do throws(BoundedRegex.Failure) { _ = try BoundedRegex(term.value) } catch {
+                throw SongboxError.query("\(error.message)", at: term.valuePosition)
+            }
+            return .text(field, .matches(term.value))
+        }
         guard term.op == .contains || term.op == .equals else { throw misusedOperator(term, field, at: position) }
         let folded = SearchKey.fold(term.value)
         if term.op == .equals { return .text(field, folded.isEmpty ? .isEmpty : .equals(folded)) }
@@ -268,6 +274,7 @@ struct QueryParser {
         case .greaterOrEqual: return .range(field, lower: lower, upper: nil)
         case .less: return .range(field, lower: nil, upper: QueryBound(value: span.lower, inclusive: false))
         case .lessOrEqual: return .range(field, lower: nil, upper: upper)
+        case .matches: throw misusedOperator(term, field, at: term.valuePosition)
         }
     }
 

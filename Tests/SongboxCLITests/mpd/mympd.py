@@ -2,7 +2,8 @@
 (jcorporation/myMPD: src/mympd_client/partitions.c partitions_connect, connection.c,
 features.c, tags.c, idle.c, stickerdb.c). Run by MyMPDTests.swift as
 `python3 mympd.py HOST PORT songbox|mpd [PART...]` against songbox and against Debian's MPD:
-runs the parts named (all when none: start-up, idle, stickers), prints `ok PART` after each and
+runs the parts named (all when none: start-up, idle, stickers; `mpd24`, myMPD's paths for an
+MPD 0.24 server, against songbox only), prints `ok PART` after each and
 exits non-zero at the first surprise (an ACK where myMPD expects none, or an answer read one
 line late)."""
 import sys
@@ -135,6 +136,45 @@ def stickers_as_mympd_writes_them():
     ok("stickers")
 
 
+def paths_for_mpd_024():
+    # songbox greets with 0.24, so myMPD takes its paths for MPD 0.24 (features.c,
+    # stickerdb.c): `stickertypes` on the sticker connection (it keeps to the types listed),
+    # `tagtypes available`, plays and skips counted with `sticker inc`, sticker searches with an
+    # operator, sort and window, `starts_with` instead of a regular expression, the queue
+    # searched with sort and window, `Added`, ranges of a playlist. songbox only: MPD 0.23 has
+    # none of these.
+    stickers = Connection()
+    assert "command: stickertypes" in stickers.run("commands")
+    assert stickers.run("stickertypes") == ["stickertype: song"]
+    stickers.send("idle sticker")
+    main = Connection()
+    available = main.run("tagtypes available")
+    assert "tagtype: AlbumArtist" in available, available
+    main.run("tagtypes clear", )
+    main.run("tagtypes enable Artist Album AlbumArtist Title Track Genre Date")
+    stickers.send("noidle")
+    stickers.answer()
+    for name in ["playCount", "skipCount"]:
+        stickers.run(f'sticker inc song "{SONG}" {name} 1')
+    stickers.run(f'sticker set song "{SONG}" lastPlayed {int(time.time())}')
+    stickers.run(f'sticker set song "{SONG}" rating 6')
+    found = stickers.run('sticker find song "" rating gt 0 sort -value_int window 0:100')
+    assert found == ["file: " + SONG, "sticker: rating=6"], found
+    names = stickers.run("stickernamestypes song")
+    assert "name: rating" in names and "type: song" in names, names
+    albums = main.run("find \"((Album starts_with 'Old'))\" sort Album window 0:100")
+    assert "Album: Old Roads" in albums, albums
+    main.run("clear")
+    main.run('add "Mabel Grey"')
+    queued = main.run("playlistsearch \"((Title contains 'o'))\" sort Title window 0:1")
+    assert len([line for line in queued if line.startswith("file: ")]) == 1, queued
+    assert any(line.startswith("Added: ") for line in main.run("find \"(added-since '2000-01-01T00:00:00Z')\" sort -Added window 0:1"))
+    main.run('save "myMPD 24"')
+    assert len(main.run('listplaylist "myMPD 24" 0:2')) == 2
+    main.run('rm "myMPD 24"')
+    ok("mpd24")
+
+
 for part in parts:
-    {"start-up": start_up, "idle": idle, "stickers": stickers_as_mympd_writes_them}[part]()
+    {"start-up": start_up, "idle": idle, "stickers": stickers_as_mympd_writes_them, "mpd24": paths_for_mpd_024}[part]()
 print("done", flush=True)

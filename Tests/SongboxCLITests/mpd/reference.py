@@ -26,8 +26,9 @@ class Connection(rawmpd.Connection):
         self.send(*lines)
         return self.answer()
 
-    def show(self, request, lines=None):
-        """Sends `request` (its `{id:N}` made the id of the queue's Nth song) and prints the answer."""
+    def show(self, request, lines=None, keep=()):
+        """Sends `request` (its `{id:N}` made the id of the queue's Nth song) and prints the answer,
+        with the fields in `keep` beside those always kept."""
         sent = re.sub(r"\{id:(\d+)\}", lambda m: self.id_at(int(m.group(1))), request)
         answer = self.request(*(lines or [sent]))
         print(">>", request)
@@ -38,7 +39,7 @@ class Connection(rawmpd.Connection):
                 records.append(current)
                 current = []
             # A listing of files on disk: their times are the files' own, the same for both.
-            if key in KEPT or re.match(r"\d+:file: ", line) \
+            if key in KEPT or key in keep or re.match(r"\d+:file: ", line) \
                     or (key == "Last-Modified" and request.startswith("listfiles")):
                 current.append(line)
         records.append(current)
@@ -123,6 +124,35 @@ def single():
         c.show("currentsong")
 
 
+def shared24():
+    # MPD 0.24's additions that MPD 0.23 also answers: `playlist`, `clearerror`, `config` (not on
+    # TCP), tags of a queued stream, regular expressions, songs' Last-Modified, `tagtypes`, sticker
+    # comparisons, `save`.
+    c = Connection()
+    song, other = "Mabel Grey/Old Roads/01 - Old Roads.mp3", "Mabel Grey/Old Roads/02 - The River's Lullaby.mp3"
+    for request in ["clear", 'add "Mabel Grey"', "playlist", "clearerror", "config",
+                    "find \"(Title =~ '^Old')\"", "find \"(Title !~ 'Roads')\"", "search \"(title =~ 'RIVER')\"",
+                    "count \"(Artist =~ 'Gr[aeiou]y$')\"", "list album \"(Artist =~ '^(Mabel|The) ')\"",
+                    "find \"((Album =~ 'Roads|Skies') AND (Title =~ '^[A-Z][a-z]+ [RS]'))\"",
+                    "find \"(any =~ 'Lull.by')\"", "find \"(file =~ '^Mabel Grey/Old')\"", "find \"(Title =~ '\\\\d')\"",
+                    "search \"(Title !~ 'o')\"",
+                    "tagtypes clear", f'find file "{song}"', "tagtypes all", "tagtypes disable Artist Album", f'find file "{song}"',
+                    "tagtypes enable Album", f'find file "{song}"', "tagtypes all",
+                    "addtagid {id:0} Artist Someone", "cleartagid {id:0}", "addtagid 99999 Artist x", "addtagid {id:0} NoSuchTag x",
+                    "cleartagid -1", "addtagid x Artist y",
+                    'add "http://127.0.0.1:9/stream.mp3"', "addtagid {id:3} Artist \"Live Artist\"", "addtagid {id:3} Title \"Live Title\"",
+                    "playlistinfo 3", "cleartagid {id:3} Title", "playlistinfo 3", "cleartagid {id:3}", "playlistinfo 3", "delete 3",
+                    f'sticker set song "{song}" mood rainy', f'sticker set song "{other}" mood sunny',
+                    'sticker find song "Mabel Grey" mood = rainy', 'sticker find song "" mood > rainy', 'sticker find song "" mood < sunny',
+                    'sticker find song "" mood', 'sticker find song "" mood ~ x', f'sticker get song "{song}" nothing',
+                    f'sticker delete song "{song}" mood',
+                    f'sticker delete song "{other}" mood',
+                    'save "Mixed 24"', 'save "Mixed 24"', 'listplaylist "Mixed 24"', 'rm "Mixed 24"', "clear"]:
+        c.show(request)
+    for request in [f'find file "{song}"', 'lsinfo "Mabel Grey"']:
+        c.show(request, keep={"Last-Modified"})
+
+
 def list_limit():
     # Over 2 MiB (MPD's `max_command_list_size`) and 10,000 commands: the connection is closed,
     # and none of the list runs, nor the rest of it as commands of their own.
@@ -146,4 +176,4 @@ def half_close():
 
 for part in parts:
     {"albumartist": albumartist, "files": files, "old-syntax": old_syntax, "positions": positions, "listfiles": listfiles, "outside": outside, "single": single,
-     "list-limit": list_limit, "half-close": half_close}[part]()
+     "list-limit": list_limit, "half-close": half_close, "shared24": shared24}[part]()

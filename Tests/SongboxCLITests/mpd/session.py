@@ -42,7 +42,7 @@ def expect_ack(code, call, *args):
 
 
 c = connect()
-assert c.mpd_version == "0.23.5", c.mpd_version
+assert c.mpd_version == "0.24.0", c.mpd_version
 
 # Connection and server facts
 c.ping()
@@ -110,7 +110,8 @@ hebrew = c.search("title", "אהבה")                          # niqqud-free se
 assert len(hebrew) >= 2, hebrew
 assert len(c.search("(title contains 'אַהֲבָה')")) == len(hebrew)
 assert len(c.find("artist", "Mabel Grey", "window", "1:3")) == 2
-expect_ack(2, c.find, "(artist =~ 'M.*')")
+assert len(c.find("(artist =~ '^M.*')")) == 3               # regular expressions (MPD's =~)
+expect_ack(2, c.find, "(artist =~ '(')")                   # one that does not compile
 expect_ack(2, c.find, "nosuchtag", "x")
 assert c.find("(composer == 'x')") == []
 artists = [entry["artist"] for entry in c.list("artist")]
