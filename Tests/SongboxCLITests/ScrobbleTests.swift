@@ -1,0 +1,218 @@
+import Foundation
+import SongboxTestSupport
+import Testing
+
+/// Scrobbling end to end (issue 30): the bundled plugins/scrobble.lua in a real daemon, sending
+/// to the tests' ListenBrainz and Last.fm on loopback (`ScrobbleServer`, which checks the token,
+/// the JSON and the signatures as the services do); and the network grant that gives a plugin
+/// `songbox.http`, through `songbox run`.
+@Suite(.serialized) struct ScrobbleTests: TestLibrarySuite {
+    let library: TestLibrary
+
+    init() throws {
+        library = try TestLibrary()
+    }
+
+    static let recording = "3f1f5d2e-1b2c-4d5e-8f90-0123456789ab"
+
+    /// Tracks `Song 1`... by `Artist`, on `Album`, 1 s each; Song 1 liked, with a MusicBrainz
+    /// recording id.
+    func taggedTracks(_ count: Int) throws {
+        try FileManager.default.createDirectory(atPath: music, withIntermediateDirectories: true)
+        for n in 1...count {
+            var tags = ["-b", "128", "--tt", "Song \(n)", "--ta", "Artist", "--tl", "Album", "--tn", "\(n)"]
+            if n == 1 { tags += ["--tv", "TXXX=MusicBrainz Track Id=\(Self.recording)"] }
+            _ = try AudioFixtures.tone(in: music, name: String(format: "s%02d", n), seconds: 1, frequency: 300 + 50 * Double(n), lameOptions: tags)
+            try FileManager.default.removeItem(atPath: music + String(format: "/s%02d.wav", n))
+        }
+        try library.scan()
+        let liked = folder + "/like.lua"
+        try "assert(songbox.library.set(songbox.library.query('title:\"Song 1\"')[1], { liked = true }))\n"
+            .write(toFile: liked, atomically: true, encoding: .utf8)
+        #expect(try songbox.run(["run", liked]).status == 0)
+    }
+
+    /// The config of the scrobbler for `server`: both services, quick retries.
+    func scrobbleConfig(_ server: ScrobbleServer, plugins: String) -> String {
+        """
+        plugins = \(plugins)
+        plugin.scrobble.listenbrainz_token = \(ScrobbleServer.token)
+        plugin.scrobble.listenbrainz_url = \(server.url())
+        plugin.scrobble.lastfm_key = \(ScrobbleServer.apiKey)
+        plugin.scrobble.lastfm_secret = \(ScrobbleServer.secret)
+        plugin.scrobble.lastfm_url = \(server.url("/2.0/"))
+        plugin.scrobble.retry_seconds = 0.2
+        plugin.scrobble.retry_max_seconds = 1
+        net.scrobble = \(server.url())
+
+        """
+    }
+
+    func startDaemon() throws -> DaemonProcess {
+        try DaemonProcess(database: songbox.database, folder: folder,
+                          arguments: ["--output", "null", "--fast", "--config", folder + "/config"],
+                          environment: ["SONGBOX_CONFIG": folder + "/config"])
+    }
+
+    /// `songbox scrobble status`, its lines.
+    func status() throws -> [String] {
+        let status = try songbox.run(["scrobble", "status"], environment: ["SONGBOX_CONFIG": folder + "/config"])
+        #expect(status.status == 0, "\(status.stderr)")
+        return status.lines
+    }
+
+    /// Logs in to the test Last.fm (which says "not yet" once), counts plays while the services
+    /// are down, kills the daemon with SIGKILL, counts one more after the restart, then brings
+    /// the services back: every listen arrives once, in order, to both; the backlog goes to
+    /// ListenBrainz as an import, the liked track with a recording id gets its feedback.
+    @Test func listensCountedWhileTheServicesAreDownArriveOnceInOrderAfterAKill() throws {
+        try taggedTracks(4)
+        let userPlugins = folder + "/user-plugins"
+        try FileManager.default.createDirectory(atPath: userPlugins, withIntermediateDirectories: true)
+        var server = try ScrobbleServer(folder: folder)
+        let port = server.port
+        try scrobbleConfig(server, plugins: userPlugins).write(toFile: folder + "/config", atomically: true, encoding: .utf8)
+
+        let login = try songbox.run(["scrobble", "login", "lastfm", "--wait", "30"], environment: ["SONGBOX_CONFIG": folder + "/config"])
+        #expect(login.status == 0, "\(login.stderr)")
+        #expect(login.stdout.contains("https://www.last.fm/api/auth/?api_key=\(ScrobbleServer.apiKey)&token=test-token"), "\(login.stdout)")
+        #expect(login.stdout.contains("Logged in to Last.fm as tester"), "\(login.stdout)")
+        #expect(server.entries.filter { $0["kind"] as? String == "refused" }.map { $0["code"] as? Int } == [14],
+                "one 'not yet', then the session: \(server.entries)")
+        server.stop()
+
+        var daemon = try startDaemon()
+        defer { daemon.signal(SIGKILL) }
+        try daemon.waitForLog("plugin scrobble: loaded from ")
+        let play = try songbox.run(["play", "title:Song", "sort:track", "-title:\"Song 4\""], environment: daemon.clientEnvironment)
+        #expect(play.status == 0, "\(play.stderr)")
+        try waitFor(timeout: 30, "three listens queued") { try status().contains("ListenBrainz: 3 listens waiting") }
+        #expect(try status() == ["ListenBrainz: 3 listens waiting", "Last.fm: 3 listens waiting"])
+        daemon.signal(SIGKILL)
+        try daemon.waitForExit()
+
+        daemon = try startDaemon()
+        let more = try songbox.run(["play", "title:\"Song 4\""], environment: daemon.clientEnvironment)
+        #expect(more.status == 0, "\(more.stderr)")
+        try waitFor(timeout: 30, "four listens queued") { try status().contains("Last.fm: 4 listens waiting") }
+
+        server = try ScrobbleServer(folder: folder, port: port)
+        try waitFor(timeout: 30, "the listens to arrive") {
+            server.listens("listenbrainz").count >= 4 && server.listens("lastfm").count >= 4
+        }
+        Thread.sleep(forTimeInterval: 1.5)  // time for a listen sent twice to show up
+        let titles = ["Song 1", "Song 2", "Song 3", "Song 4"]
+        for service in ["listenbrainz", "lastfm"] {
+            let listens = server.listens(service)
+            #expect(listens.map { $0["track"] as? String } == titles, "\(service): \(listens)")
+            #expect(listens.allSatisfy { $0["artist"] as? String == "Artist" && $0["album"] as? String == "Album" })
+            let times = listens.compactMap { $0["listened_at"] as? Int }
+            #expect(times.count == 4 && times == times.sorted(), "\(times)")
+        }
+        let brainz = server.listens("listenbrainz")
+        #expect(brainz.allSatisfy { $0["listen_type"] as? String == "import" }, "the backlog goes as an import: \(brainz)")
+        let info = brainz.first?["additional_info"] as? [String: Any]
+        #expect(info?["recording_mbid"] as? String == Self.recording, "\(brainz)")
+        #expect(info?["submission_client"] as? String == "songbox")
+        #expect(server.listens("lastfm").first?["mbid"] as? String == Self.recording)
+        #expect(server.listens("lastfm").allSatisfy { $0["batch"] as? Int == 4 }, "one batch: \(server.listens("lastfm"))")
+        let feedback = server.entries.filter { $0["kind"] as? String == "feedback" }
+        #expect(feedback.count == 1 && feedback.first?["recording_mbid"] as? String == Self.recording, "\(feedback)")
+        #expect(!server.entries.contains { $0["kind"] as? String == "refused" && $0["code"] as? Int != 14 }, "\(server.entries)")
+        #expect(try status() == ["ListenBrainz: 0 listens waiting", "Last.fm: 0 listens waiting"])
+
+        // With the services up: the playing track is announced, and its listen goes at once, as `single`.
+        let live = try songbox.run(["play", "title:\"Song 2\""], environment: daemon.clientEnvironment)
+        #expect(live.status == 0, "\(live.stderr)")
+        try waitFor(timeout: 30, "the live listen") { server.listens("listenbrainz").count == 5 && server.listens("lastfm").count == 5 }
+        #expect(server.listens("listenbrainz").last?["listen_type"] as? String == "single")
+        let nowPlaying = server.entries.filter { $0["kind"] as? String == "now_playing" }
+        #expect(Set(nowPlaying.compactMap { $0["service"] as? String }) == ["listenbrainz", "lastfm"], "\(nowPlaying)")
+        #expect(nowPlaying.allSatisfy { $0["track"] as? String == "Song 2" }, "\(nowPlaying)")
+        daemon.signal(SIGTERM)
+        try daemon.waitForExit()
+    }
+
+    /// Off until configured: no options, no queue and nothing sent, whatever the grant.
+    @Test func theScrobblerIsOffUntilConfigured() throws {
+        try taggedTracks(1)
+        let server = try ScrobbleServer(folder: folder)
+        try "net.scrobble = \(server.url())\nplugins = \(folder)/none\n".write(toFile: folder + "/config", atomically: true, encoding: .utf8)
+        #expect(try status() == ["Scrobbling is off: set plugin.scrobble.listenbrainz_token, or plugin.scrobble.lastfm_key and lastfm_secret, in the config (see docs/scrobbling.md)."])
+        let daemon = try startDaemon()
+        defer { daemon.signal(SIGKILL) }
+        #expect(try songbox.run(["play", "title:\"Song 1\""], environment: daemon.clientEnvironment).status == 0)
+        try waitFor(timeout: 30, "the play") { try songbox.run(["history"]).stdout.contains("Song 1") }
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(server.entries.isEmpty, "\(server.entries)")
+        #expect(try songbox.run(["run", "--dry-run", Fixtures.packageRoot + "/plugins/scrobble.lua"]).status == 0)
+    }
+
+    /// A script whose source is `body`, run as `NAME.lua` with `config`; its output.
+    func run(_ name: String, config: String, _ body: String) throws -> SongboxRunner.Output {
+        try config.write(toFile: folder + "/config", atomically: true, encoding: .utf8)
+        let path = folder + "/" + name + ".lua"
+        try body.write(toFile: path, atomically: true, encoding: .utf8)
+        return try songbox.run(["run", path], environment: ["SONGBOX_CONFIG": folder + "/config"])
+    }
+
+    /// `songbox.http` exists only for a name the config grants hosts to; the grant is its
+    /// scheme, host and port, every redirect is checked against it, and the answer is bounded.
+    @Test func onlyAGrantedPluginHasHTTPAndOnlyToItsHosts() throws {
+        let granted = try ScrobbleServer(folder: (folder + "/a").made())
+        let other = try ScrobbleServer(folder: (folder + "/b").made())
+        let config = "net.probe = \(granted.url())\n"
+
+        let ungranted = try run("stranger", config: config, """
+            print(type(songbox.http))
+            """)
+        #expect(ungranted.status == 0 && ungranted.stdout == "nil\n", "\(ungranted.stderr)")
+
+        let probe = try run("probe", config: config, """
+            local http = songbox.http
+            local ok = assert(http.request { url = "\(granted.url("/big?bytes=2000"))", max_body = 3000 })
+            print("status", ok.status, #ok.body, ok.headers["content-length"], ok.ok)
+            print("bounded", http.request { url = "\(granted.url("/big?bytes=2000"))", max_body = 1000 })
+            print("redirect", http.request { url = "\(granted.url("/redirect?to="))" .. "\(other.url("/big?bytes=10"))" })
+            print("other", http.request { url = "\(other.url("/big?bytes=10"))" })
+            print("https", http.request { url = "https://127.0.0.1:\(granted.port)/big" })
+            print("named", http.request { url = "http://localhost:\(granted.port)/big" })
+            print("args", pcall(http.request, { url = "\(granted.url())", speed = 3 }))
+            print("timeout", pcall(http.request, { url = "\(granted.url())", timeout = 0/0 }))
+            print("header", pcall(http.request, { url = "\(granted.url())", headers = { ["X-A"] = "a\\r\\nHost: evil" } }))
+            print("md5", songbox.hash.md5(""), songbox.hash.md5("The quick brown fox jumps over the lazy dog"))
+            """)
+        #expect(probe.status == 0, "\(probe.stderr)")
+        let lines = probe.lines
+        #expect(lines.first == "status\t200\t2000\t2000\ttrue", "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("bounded\tnil\tsongbox.http.request: ") && $0.contains("longer than 1000 bytes") }, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("redirect\tnil\t") && $0.contains("http://127.0.0.1:\(other.port) is not granted to this plugin") },
+                "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("other\tnil\t") && $0.contains("is not granted") }, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("https\tnil\t") && $0.contains("127.0.0.1:\(granted.port) is not granted") }, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("named\tnil\t") && $0.contains("http://localhost:\(granted.port) is not granted") }, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("args\tfalse\t") && $0.contains("unknown key 'speed'") }, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("timeout\tfalse\t") && $0.contains("timeout must be seconds from 0 to 60") }, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("header\tfalse\t") && $0.contains("control character") }, "\(lines)")
+        #expect(lines.contains("md5\td41d8cd98f00b204e9800998ecf8427e\t9e107d9d372bb6826bd81d3542a419d6"), "\(lines)")
+        #expect(other.entries.isEmpty, "the other server was never reached: \(other.entries)")
+        #expect(granted.entries.filter { $0["kind"] as? String == "request" }.count == 3, "\(granted.entries)")
+    }
+
+    /// A grant is checked when the config is read: a path or a password is refused, naming the line.
+    @Test func aGrantThatIsNotHostsIsRefusedWithItsLine() throws {
+        for (value, words) in [("https://api.example.org/path", "is more than a host"), ("", "a network grant is net.PLUGIN = host, host"),
+                               ("ftp://x.org", "is not a host")] {
+            let output = try run("probe", config: "\n net.probe = \(value)\n", "print(1)")
+            #expect(output.status != 0 && output.stderr.contains("config:2") && output.stderr.contains(words), "\(value): \(output.stderr)")
+        }
+    }
+}
+
+extension String {
+    /// This folder, made.
+    fileprivate func made() throws -> String {
+        try FileManager.default.createDirectory(atPath: self, withIntermediateDirectories: true)
+        return self
+    }
+}
