@@ -233,46 +233,53 @@ end
 
 local batch_size = { listenbrainz = 100, lastfm = 50 }
 
-local retry_timer, pause = nil, settings.retry
-local warned = {}
+-- Each service on its own: one down (or Last.fm not logged in yet) never holds the other.
+local retry_timer, pause, warned = {}, {}, {}
+for _, service in ipairs(services) do pause[service] = settings.retry end
 
--- Sends what each service has not taken, in order, a batch at a time; true when all went.
-local function flush()
-  if not http then return false end
-  local all = true
-  for _, service in ipairs(services) do
-    while true do
-      local sent = cursor(service)
-      local batch = pending(sent, batch_size[service])
-      if #batch == 0 then break end
-      local result, message = send[service](batch)
-      if result == "retry" then
-        all = false
-        if warned[service] ~= message then sb.log.warn("scrobble: " .. service .. ": " .. tostring(message) .. "; the listens are kept") end
-        warned[service] = message
-        break
-      end
-      if result == "rejected" then sb.log.error("scrobble: " .. service .. " refused " .. #batch .. " listen(s), passed: " .. tostring(message)) end
-      warned[service] = nil
-      must(state.set("sent:" .. service, batch[#batch].seq))
-      if result == "ok" then sb.log.info(("scrobble: %s took %d listen(s)"):format(service, #batch)) end
+-- Sends what `service` has not taken, in order, a batch at a time; true when all went.
+local function flush(service)
+  while true do
+    local batch = pending(cursor(service), batch_size[service])
+    if #batch == 0 then break end
+    local result, message = send[service](batch)
+    if result == "retry" then
+      if warned[service] ~= message then sb.log.warn("scrobble: " .. service .. ": " .. tostring(message) .. "; the listens are kept") end
+      warned[service] = message
+      return false
     end
+    if result == "rejected" then sb.log.error("scrobble: " .. service .. " refused " .. #batch .. " listen(s), passed: " .. tostring(message)) end
+    warned[service] = nil
+    must(state.set("sent:" .. service, batch[#batch].seq))
+    if result == "ok" then sb.log.info(("scrobble: %s took %d listen(s)"):format(service, #batch)) end
   end
   forget_sent()
-  return all
+  return true
 end
 
--- Tries now; after a failure, again after a pause that doubles (at most an hour). While a
--- retry waits, new listens only join the queue.
-local function attempt()
-  retry_timer = nil
+-- Tries `service` now; after a failure, again after a pause that doubles (at most
+-- `retry_max_seconds`). While its retry waits, new listens only join the queue.
+local function attempt(service)
+  retry_timer[service] = nil
   if not http then return end
-  if flush() then
-    pause = settings.retry
+  if flush(service) then
+    pause[service] = settings.retry
     return
   end
-  retry_timer = sb.after(pause, attempt)
-  pause = math.min(pause * 2, settings.retry_max)
+  retry_timer[service] = sb.after(pause[service], function() attempt(service) end)
+  pause[service] = math.min(pause[service] * 2, settings.retry_max)
+end
+
+-- Every service whose retry does not wait (all of them, `now`: the waits are cut short).
+local function attempt_all(now)
+  for _, service in ipairs(services) do
+    if now and retry_timer[service] then
+      retry_timer[service]:off()
+      retry_timer[service] = nil
+      pause[service] = settings.retry
+    end
+    if not retry_timer[service] then attempt(service) end
+  end
 end
 
 local last_key
@@ -301,19 +308,21 @@ sb.on("track_ended", function(ev)
   must(state.set(listen_key(seq), listen))
   seq = seq + 1
   must(state.set("seq", seq))
-  if not retry_timer then attempt() end
+  attempt_all(false)
 end)
 
 sb.on("track_started", function(ev)
-  if not settings.now_playing or not http or retry_timer then return end
+  if not settings.now_playing or not http then return end
   local track = ev.track or {}
   if not track.artist or not track.title then return end
   local listen = { artist = track.artist, title = track.title, album = track.album, duration = track.duration,
                    number = track.track, mb_trackid = track.mb_trackid, mb_albumid = track.mb_albumid }
-  if settings.lb_token then
+  -- Only to a service that answers now (one whose retry waits would make the player's thread
+  -- of this plugin wait for nothing).
+  if settings.lb_token and not retry_timer.listenbrainz then
     listenbrainz_call("/1/submit-listens", { listen_type = "playing_now", payload = { { track_metadata = track_metadata(listen) } } }, 5)
   end
-  if settings.lastfm_key and settings.lastfm_secret and lastfm_session() then
+  if settings.lastfm_key and settings.lastfm_secret and not retry_timer.lastfm and lastfm_session() then
     local params = { method = "track.updateNowPlaying", sk = lastfm_session(), artist = listen.artist, track = listen.title }
     if listen.album then params.album = listen.album end
     if listen.duration then params.duration = ("%d"):format(math.floor(listen.duration)) end
@@ -325,9 +334,7 @@ end)
 sb.subscribe("scrobble")
 sb.on("message", function(ev)
   if ev.channel ~= "scrobble" then return end
-  if retry_timer then retry_timer:off() end
-  pause = settings.retry
-  attempt()
+  attempt_all(true)
 end)
 
-sb.on("startup", function() attempt() end)
+sb.on("startup", function() attempt_all(true) end)

@@ -69,6 +69,8 @@ import Testing
         try taggedTracks(4)
         let userPlugins = folder + "/user-plugins"
         try FileManager.default.createDirectory(atPath: userPlugins, withIntermediateDirectories: true)
+        // A plugin of the user's without a grant, beside the scrobbler with one.
+        try "print('stranger http: ' .. type(songbox.http))\n".write(toFile: userPlugins + "/stranger.lua", atomically: true, encoding: .utf8)
         var server = try ScrobbleServer(folder: folder)
         let port = server.port
         try scrobbleConfig(server, plugins: userPlugins).write(toFile: folder + "/config", atomically: true, encoding: .utf8)
@@ -84,6 +86,7 @@ import Testing
         var daemon = try startDaemon()
         defer { daemon.signal(SIGKILL) }
         try daemon.waitForLog("plugin scrobble: loaded from ")
+        try daemon.waitForOutput("[stranger] stranger http: nil")
         let play = try songbox.run(["play", "title:Song", "sort:track", "-title:\"Song 4\""], environment: daemon.clientEnvironment)
         #expect(play.status == 0, "\(play.stderr)")
         try waitFor(timeout: 30, "three listens queued") { try status().contains("ListenBrainz: 3 listens waiting") }
@@ -131,6 +134,35 @@ import Testing
         #expect(nowPlaying.allSatisfy { $0["track"] as? String == "Song 2" }, "\(nowPlaying)")
         daemon.signal(SIGTERM)
         try daemon.waitForExit()
+    }
+
+    /// Last.fm not logged in yet holds only Last.fm's listens: ListenBrainz has them at once;
+    /// the login hands the session to the running daemon's plugin, which sends what waited.
+    @Test func aServiceThatCannotTakeListensDoesNotHoldTheOther() throws {
+        try taggedTracks(2)
+        let server = try ScrobbleServer(folder: folder)
+        // A failure waits an hour here: only the login's message can end Last.fm's wait in time.
+        try scrobbleConfig(server, plugins: folder + "/none").replacingOccurrences(of: "retry_max_seconds = 1", with: "retry_max_seconds = 3600")
+            .replacingOccurrences(of: "retry_seconds = 0.2", with: "retry_seconds = 3600")
+            .write(toFile: folder + "/config", atomically: true, encoding: .utf8)
+        let daemon = try startDaemon()
+        defer { daemon.signal(SIGKILL) }
+        try daemon.waitForLog("plugin scrobble: loaded from ")
+        #expect(try songbox.run(["play", "title:Song", "sort:track"], environment: daemon.clientEnvironment).status == 0)
+        try waitFor(timeout: 30, "ListenBrainz's listens") { server.listens("listenbrainz").count == 2 }
+        #expect(server.listens("listenbrainz").map { $0["track"] as? String } == ["Song 1", "Song 2"])
+        try waitFor(timeout: 30, "two listens waiting for Last.fm") { try status().contains("Last.fm: 2 listens waiting") }
+        #expect(try status() == ["ListenBrainz: 0 listens waiting", "Last.fm: 2 listens waiting",
+                                 "  not logged in: run `songbox scrobble login lastfm`"])
+        #expect(server.listens("lastfm").isEmpty)
+
+        let login = try songbox.run(["scrobble", "login", "lastfm", "--wait", "30"],
+                                    environment: ["SONGBOX_CONFIG": folder + "/config"].merging(daemon.clientEnvironment) { a, _ in a })
+        #expect(login.status == 0, "\(login.stderr)")
+        // At once, not after the hour the retry would wait.
+        try waitFor(timeout: 15, "Last.fm's listens after the login") { server.listens("lastfm").count == 2 }
+        #expect(server.listens("lastfm").map { $0["track"] as? String } == ["Song 1", "Song 2"])
+        #expect(try status() == ["ListenBrainz: 0 listens waiting", "Last.fm: 0 listens waiting"])
     }
 
     /// Off until configured: no options, no queue and nothing sent, whatever the grant.
