@@ -250,13 +250,10 @@ public final class GrantedHTTP: Sendable {
                 return GrantedResponse(status: code, headers: response.headers.map { ($0.name.lowercased(), $0.value) },
                                        body: Array(bytes.readableBytesView), url: current.absoluteString)
             }
-            _ = try? await response.body.collect(upTo: 64 << 10)
-            redirects += 1
-            guard redirects <= Fetch.redirectLimit else { throw Failure("more redirects than songbox follows (\(Fetch.redirectLimit))") }
-            guard let location = response.headers.first(name: "location"), let next = URL(string: location, relativeTo: current)?.absoluteURL else {
-                throw Failure("the server answered \(code) without saying where to")
+            let next: URL
+            do { next = try await Fetch.redirect(response, from: current, seen: &seen, redirects: &redirects) } catch {
+                throw Failure("\(TrackLocation.shown(current.absoluteString)): \(error.reason)")
             }
-            guard seen.insert(next.absoluteString).inserted else { throw Failure("its redirects go round in a circle") }
             // 303, and 301/302 after a POST (as browsers do): the next request is a GET.
             if code == 303 || ((code == 301 || code == 302) && method == "POST") {
                 method = method == "HEAD" ? "HEAD" : "GET"
@@ -282,8 +279,7 @@ public final class GrantedHTTP: Sendable {
             throw Failure("\(shown): \(asked) is not granted to this plugin (its grant: \(grant))")
         }
         do { try FetchPolicy(allowLocalFromElsewhere: true).check(url, origin: nil) } catch {
-            if case .failed(let reason) = error { throw Failure("\(shown): \(reason)") }
-            throw Failure("\(shown): refused")
+            throw Failure("\(shown): \(error.reason)")
         }
         if !entry.namesLocalAddress, let local = HostAddress.resolve(entry.host).first(where: \.isLocalOnly) {
             throw Failure("\(shown): \(entry.host) resolves to a local address (\(local.text)); grant that address itself to reach it")
@@ -301,5 +297,15 @@ public final class GrantedHTTP: Sendable {
         }
         if error is CancellationError { return "cancelled" }
         return String(describing: error)
+    }
+}
+
+extension HTTPAudioSource.Stop {
+    /// What a stop says, for a plugin's message.
+    var reason: String {
+        switch self {
+        case .failed(let reason), .dropped(let reason): reason
+        case .playlist, .hls: "the answer was a playlist"
+        }
     }
 }
