@@ -39,7 +39,7 @@ struct ScrobbleCommand: ParsableCommand {
             while true {
                 if let session = try login.session(token: token) {
                     try Scrobbling(config: config, store: store).keepLastFMSession(key: session.key, user: session.user)
-                    print(tr("Logged in to Last.fm as \(session.user); the scrobble plugin sends your listens there."))
+                    print(tr("Logged in to Last.fm as \(VisibleText.escaped(session.user)); the scrobble plugin sends your listens there."))
                     // A running daemon's plugin sends what waited at once.
                     _ = try? PluginMessage(plugin: "scrobble", unheard: "nothing is sent").send("flush", library)
                     return

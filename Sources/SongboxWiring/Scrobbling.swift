@@ -31,9 +31,10 @@ public struct Scrobbling {
     /// Whether the config grants the plugin any host.
     public var granted: Bool { config.networkGrants["scrobble"]?.hosts.isEmpty == false }
 
-    /// The listens `service` has not taken yet.
+    /// The listens `service` has not taken yet (none before the plugin first ran with it: a
+    /// service set up later starts with the listens from then on).
     public func waiting(_ service: String) throws(SongboxError) -> Int {
-        let sent = try number(Self.stateKey + "sent:" + service) ?? 0
+        guard let sent = try number(Self.stateKey + "sent:" + service) else { return 0 }
         return try store.state.names(prefix: Self.stateKey + "listen:").count {
             (Int($0.dropFirst(Self.stateKey.count + "listen:".count)) ?? 0) > sent
         }
@@ -65,6 +66,7 @@ public struct LastFMLogin {
     let secret: String
     let endpoint: String
     let grant: NetworkGrant
+    let certificates: String?
 
     /// From the config's `plugin.scrobble.lastfm_key`, `lastfm_secret` and `lastfm_url`.
     public init(config: SongboxConfig) throws(SongboxError) {
@@ -81,6 +83,7 @@ public struct LastFMLogin {
         self.secret = secret
         self.endpoint = endpoint
         grant = NetworkGrant(hosts: [entry])
+        certificates = config.tlsCertificates
     }
 
     /// Last.fm's `api_sig`: the MD5 of the parameters sorted by name, each name then its
@@ -102,14 +105,12 @@ public struct LastFMLogin {
         parameters["api_key"] = key
         parameters["api_sig"] = Self.signature(parameters, secret: secret)
         parameters["format"] = "json"
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
         let body = parameters.sorted { $0.key < $1.key }.map { name, value in
-            "\(name)=\(value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")"
+            "\(name)=\(value.addingPercentEncoding(withAllowedCharacters: Self.unreserved) ?? "")"
         }.joined(separator: "&")
         let request = GrantedRequest(method: "POST", url: endpoint, headers: [("Content-Type", "application/x-www-form-urlencoded")],
                                      body: Array(body.utf8), timeout: 20, maximumBody: 1 << 20)
-        switch GrantedHTTP.shared(trusting: nil).perform(request, grant: grant) {
+        switch GrantedHTTP.shared(trusting: certificates).perform(request, grant: grant) {
         case .failure(let failure):
             throw SongboxError(.networkFailed, "cannot reach Last.fm: \(Message(verbatim: failure.message))")
         case .success(let response):
@@ -120,6 +121,9 @@ public struct LastFMLogin {
             return .success(json)
         }
     }
+
+    /// What a form or a query keeps as it is (RFC 3986's unreserved characters, ASCII only).
+    static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     /// A token for the user to allow (`auth.getToken`).
     public func token() throws(SongboxError) -> String {
@@ -134,7 +138,8 @@ public struct LastFMLogin {
 
     /// Where the user allows songbox: Last.fm's page for the token.
     public func authorizationURL(token: String) -> String {
-        "https://www.last.fm/api/auth/?api_key=\(key)&token=\(token)"
+        let encode = { (text: String) in text.addingPercentEncoding(withAllowedCharacters: Self.unreserved) ?? "" }
+        return "https://www.last.fm/api/auth/?api_key=\(encode(key))&token=\(encode(token))"
     }
 
     /// The session for an allowed token, as (key, user); nil while the user has not allowed it

@@ -1,4 +1,6 @@
 import Foundation
+import GRDB
+import SongboxServer
 import SongboxTestSupport
 import Testing
 
@@ -162,6 +164,54 @@ import Testing
         // At once, not after the hour the retry would wait.
         try waitFor(timeout: 15, "Last.fm's listens after the login") { server.listens("lastfm").count == 2 }
         #expect(server.listens("lastfm").map { $0["track"] as? String } == ["Song 1", "Song 2"])
+        #expect(try status() == ["ListenBrainz: 0 listens waiting", "Last.fm: 0 listens waiting"])
+    }
+
+    /// More than a batch: the queue on repeat plays past 50 listens while Last.fm waits for its
+    /// login; then Last.fm takes them in batches of at most 50 (`track.scrobble`'s limit) and
+    /// ListenBrainz has had them all, in order.
+    @Test func aLongQueueGoesToLastFMInBatchesOfFifty() throws {
+        try taggedTracks(3)
+        let server = try ScrobbleServer(folder: folder)
+        try (scrobbleConfig(server, plugins: folder + "/none") + "plugin.scrobble.now_playing = false\n")
+            .write(toFile: folder + "/config", atomically: true, encoding: .utf8)
+        let daemon = try startDaemon()
+        defer { daemon.signal(SIGKILL) }
+        try daemon.waitForLog("plugin scrobble: loaded from ")
+        let control = try ControlClient(path: daemon.socket)
+        _ = try control.send("repeat", ["1"])
+        let database = try DatabaseQueue(path: songbox.database)
+        func plays() throws -> Int {
+            try database.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM history WHERE kind = 'play'") ?? 0 }
+        }
+        #expect(try songbox.run(["play", "title:Song", "sort:track"], environment: daemon.clientEnvironment).status == 0)
+        try waitFor(timeout: 60, "more than 55 plays") { try plays() > 55 }
+        _ = try control.send("stop")
+        // The player runs ahead on the fast clock; the plugin handles every play, in order.
+        Thread.sleep(forTimeInterval: 0.5)  // the stopped track's play is recorded too
+        let count = try plays()
+        do {
+            try waitFor(timeout: 90, "the plugin to catch up") { server.listens("listenbrainz").count >= count }
+        } catch {
+            Issue.record("\(error): \(try status()), \(server.listens("listenbrainz").count) of \(count) sent")
+            return
+        }
+        #expect(server.listens("listenbrainz").count == count)
+        let login = try songbox.run(["scrobble", "login", "lastfm", "--wait", "30"],
+                                    environment: ["SONGBOX_CONFIG": folder + "/config"].merging(daemon.clientEnvironment) { a, _ in a })
+        #expect(login.status == 0, "\(login.stderr)")
+        do {
+            try waitFor(timeout: 30, "Last.fm's listens") { server.listens("lastfm").count == count }
+        } catch {
+            let batches = server.listens("lastfm").map { $0["batch"] as? Int ?? 0 }
+            Issue.record("\(error): \(batches.count) of \(count), in batches \(batches); \(try status())")
+            return
+        }
+        let lastfm = server.listens("lastfm"), brainz = server.listens("listenbrainz")
+        #expect(lastfm.map { $0["track"] as? String } == brainz.map { $0["track"] as? String }, "the same listens in the same order")
+        let batches = lastfm.compactMap { $0["batch"] as? Int }
+        #expect(batches == Array(repeating: 50, count: count / 50 * 50) + Array(repeating: count % 50, count: count % 50), "\(batches)")
+        #expect(brainz.allSatisfy { ($0["listen_type"] as? String) != nil }, "\(brainz.prefix(2))")
         #expect(try status() == ["ListenBrainz: 0 listens waiting", "Last.fm: 0 listens waiting"])
     }
 
