@@ -205,7 +205,7 @@ public final class GrantedHTTP: Sendable {
             }
             if MonotonicClock.seconds > giveUp {
                 task.cancel()
-                return .failure(Failure("no answer within \(Int(request.timeout)) s"))
+                return .failure(Failure("no answer within \(String(format: "%g", request.timeout)) s"))
             }
         }
         return outcome.withLock { $0 } ?? .failure(Failure("no answer"))

@@ -8,7 +8,8 @@ Last.fm API 2.0 (https://www.last.fm/api), at /2.0/, parameters in a form body o
   track.scrobble (batches of at most 50), track.updateNowPlaying; every call signed:
   api_sig = md5 of the parameters sorted by name (name then value, `format` and `callback`
   left out) followed by the secret.
-And for the grant tests: GET /redirect?to=URL (a 307 there), GET /big?bytes=N (N bytes).
+And for the grant tests: GET /redirect?to=URL (a 307 there), GET /big?bytes=N (N bytes),
+GET /slow?seconds=N (the answer after N seconds).
 
 Each request, and each listen taken or refused, is appended to LOG as a JSON line.
 Usage: scrobble_server.py PORT LOG TOKEN API_KEY SECRET SESSION_KEY
@@ -18,6 +19,7 @@ import json
 import re
 import sys
 import threading
+import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -89,6 +91,9 @@ class Handler(BaseHTTPRequestHandler):
             return self.answer(307, {}, [("Location", query["to"])])
         if url.path == "/big":
             return self.answer(200, b"x" * int(query.get("bytes", "0")))
+        if url.path == "/slow":
+            time.sleep(float(query.get("seconds", "1")))
+            return self.answer(200, {"slept": True})
         if url.path == "/2.0/":
             return self.lastfm(query)
         return self.answer(404, {"code": 404, "error": "not here"})

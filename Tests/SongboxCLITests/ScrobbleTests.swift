@@ -281,6 +281,38 @@ import Testing
         #expect(granted.entries.filter { $0["kind"] as? String == "request" }.count == 3, "\(granted.entries)")
     }
 
+    /// In a daemon: a grant that names songbox's own MPD port does not reach it, a request
+    /// waits no longer than its timeout, and one in flight does not hold a SIGTERM.
+    @Test func aGrantedPluginNeverReachesSongboxsOwnPortNorHoldsTheDaemon() throws {
+        let server = try ScrobbleServer(folder: folder)
+        let mpd = try freePort()
+        let plugins = folder + "/probe-plugins"
+        try FileManager.default.createDirectory(atPath: plugins, withIntermediateDirectories: true)
+        try """
+            local sb = require "songbox"
+            sb.on("startup", function()
+              print("own", sb.http.request { url = "http://127.0.0.1:\(mpd)/" })
+              print("timeout", sb.http.request { url = "\(server.url("/slow?seconds=5"))", timeout = 0.5 })
+              print("waiting")
+              print("stopped", sb.http.request { url = "\(server.url("/slow?seconds=50"))", timeout = 60 })
+            end)
+            """.write(toFile: plugins + "/probe.lua", atomically: true, encoding: .utf8)
+        try "net.probe = http://127.0.0.1:\(mpd), \(server.url())\n".write(toFile: folder + "/config", atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(database: songbox.database, folder: folder, arguments: [
+            "--plugins", plugins, "--output", "null", "--config", folder + "/config", "--bind", "127.0.0.1:\(mpd)",
+        ])
+        defer { daemon.signal(SIGKILL) }
+        try daemon.waitForOutput("[probe] waiting")
+        // The daemon shows a plugin's tabs escaped, as `\t`.
+        let lines = daemon.output.split(separator: "\n").map { $0.replacingOccurrences(of: "\\t", with: "\t") }
+        #expect(lines.contains { $0.hasPrefix("[probe] own\tnil\t") && $0.contains("songbox's own port") }, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("[probe] timeout\tnil\t") && $0.contains("no answer") }, "\(lines)")
+        let stopping = Date()
+        daemon.signal(SIGTERM)
+        try daemon.waitForExit(timeout: 20)
+        #expect(Date().timeIntervalSince(stopping) < 10, "a request in flight held the daemon")
+    }
+
     /// A grant is checked when the config is read: a path or a password is refused, naming the line.
     @Test func aGrantThatIsNotHostsIsRefusedWithItsLine() throws {
         for (value, words) in [("https://api.example.org/path", "is more than a host"), ("", "a network grant is net.PLUGIN = host, host"),
