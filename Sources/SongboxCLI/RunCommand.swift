@@ -117,6 +117,8 @@ struct Run: ParsableCommand {
         // The user's own rights, except over songbox's files (the library's are always kept).
         runtime.fileAccess = FileAccess.user.protecting([SongboxConfig.defaultPath()])
         runtime.alarmTone = Wiring.alarmTone
+        // The hosts the config grants this file's name (`net.NAME`), as a daemon's plugin has them.
+        try wiring.grantNetwork(to: runtime, file: file)
         try DaemonAPI.install(on: runtime, database: store.path)
         runtime.moodPresetFiles = Wiring.moodPresetFiles(userFolder: config.pluginFolder)
         let loop = ScriptEventLoop(runtime: runtime, host: host, fast: fast, bound: bound, wallStart: wallStart) { message in

@@ -10,7 +10,7 @@ public struct SongboxCommand: ParsableCommand {
         commandName: "songbox",
         abstract: tr("A music library, player and Lua automation host for headless players."),
         version: songboxVersion,
-        subcommands: [Scan.self, Analyze.self, List.self, Show.self, LyricsCommand.self, ArtCommand.self, Edit.self, Remove.self, Stats.self, Play.self, Run.self, PlaylistCommand.self, HistoryCommand.self, Check.self, DaemonCommand.self, PluginCommand.self, AlarmCommand.self, AutoplayCommand.self, AddURL.self, CacheCommand.self, Version.self] + ClientCommands.all
+        subcommands: [Scan.self, Analyze.self, List.self, Show.self, LyricsCommand.self, ArtCommand.self, Edit.self, Remove.self, Stats.self, Play.self, Run.self, PlaylistCommand.self, HistoryCommand.self, Check.self, DaemonCommand.self, PluginCommand.self, AlarmCommand.self, AutoplayCommand.self, ScrobbleCommand.self, AddURL.self, CacheCommand.self, Version.self] + ClientCommands.all
     )
 
     /// Declared here too, so that `songbox --db PATH scan` works as well as `songbox scan --db PATH`.

@@ -26,6 +26,8 @@ public struct SongboxError: Error, CustomStringConvertible, Sendable {
         case folderUnavailable = "folder-unavailable"
         /// The script function of a smart playlist failed or gave something that is not tracks.
         case scriptFailed = "script-failed"
+        /// A service on the network could not be reached, or refused (Last.fm's login).
+        case networkFailed = "network-failed"
     }
 
     public let code: Code

@@ -22,6 +22,27 @@ struct Fetch {
     }
 }
 
+extension Fetch {
+    /// Where a redirect (`response`, to a request for `current`) leads, its body read and
+    /// dropped: its Location against `current`, http(s), somewhere not `seen` yet, within
+    /// `redirectLimit`. The one rule for the player's fetches and plugins' (`GrantedHTTP`).
+    static func redirect(_ response: HTTPClientResponse, from current: URL, seen: inout Set<String>,
+                         redirects: inout Int) async throws(HTTPAudioSource.Stop) -> URL {
+        _ = try? await response.body.collect(upTo: 64 << 10)
+        redirects += 1
+        guard redirects <= redirectLimit else { throw .failed("more redirects than songbox follows (\(redirectLimit))") }
+        guard let location = response.headers.first(name: "location"), !location.isEmpty else {
+            throw .failed("the server answered \(response.status.code) \(response.status.reasonPhrase) without saying where to")
+        }
+        guard let next = URL(string: location, relativeTo: current)?.absoluteURL,
+              ["http", "https"].contains(next.scheme?.lowercased() ?? "") else {
+            throw .failed("the server redirected to \(TrackLocation.shown(location)), which is not an http:// or https:// URL")
+        }
+        guard seen.insert(next.absoluteString).inserted else { throw .failed("its redirects go round in a circle") }
+        return next
+    }
+}
+
 extension NetworkTracks {
     /// GETs `url` with `headers`; `origin` is the URL that named it (a station's playlist), nil
     /// when the user did. Throws `HTTPAudioSource.Stop.failed` for a URL refused, a redirect
@@ -50,21 +71,7 @@ extension NetworkTracks {
             guard [301, 302, 303, 307, 308].contains(response.status.code) else {
                 return Fetch(url: current.absoluteString, response: response)
             }
-            _ = try? await response.body.collect(upTo: 64 << 10)
-            redirects += 1
-            guard redirects <= Fetch.redirectLimit else {
-                throw HTTPAudioSource.Stop.failed("more redirects than songbox follows (\(Fetch.redirectLimit))")
-            }
-            guard let location = response.headers.first(name: "location"), !location.isEmpty else {
-                throw HTTPAudioSource.Stop.failed("the server answered \(response.status.code) \(response.status.reasonPhrase) without saying where to")
-            }
-            guard let next = URL(string: location, relativeTo: current)?.absoluteURL,
-                  ["http", "https"].contains(next.scheme?.lowercased() ?? "") else {
-                throw HTTPAudioSource.Stop.failed("the server redirected to \(TrackLocation.shown(location)), which is not an http:// or https:// URL")
-            }
-            guard seen.insert(next.absoluteString).inserted else {
-                throw HTTPAudioSource.Stop.failed("its redirects go round in a circle")
-            }
+            let next = try await Fetch.redirect(response, from: current, seen: &seen, redirects: &redirects)
             from = current
             current = try Self.parse(next.absoluteString)
         }

@@ -52,6 +52,14 @@ public struct LuaArguments {
         }
     }
 
+    /// Argument `n`, a string, as its bytes (any bytes, UTF-8 or not).
+    public func bytes(_ n: Int) throws(LuaFunctionError) -> [UInt8] {
+        guard n <= count, songbox_type(reader.L, Int32(n)) == LUA_TSTRING else { throw .type(n, expected: "string") }
+        var length = 0
+        guard let bytes = songbox_tostringbytes(reader.L, Int32(n), &length) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: bytes, count: length))
+    }
+
     /// Argument `n` as text for a message: bytes that are not UTF-8 shown as U+FFFD.
     public func message(_ n: Int) -> String {
         n <= count ? reader.string(at: Int32(n)) ?? "" : ""

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import SongboxLibrary
+import SongboxRemote
 import Synchronization
 internal import CLuaShim
 
@@ -85,6 +86,9 @@ public final class LuaRuntime {
     /// to every plugin; nil keeps it for this state's own handlers (`takePostedEvents`).
     public var postEvent: ((LuaValue) -> Void)?
     private var postedEvents: [LuaValue] = []
+    /// Calls into the state from the host (a script run, each event or timer callback):
+    /// what a budget per callback counts by.
+    public private(set) var entries = 0
     /// The bundled alarm tone (`songbox.alarm.tone()`), set by the wiring.
     public var alarmTone: String?
     /// The files that define the preset moods (`plugins/moods.lua`, then the user's), run in
@@ -176,6 +180,12 @@ public final class LuaRuntime {
         try check(songbox_register(state, name, -1, 0), "cannot set songbox.\(name)")
     }
 
+    /// Gives the state `songbox.http` (`HTTPAPI`), reaching the hosts of `grant` only. A state
+    /// never granted has no `songbox.http`.
+    public func grantNetwork(_ grant: NetworkGrant, client: GrantedHTTP) throws(LuaScriptError) {
+        try HTTPAPI.install(on: self, grant: grant, client: client)
+    }
+
     /// A folder where `require` finds Lua modules.
     public func addModulePath(_ folder: String) throws(LuaScriptError) {
         try check(songbox_add_module_path(state, folder), "cannot add the module path \(folder)")
@@ -235,6 +245,8 @@ public final class LuaRuntime {
     /// Calls the function on top of thread `L`'s stack (above `base`) and returns its results.
     private func callTop(_ arguments: [LuaValue], on L: OpaquePointer, base: Int32, chunkName: String) throws(LuaScriptError) -> [LuaValue] {
         try fillBuffer(arguments)
+        // A call from the host, not from a host function calling back in: a new callback.
+        if bridge.callingThread == nil { entries += 1 }
         // While Lua runs, a playlist this script defined by a function is read from this state.
         let callStatus = ScriptPlaylists.$running.withValue(RunningScriptPlaylists(runtime: self)) {
             songbox_call(state, L, Int32(arguments.count))

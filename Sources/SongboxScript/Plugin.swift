@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import SongboxAudio
 import SongboxLibrary
+import SongboxRemote
 import Synchronization
 
 /// One plugin of the daemon: a Lua file with its own state for as long as the daemon runs,
@@ -71,6 +72,11 @@ public final class Plugin: Sendable {
         public var policy = Policy()
         /// The files a plugin (by name) may import from and export to.
         public var fileAccess: @Sendable (String) -> FileAccess = { _ in .user }
+        /// The hosts a plugin (by name) may reach with `songbox.http` (`net.NAME` in the config);
+        /// nil: none, and no `songbox.http` in its state.
+        public var network: @Sendable (String) -> NetworkGrant? = { _ in nil }
+        /// The client its requests go through (made once for the daemon).
+        public var http: GrantedHTTP?
         /// The MPD channels a plugin (by name) subscribed to, each time they change (empty when
         /// it unloads).
         public var subscriptions: @Sendable (String, Set<String>) -> Void = { _, _ in }
@@ -276,6 +282,7 @@ public final class Plugin: Sendable {
                 made.postEvent = environment.post
                 made.alarmTone = environment.alarmTone
                 made.moodPresetFiles = environment.moodPresetFiles
+                if let grant = environment.network(name), let http = environment.http { try made.grantNetwork(grant, client: http) }
                 let subscriptions = environment.subscriptions
                 made.subscriptions = { channels in subscriptions(name, channels) }
                 try made.run(file: plugin.file)

@@ -108,6 +108,9 @@ public final class Daemon: MPDBackend, Sendable {
             try? FileManager.default.createDirectory(atPath: own, withIntermediateDirectories: true)
             return FileAccess(protected: [configPath], folders: [own] + (current.value.grants[name] ?? []))
         }
+        // The hosts a plugin may reach (`net.NAME`), as the config says at its (re)load.
+        environment.network = { name in current.value.networkGrants[name] }
+        environment.http = GrantedHTTP.shared(trusting: config.tlsCertificates)
         let clients = self.clients
         environment.subscriptions = { name, channels in clients.setChannels(channels, of: "plugin " + name) }
         // An event a plugin posts (an alarm fired or announced) reaches every plugin.

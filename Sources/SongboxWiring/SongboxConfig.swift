@@ -35,6 +35,7 @@ import SongboxServer
 /// restore_paused = no     # yes: a daemon stopped while playing comes back without playing
 /// max_queue_length = 16384  # the most items the queue holds (MPD's max_playlist_length)
 /// grant.alarm = /home/pi/sounds  # a folder the daemon's plugin alarm.lua may read and write
+/// net.scrobble = api.listenbrainz.org, ws.audioscrobbler.com  # hosts scrobble.lua may reach (HTTPS)
 /// plugin.top10.limit = 20 # songbox.options.limit for plugins/top10.lua
 /// ```
 public struct SongboxConfig: Sendable, Equatable {
@@ -78,6 +79,8 @@ public struct SongboxConfig: Sendable, Equatable {
     public var pluginFailures = 5
     /// Folders granted to daemon plugins by name (`grant.NAME = DIR`), beyond their own folder.
     public var grants: [String: [String]] = [:]
+    /// Hosts granted to plugins by name (`net.NAME = host, host`): their `songbox.http`.
+    public var networkGrants: [String: NetworkGrant] = [:]
     /// Options by plugin name, as written (typed when they reach Lua).
     public var pluginOptions: [String: [String: String]] = [:]
 
@@ -183,6 +186,25 @@ public struct SongboxConfig: Sendable, Equatable {
             grants[name, default: []].append(Self.expandingHome(value))
             return
         }
+        if key.hasPrefix("net.") {
+            let name = String(key.dropFirst("net.".count))
+            let entries = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard !name.isEmpty, !name.contains("."), !entries.isEmpty else {
+                throw SongboxError(.invalidArgument, "a network grant is net.PLUGIN = host, host, got '\(key) = \(value)'", at: place,
+                                   hint: "hosts such as api.listenbrainz.org (HTTPS), host:8443, or http://127.0.0.1:8080 for plain HTTP")
+            }
+            var hosts: [NetworkGrant.Host] = []
+            for entry in entries {
+                guard let host = NetworkGrant.Host(entry) else {
+                    let problem = NetworkGrant.Host.problem(entry) ?? "not a host"
+                    throw SongboxError(.invalidArgument, "cannot grant \(key) = \(value): \(Message(verbatim: problem))", at: place,
+                                       hint: "hosts such as api.listenbrainz.org (HTTPS), host:8443, or http://127.0.0.1:8080 for plain HTTP")
+                }
+                hosts.append(host)
+            }
+            networkGrants[name, default: NetworkGrant(hosts: [])].hosts += hosts
+            return
+        }
         if key.hasPrefix("plugin.") {
             let parts = key.split(separator: ".", maxSplits: 2, omittingEmptySubsequences: false)
             guard parts.count == 3, !parts[1].isEmpty, !parts[2].isEmpty else {
@@ -265,7 +287,7 @@ public struct SongboxConfig: Sendable, Equatable {
         }
         guard let range = Self.numberRanges[key] else {
             throw SongboxError(.invalidArgument, "unknown setting '\(key)'\(Suggestions.phrase(for: key, among: Self.keys))", at: place,
-                               hint: "keys: \(Self.keys.joined(separator: ", ")), plugin.NAME.KEY, grant.NAME")
+                               hint: "keys: \(Self.keys.joined(separator: ", ")), plugin.NAME.KEY, grant.NAME, net.NAME")
         }
         let number = try range.check(key, value, at: place)
         switch key {

@@ -29,6 +29,13 @@ public struct Wiring: Sendable {
                              policy: FetchPolicy(allowLocalFromElsewhere: config.allowLocalStreams))
     }
 
+    /// Gives the state running `file` the hosts the config grants that name (`net.NAME`), if
+    /// any: its `songbox.http`.
+    public func grantNetwork(to runtime: LuaRuntime, file: String) throws(LuaScriptError) {
+        guard let grant = config.networkGrants[ScriptSetup.scriptName(file)] else { return }
+        try runtime.grantNetwork(grant, client: GrantedHTTP.shared(trusting: config.tlsCertificates))
+    }
+
     /// Where remote tracks' offline copies are (`cache_folder`).
     public var offlineCache: OfflineCache {
         OfflineCache(folder: config.cacheFolder ?? OfflineCache.defaultFolder())

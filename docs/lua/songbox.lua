@@ -9,6 +9,8 @@
 ---@field dry_run boolean True under `songbox run --dry-run`: every function that writes refuses.
 ---@field log songbox.log
 ---@field json songbox.json
+---@field hash songbox.hash
+---@field http? songbox.http Only when the config grants this plugin hosts (`net.NAME = host, host`); nil otherwise.
 ---@field library songbox.library Present when a library is open (always under `songbox run`).
 ---@field history songbox.history
 ---@field playlist songbox.playlist
@@ -56,6 +58,42 @@ function songbox.json.encode(value, options) end
 ---@return any value
 ---@return string? error `invalid JSON at byte N: ...`
 function songbox.json.decode(text) end
+
+---@class songbox.hash
+songbox.hash = {}
+
+---MD5 of any bytes as 32 lowercase hex digits (for request signatures such as Last.fm's `api_sig`).
+---@param text string
+---@return string
+function songbox.hash.md5(text) end
+
+---The network, to the hosts the config grants this plugin by name (`net.NAME`): present only then.
+---@class songbox.http
+songbox.http = {}
+
+---@class songbox.http.options
+---@field url string `https://...` (or `http://...` when the grant says `http://` for that host and port).
+---@field method? "GET"|"POST"|"PUT"|"PATCH"|"DELETE"|"HEAD" Default "GET".
+---@field headers? table<string, string> No control characters; Host, Content-Length, Transfer-Encoding and Connection are songbox's.
+---@field body? string At most 1 MiB.
+---@field timeout? number Seconds for the whole request with its redirects, more than 0 and at most 60 (default 10).
+---@field max_body? integer The most bytes of the answer taken, 0 to 8388608 (default 1048576).
+
+---@class songbox.http.response
+---@field status integer
+---@field ok boolean A 2xx status.
+---@field headers table<string, string> Names lowercased; repeated headers joined with ", ".
+---@field body string
+---@field url string Where the answer came from, after redirects.
+
+---Makes one request, waiting on the plugin's own thread (bounded: `timeout`, and 120 s of waiting a
+---callback). Redirects are followed only to granted hosts. A 4xx or 5xx is a response; a refused
+---host, a redirect elsewhere, no answer in time or a longer answer than `max_body` is `nil, message`.
+---Writes (refused in a dry run).
+---@param options songbox.http.options
+---@return songbox.http.response? response
+---@return string? error
+function songbox.http.request(options) end
 
 ---Text laid out in a terminal's columns: Hebrew points and other marks take none, East Asian
 ---wide characters two. For scripts that print tables.
