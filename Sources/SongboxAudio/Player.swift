@@ -82,6 +82,21 @@ public final class Player: @unchecked Sendable {
         return reply.take()!  // a mailbox that is never closed always gives its item
     }
 
+    /// Runs `body` on the audio thread and returns its result, once the events it caused have
+    /// gone to `onEvent`: the caller is suspended meanwhile, holding no thread (the audio thread
+    /// answers through a continuation).
+    public func execute<T: Sendable>(_ body: @escaping @Sendable (PlayerEngine) -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            let sent = send { [self] engine in
+                let result = body(engine)
+                publish()
+                continuation.resume(returning: result)
+            }
+            // The audio thread has ended and let go of the engine: run it here.
+            if !sent { continuation.resume(returning: perform(body)) }
+        }
+    }
+
     /// Runs `body` on the audio thread, without waiting.
     /// False when the player has been shut down.
     @discardableResult

@@ -60,7 +60,17 @@ public final class PlaybackSession: @unchecked Sendable {
         let result = player.perform(body)
         let passed = Mailbox<Bool>()
         // A session shut down has no worker to pass it: nothing waits then.
-        if incoming.put(contentsOf: [.fence(passed)]) { _ = passed.take() }
+        if incoming.put(contentsOf: [.fence({ passed.put(true) })]) { _ = passed.take() }
+        return result
+    }
+
+    /// `perform`, with the caller suspended (no thread held) while the audio thread and the bus
+    /// do it.
+    public func execute<T: Sendable>(_ body: @escaping @Sendable (PlayerEngine) -> T) async -> T {
+        let result = await player.execute(body)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            if !incoming.put(contentsOf: [.fence({ continuation.resume() })]) { continuation.resume() }
+        }
         return result
     }
 
@@ -81,7 +91,8 @@ public final class PlaybackSession: @unchecked Sendable {
     /// What reaches the worker: the engine's events, and the marks `perform` waits behind.
     private enum Incoming: Sendable {
         case event(PlayerEvent, emitted: Double)
-        case fence(Mailbox<Bool>)
+        /// Called once every event before it has been through the bus.
+        case fence(@Sendable () -> Void)
     }
 
     private func work() {
@@ -98,7 +109,7 @@ public final class PlaybackSession: @unchecked Sendable {
             let batch = [first] + incoming.takeAvailable()
             let events = batch.compactMap { item in if case .event(let event, let emitted) = item { (event: event, emitted: emitted) } else { nil } }
             if !events.isEmpty { pipeline.handle(events, status: player.status) }
-            for case .fence(let passed) in batch { passed.put(true) }
+            for case .fence(let passed) in batch { passed() }
             let dropped = incoming.takeDropped()
             if dropped > 0 { report(Message("the player's events fell behind: \(dropped) older position and lyric events dropped, the newest kept").localized) }
         }

@@ -8,8 +8,9 @@ public protocol MPDBackend: Sendable {
     var store: LibraryStore { get }
     var player: Player { get }
     /// Runs `body` on the audio thread; returns once the events it caused reached every
-    /// subscriber (the idle clients among them), as MPD answers after its idle events.
-    func perform<T: Sendable>(_ body: @escaping @Sendable (PlayerEngine) -> T) -> T
+    /// subscriber (the idle clients among them), as MPD answers after its idle events. The
+    /// command is suspended meanwhile, holding no thread.
+    func perform<T: Sendable>(_ body: @escaping @Sendable (PlayerEngine) -> T) async -> T
     /// Seconds since the daemon started.
     var uptime: Double { get }
     /// Starts a rescan of the music folders (`update`, `rescan`): its job id, or nil when one
@@ -52,7 +53,7 @@ public struct MPDCommands: MPDCommandHandler {
     public func handle(_ command: String, _ arguments: [String], client: MPDClient, out: MPDResponse) async throws(Failure) {
         let args = Arguments(command: command, values: arguments)
         let parsed = try MPDCommandTable.entry(command).parse(args)
-        if case .words = parsed {} else { return try run(parsed) }
+        if case .words = parsed {} else { return try await run(parsed) }
         switch command {
         // Connection and server
         case "commands", "notcommands":
@@ -97,7 +98,7 @@ public struct MPDCommands: MPDCommandHandler {
             // songbox plays on one output at a time: enabling another moves playback there;
             // the one in use cannot be disabled, only left for another (refused, not faked).
             let index = try args.integer(0)
-            try perform { engine throws(Failure) in
+            try await perform { engine throws(Failure) in
                 guard engine.outputs.indices.contains(index) else { throw Failure(.noExist, "No such audio output") }
                 switch (command, index == engine.outputIndex) {
                 case ("disableoutput", false): return
@@ -128,7 +129,7 @@ public struct MPDCommands: MPDCommandHandler {
             let uri = try args.string(0)
             let place = args.values.count > 1 ? try args.place(1) : nil
             let tracks = try playable(under: uri, single: command == "addid")
-            let ids = try perform { engine throws(Failure) -> [Int] in
+            let ids = try await perform { engine throws(Failure) -> [Int] in
                 var placement = PlayQueue.Placement.end
                 if let place {
                     // A position, or one counted from the current song (`+N`, `-N`).
@@ -203,7 +204,7 @@ public struct MPDCommands: MPDCommandHandler {
             if let window = selection.window { tracks = Array(tracks[window.clamped(to: 0..<tracks.count)]) }
             let placement: PlayQueue.Placement = selection.position.map { .position($0) } ?? .end
             let found = tracks
-            _ = try perform { engine throws(Failure) in try Self.enqueue(found, placement: placement, on: engine) }
+            _ = try await perform { engine throws(Failure) in try Self.enqueue(found, placement: placement, on: engine) }
         case "searchaddpl":
             let name = try args.string(0)
             let selection = try MPDSelection(Array(arguments.dropFirst()), exact: false, roots: roots())
@@ -302,11 +303,11 @@ public struct MPDCommands: MPDCommandHandler {
     }
 
     /// Runs a command the table read into its type.
-    func run(_ command: MPDCommand) throws(Failure) {
+    func run(_ command: MPDCommand) async throws(Failure) {
         switch command {
         case .words, .ignored: return
         case .player(let command):
-            try perform { engine throws(Failure) in try Self.mpd { () throws(PlayerCommand.Failure) in try command.apply(to: engine) } }
+            try await perform { engine throws(Failure) in try Self.mpd { () throws(PlayerCommand.Failure) in try command.apply(to: engine) } }
         case .queueTag(let id, let tag, let value):
             let items = player.status.snapshot.queue.items
             guard let item = items.first(where: { $0.id == id }) else { throw Failure(.noExist, "No such song") }
@@ -340,8 +341,8 @@ public struct MPDCommands: MPDCommandHandler {
     func roots() -> MusicRoots { MusicRoots((try? store.tracks.musicFolders()) ?? []) }
 
     /// Runs `body` on the audio thread; its failure is the command's.
-    func perform<T: Sendable>(_ body: @escaping @Sendable (PlayerEngine) throws(Failure) -> T) throws(Failure) -> T {
-        let result = backend.perform { engine in Result { () throws(Failure) in try body(engine) } }
+    func perform<T: Sendable>(_ body: @escaping @Sendable (PlayerEngine) throws(Failure) -> T) async throws(Failure) -> T {
+        let result = await backend.perform { engine in Result { () throws(Failure) in try body(engine) } }
         return try result.get()
     }
 
@@ -520,8 +521,10 @@ public struct MPDCommands: MPDCommandHandler {
         }
     }
 
-    /// How many songs a long answer reads at a time.
-    static let piece = 500
+    /// How many songs a long answer reads at a time: a piece is what a client that does not
+    /// read holds (its songs with their tags and times, about 100 KB), so 128, not more: 200
+    /// such clients stay within unread.py's bound.
+    static let piece = 128
 
     /// The tracks a URI names: a file, or every track under a folder in path order; a URL.
     func playable(under uri: String, single: Bool) throws(Failure) -> [PlayableTrack] {

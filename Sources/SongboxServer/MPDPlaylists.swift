@@ -64,7 +64,7 @@ extension MPDCommands {
                 tracks = try library { () throws(SongboxError) in try store.tracks.playable(chosen) }
             }
             let position = try args.optionalInteger(2)
-            try perform { engine throws(Failure) in
+            try await perform { engine throws(Failure) in
                 if let position, position > engine.queue.count { throw Failure(.argument, "Bad song index") }
                 _ = try Self.enqueue(tracks, placement: position.map { .position($0) } ?? .end, on: engine)
             }

@@ -49,8 +49,8 @@ public final class Daemon: MPDBackend, Sendable {
     let clients = Clients()
     let output: OutputSpec
     private let started = MonotonicClock.seconds
-    /// The rescan running (its job id) and the last id given.
-    private let updates = Mutex((running: Int?.none, last: 0))
+    /// The rescans of the music folders: at start, on the watcher's word, on the clock, on `update`.
+    let rescans: Rescans
     let plugins: PluginSet
     let logger: Logger
     private let config: CurrentConfig
@@ -123,6 +123,9 @@ public final class Daemon: MPDBackend, Sendable {
         environment.policy.failuresBeforeDisabling = config.pluginFailures
         plugins = PluginSet(environment: environment, logger: logger)
         everyPlugin.set(plugins)
+        rescans = Rescans(store: store, logger: logger, clients: clients, config: current, musicFolders: options.musicFolders) {
+            [plugins] event in plugins.current.forEach { $0.deliver(event) }
+        }
         // The event bus's subscribers, beside the recorder: MPD's idle clients, the plugins
         // (each only the events it has handlers for), and the log of what would not play.
         session.pipeline.subscribe(clients)
@@ -182,6 +185,7 @@ public final class Daemon: MPDBackend, Sendable {
         FetchPolicy.listening(on: tcpPorts)
         let tcp = tcpPorts.map(String.init).joined(separator: ", ")
         let configured = FileManager.default.fileExists(atPath: options.configPath) ? options.configPath : "none (\(options.configPath) is not there: the defaults)"
+        let musicFolders = rescans.musicFolders
         let folders = musicFolders.isEmpty ? "the folders scanned before" : musicFolders.joined(separator: ", ")
         logger.info("songbox daemon: library \(options.database), config \(configured), music \(folders)")
         logger.info("songbox daemon: listening on \(socketPath)\(tcp.isEmpty ? "" : " and TCP port \(tcp)"), playing to \(output)")
@@ -190,7 +194,7 @@ public final class Daemon: MPDBackend, Sendable {
     /// Starts the plugins and the flow of events to them.
     func start() {
         plugins.load(folders: pluginFolders())
-        scanIfNew()
+        rescans.scanIfNew()
         // Stopped (or killed) while playing: it plays on from its place, as MPD does.
         if session.wasPlaying, !config.value.restorePaused {
             logger.info("songbox daemon: playing on where it stopped")
@@ -228,94 +232,13 @@ public final class Daemon: MPDBackend, Sendable {
     /// The plugins that come with songbox (compiled in, written out once: `BundledPlugins`).
     static var bundledPluginFolder: String? { BundledPlugins.folder }
 
-    /// The music folders the daemon rescans: `--music`, else the config's.
-    var musicFolders: [String] { options.musicFolders ?? config.value.musicFolders }
-
-    /// Scans at start when a music folder is new to the library (an empty library, a folder
-    /// just added to the config), so its music is there without anyone asking.
-    private func scanIfNew() {
-        guard !musicFolders.isEmpty else { return }
-        let known = Set((try? LibraryScanner(store: store, logger: logger).rememberedFolders()) ?? [])
-        let new = LibraryScanner.normalise(musicFolders).filter { !known.contains($0) }
-        guard !new.isEmpty else { return }
-        logger.info("songbox daemon: scanning \(new.joined(separator: ", ")), new to the library")
-        _ = startUpdate(detached: true)
-    }
-
-    /// Rescans the music folders; false when a scan is already running.
-    @discardableResult
-    func rescan() -> Bool {
-        startUpdate(detached: false) != nil
-    }
-
-    /// Starts a rescan (on a thread of its own unless `detached` is false); its job id, or nil
-    /// when one runs already.
-    private func startUpdate(detached: Bool) -> Int? {
-        let job = updates.withLock { updates -> Int? in
-            guard updates.running == nil else { return nil }
-            updates.last += 1
-            updates.running = updates.last
-            return updates.last
-        }
-        guard let job else { return nil }
-        clients.post(.update)
-        if detached {
-            Thread.detachNewThread { [self] in scanFolders(job) }
-        } else {
-            scanFolders(job)
-        }
-        return job
-    }
-
-    private func scanFolders(_ job: Int) {
-        logger.info("rescan \(job): started")
-        defer {
-            updates.withLock { $0.running = nil }
-            clients.post([.update, .database])
-        }
-        var scanner = LibraryScanner(store: store, logger: logger)
-        let settings = config.value
-        scanner.missingGrace = settings.missingDays * 86_400
-        do {
-            var folders = musicFolders
-            if folders.isEmpty { folders = try scanner.rememberedFolders() }
-            let report = try scanner.scan(folders)
-            logger.info("rescan: \(report.added) added, \(report.updated) updated, \(report.moved) moved, \(report.missing) missing, \(report.removed) removed")
-            for folder in report.held { logger.warning("rescan held \(folder.path): \(folder.reason)") }
-            let event = LuaValue.table(["type": .string("library_updated"), "added": .integer(report.added),
-                                        "changed": .integer(report.updated + report.moved), "removed": .integer(report.missing + report.removed)])
-            for plugin in plugins.current { plugin.deliver(event) }
-        } catch {
-            logger.error("rescan failed: \(error)")
-        }
-    }
-
-    var rescanInterval: Double { config.value.rescanMinutes * 60 }
-
-    /// The watcher of the music folders (`watch = yes`), or nil when there is nothing to watch.
-    func makeWatcher() -> FolderWatcher? {
-        guard config.value.watch else { return nil }
-        var folders = musicFolders
-        if folders.isEmpty { folders = (try? LibraryScanner(store: store, logger: logger).rememberedFolders()) ?? [] }
-        guard !folders.isEmpty else { return nil }
-        do {
-            // Folders inotify cannot watch are rescanned on the `rescan_minutes` clock, else every 15 minutes.
-            return try FolderWatcher(roots: folders, fallbackInterval: rescanInterval > 0 ? rescanInterval : 15 * 60, logger: logger) {
-                [self] in rescan()
-            }
-        } catch {
-            logger.warning("songbox daemon: not watching the music folders: \(error)")
-            return nil
-        }
-    }
-
     // MARK: What the MPD commands act on
 
     public var player: Player { session.player }
-    public func perform<T: Sendable>(_ body: @escaping @Sendable (PlayerEngine) -> T) -> T { session.perform(body) }
+    public func perform<T: Sendable>(_ body: @escaping @Sendable (PlayerEngine) -> T) async -> T { await session.execute(body) }
     public var uptime: Double { MonotonicClock.seconds - started }
-    public func startUpdate() -> Int? { startUpdate(detached: true) }
-    public var updateJob: Int? { updates.withLock { $0.running } }
+    public func startUpdate() -> Int? { rescans.start() }
+    public var updateJob: Int? { rescans.running }
 
     public func deliver(message: String, channel: String) {
         let event = LuaValue.table(["type": .string("message"), "channel": .string(channel), "text": .string(message)])
@@ -343,97 +266,6 @@ struct ChainedEvaluator: ScriptPlaylistEvaluator {
     func trackIDs(of playlist: ScriptPlaylist, in store: LibraryStore) throws(SongboxError) -> [Int64]? {
         if let ids = try first.trackIDs(of: playlist, in: store) { return ids }
         return try then.trackIDs(of: playlist, in: store)
-    }
-}
-
-/// The plugin set, for what is made before it (the plugins' own environment).
-final class PluginSetHolder: Sendable {
-    private let held = Mutex<PluginSet?>(nil)
-    func set(_ plugins: PluginSet) { held.withLock { $0 = plugins } }
-    var current: [Plugin] { held.withLock { $0 }?.current ?? [] }
-}
-
-/// A track that would not play, an output that failed: said in the log, never only to plugins.
-final class ProblemLog: EventSubscriber {
-    let logger: Logger
-
-    init(logger: Logger) { self.logger = logger }
-
-    func receive(_ events: [PlaybackEvent]) {
-        for event in events {
-            switch event.event {
-            case .decodeError(let item, let message): logger.warning("cannot play \(TrackLocation.shown(item.track.path)): \(message)")
-            case .outputError(let message, false): logger.warning("output \(message)")
-            case .outputError(let message, true):
-                logger.error("output \(message): no audio for \(Int(Player.outputPatience)) s, playback paused; play to try again")
-            default: break
-            }
-        }
-    }
-}
-
-/// The daemon's plugins, by name; loading a folder list again reloads what stayed, starts what
-/// is new and stops what is gone. On the event bus, each plugin gets the events it has
-/// handlers for, each converted once for all of them (`BusEvent`).
-final class PluginSet: EventSubscriber {
-    private let environment: Plugin.Environment
-    private let logger: Logger
-    private let plugins = Mutex<[Plugin]>([])
-
-    init(environment: Plugin.Environment, logger: Logger) {
-        self.environment = environment
-        self.logger = logger
-    }
-
-    var current: [Plugin] { plugins.withLock { $0 } }
-
-    func receive(_ events: [PlaybackEvent]) {
-        let shared = events.map(BusEvent.init)
-        for plugin in current { plugin.deliver(shared) }
-    }
-
-    func named(_ name: String) -> Plugin? { current.first { $0.name == name } }
-
-    /// The `*.lua` files of `folders`; a later folder's file replaces an earlier one of the same
-    /// name. A file whose name is no plugin's name (`ScriptSetup.pluginNameProblem`) is
-    /// refused, with the reason.
-    static func files(in folders: [String]) -> (files: [String], refused: [(file: String, reason: String)]) {
-        var byName: [String: String] = [:]
-        var refused: [(file: String, reason: String)] = []
-        for folder in folders {
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-            for name in names.sorted() where name.hasSuffix(".lua") {
-                let file = folder + "/" + name
-                if let problem = ScriptSetup.pluginNameProblem(ScriptSetup.scriptName(file)) {
-                    refused.append((file, problem))
-                } else {
-                    byName[ScriptSetup.scriptName(file)] = file
-                }
-            }
-        }
-        return (byName.keys.sorted().map { byName[$0]! }, refused)
-    }
-
-    func load(folders: [String]) {
-        let (files, refused) = Self.files(in: folders)
-        for (file, reason) in refused { logger.warning("plugin file \(file): not loaded: \(reason)") }
-        let (kept, gone) = plugins.withLock { list in
-            (list.filter { files.contains($0.file) }, list.filter { !files.contains($0.file) })
-        }
-        for plugin in gone { plugin.stop() }
-        for plugin in kept { plugin.reload() }
-        let added = files.filter { file in !kept.contains { $0.file == file } }.map { Plugin(file: $0, environment: environment) }
-        for plugin in added { plugin.start() }
-        plugins.withLock { $0 = (kept + added).sorted { $0.name < $1.name } }
-        for plugin in added { logger.info("plugin \(plugin.name): loaded from \(plugin.file)") }
-    }
-
-    func stopAll() {
-        let all = plugins.withLock { list in
-            defer { list = [] }
-            return list
-        }
-        for plugin in all { plugin.stop() }
     }
 }
 
@@ -473,14 +305,14 @@ struct RescanService: Service {
     func run() async throws {
         guard (try? await server.listening()) != nil else { return }
         while !Task.isCancelled {
-            let interval = daemon.rescanInterval
+            let interval = daemon.rescans.interval
             guard interval > 0 else {
                 try? await gracefulShutdown()
                 return
             }
             let slept: Void?? = try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(interval)) }
             guard slept != nil, !Task.isShuttingDownGracefully else { return }
-            _ = await Task.detached { daemon.rescan() }.value
+            _ = await Task.detached { daemon.rescans.rescan() }.value
         }
     }
 }

@@ -203,7 +203,7 @@ struct WatchService: Service {
 
     func run() async throws {
         guard (try? await server.listening()) != nil else { return }
-        guard let watcher = daemon.makeWatcher() else {
+        guard let watcher = daemon.rescans.makeWatcher() else {
             try? await gracefulShutdown()
             return
         }
