@@ -525,6 +525,8 @@ public struct MPDCommands: MPDCommandHandler {
     /// read holds (its songs with their tags and times, about 100 KB), so 128, not more: 200
     /// such clients stay within unread.py's bound.
     static let piece = 128
+    /// How many bare paths (`listall`) a long answer reads at a time: about as many bytes.
+    static let pathPiece = 1024
 
     /// The tracks a URI names: a file, or every track under a folder in path order; a URL.
     func playable(under uri: String, single: Bool) throws(Failure) -> [PlayableTrack] {
@@ -639,6 +641,7 @@ public struct MPDCommands: MPDCommandHandler {
         if recursive {
             // The whole tree, in pieces: each read on its own and sent before the next is read.
             let columns = withInfo ? MPDTag.songColumns : "path"
+            let limit = withInfo ? Self.piece : Self.pathPiece
             // Inside the one music folder (the common case) the lines are written from SQLite's
             // bytes: a URI is the path's bytes after the folder.
             let bytes = roots.onlyPrefix.flatMap { only in
@@ -650,7 +653,7 @@ public struct MPDCommands: MPDCommandHandler {
                 let last = try library { () throws(SongboxError) -> (count: Int, path: String?) in
                     try store.runner.readRaw { reader in
                         var count = 0, last: String?
-                        try reader.forEachRow(under: path, after: start, limit: Self.piece, selecting: columns) { row in
+                        try reader.forEachRow(under: path, after: start, limit: limit, selecting: columns) { row in
                             count += 1
                             if let bytes {
                                 bytes.value.write(row.utf8(0), file: !withInfo, times: withInfo, to: out)
@@ -667,7 +670,7 @@ public struct MPDCommands: MPDCommandHandler {
                 }
                 found += last.count
                 await out.flush()
-                guard out.open, last.count == Self.piece else { break }
+                guard out.open, last.count == limit else { break }
                 after = last.path
             }
         } else {
