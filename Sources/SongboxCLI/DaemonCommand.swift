@@ -9,7 +9,7 @@ import SongboxPlayback
 import Synchronization
 
 /// `songbox daemon`: the library, the player and the plugins, running until stopped.
-struct DaemonCommand: ParsableCommand {
+struct DaemonCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "daemon",
         abstract: tr("Run songbox as a service: the player, the plugins and the control socket."),
@@ -48,7 +48,7 @@ struct DaemonCommand: ParsableCommand {
                                valueName: "mode"))
     var replayGain: ReplayGainMode?
 
-    func run() throws {
+    func run() async throws {
         var options = DaemonOptions(database: library.db ?? defaultDatabasePath(), configPath: config ?? SongboxConfig.defaultPath())
         options.musicFolders = music.isEmpty ? nil : music.map(Self.absolute)
         options.output = output
@@ -60,14 +60,7 @@ struct DaemonCommand: ParsableCommand {
         let logger = Logger(label: "songbox.daemon") { _ in StandardErrorLogHandler() }
         let daemon: Daemon
         do { daemon = try Daemon(options: options, logger: logger) } catch { throw CannotStart(reason: error) }
-        let failure = Mutex<(any Error)?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            do { try await daemon.run() } catch { failure.withLock { $0 = error } }
-            done.signal()
-        }
-        done.wait()
-        if let error = failure.withLock({ $0 }) { throw error }
+        try await daemon.run()
     }
 
     static func absolute(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.path }

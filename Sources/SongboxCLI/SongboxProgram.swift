@@ -14,7 +14,7 @@ import SongboxServer
 /// that command's time, and GRDB's set-up and statement authorizer a quarter of the rest. Everything else — other commands, `--json`, `--help`, and any error
 /// on the way — goes through swift-argument-parser, so messages and behaviour stay the same.
 public enum SongboxProgram {
-    public static func main(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) {
+    public static func main(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) async {
         refuseTooManyWords(arguments)
         // The quick listing prints a table: its headings need the catalog only for a language
         // other than English (and it starts faster without).
@@ -27,7 +27,8 @@ public enum SongboxProgram {
         refuseUnknownCommand(arguments)
         do {
             var command = try SongboxCommand.parseAsRoot(arguments)
-            try command.run()
+            // The daemon runs its services as tasks: awaited here, no thread parked on it.
+            if var running = command as? any AsyncParsableCommand { try await running.run() } else { try command.run() }
         } catch {
             exit(withError: error)
         }

@@ -1,3 +1,3 @@
 import SongboxCLI
 
-SongboxProgram.main()
+await SongboxProgram.main()
