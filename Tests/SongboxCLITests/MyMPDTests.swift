@@ -15,14 +15,32 @@ import Testing
 
     /// `mympd.py` with `parts` against songbox and against MPD: the lines each printed.
     func replay(_ parts: [String]) throws -> (songbox: SongboxRunner.Output, mpd: SongboxRunner.Output) {
-        let script = Fixtures.packageRoot + "/Tests/SongboxCLITests/mpd/mympd.py"
+        try replay(script: "mympd.py", { $0 + parts })
+    }
+
+    /// A client's replay (`mpd/SCRIPT`, given `HOST PORT` and what `arguments` adds to them)
+    /// against songbox and against MPD on the same music: the lines each printed.
+    func replay(script name: String, _ arguments: (_ server: [String]) -> [String])
+        throws -> (songbox: SongboxRunner.Output, mpd: SongboxRunner.Output) {
+        let script = Fixtures.packageRoot + "/Tests/SongboxCLITests/mpd/" + name
         let (daemon, port) = try startDaemon()
         defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
-        let songbox = try SongboxRunner.run(executable: "/usr/bin/python3", [script, "127.0.0.1", String(port), "songbox"] + parts)
+        let songbox = try SongboxRunner.run(executable: "/usr/bin/python3", [script] + arguments(["127.0.0.1", String(port), "songbox"]))
         let mpd = try ReferenceMPD(music: TestLibrary.examples, folder: folder + "/mpd")
         defer { mpd.stop() }
-        let reference = try SongboxRunner.run(executable: "/usr/bin/python3", [script, "127.0.0.1", String(mpd.port), "mpd"] + parts)
+        let reference = try SongboxRunner.run(executable: "/usr/bin/python3", [script] + arguments(["127.0.0.1", String(mpd.port), "mpd"]))
         return (songbox, reference)
+    }
+
+    /// M.A.L.P., the Android client, as its source talks to a server (`mpd/malp.py`): its
+    /// connection (`commands`, `tagtypes`, idle), the now-playing view, the library browsed by
+    /// AlbumArtist and MusicBrainz ids, and playing, saving and loading, against songbox as
+    /// against MPD (issue 27).
+    @Test func malpsSessionRunsAgainstSongboxAsAgainstMPD() throws {
+        let (songbox, mpd) = try replay(script: "malp.py") { Array($0.prefix(2)) }
+        let parts = ["ok connect", "ok status", "ok library", "ok playing"]
+        #expect(mpd.lines == parts, "MPD: \(mpd.stdout)\(mpd.stderr)")
+        #expect(songbox.lines == parts, "songbox: \(songbox.stdout)\(songbox.stderr)")
     }
 
     /// myMPD waits with `idle ... neighbor mount` (every name MPD knows, used or not), and sends
