@@ -75,6 +75,7 @@ public enum MPDCommandTable {
         Entry("listall", .read, 0...1),
         Entry("listallinfo", .read, 0...1),
         Entry("listfiles", .read, 0...1),
+        Entry("listmounts", .read, 0...0),
         Entry("listpartitions", .read, 0...0),
         Entry("listplaylist", .read, 1...2),
         Entry("listplaylistinfo", .read, 1...2),

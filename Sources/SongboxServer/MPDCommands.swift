@@ -81,6 +81,9 @@ public struct MPDCommands: MPDCommandHandler {
                 for mime in kind.mimeTypes { out.field("mime_type", mime) }
             }
         case "listpartitions": out.field("partition", "default")
+        // The music folders are the one mount, the root, as MPD lists its music directory
+        // (`mpc mount`); songbox mounts nothing else (no `mount`, `unmount`).
+        case "listmounts": out.field("mount", "")
         case "partition":
             // One partition, MPD's `default` (myMPD lists them at start-up).
             guard try args.string(0) == "default" else { throw Failure(.noExist, "partition does not exist") }
