@@ -214,9 +214,10 @@ import Testing
         holder.process.waitUntilExit()
     }
 
-    /// Whether some process holds a `flock` on the database (a scan running).
+    /// Whether some process holds a `flock` on the library's lock file (a scan running).
     func scanLockIsHeld() throws -> Bool {
-        let inode = try FileManager.default.attributesOfItem(atPath: songbox.database)[.systemFileNumber] as? UInt64
+        guard FileManager.default.fileExists(atPath: songbox.database + "-lock") else { return false }
+        let inode = try FileManager.default.attributesOfItem(atPath: songbox.database + "-lock")[.systemFileNumber] as? UInt64
         let locks = try String(contentsOfFile: "/proc/locks", encoding: .utf8)
         return locks.split(separator: "\n").contains { $0.contains("FLOCK") && $0.hasSuffix(":\(inode ?? 0) 0 EOF") }
     }

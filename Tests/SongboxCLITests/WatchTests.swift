@@ -1,4 +1,6 @@
 import Foundation
+import SongboxAudio
+import SongboxServer
 import SongboxTestSupport
 import Testing
 @testable import SongboxWiring
@@ -69,6 +71,61 @@ import Testing
         try daemon.waitForOutput("updated: 0 0 1")
         let after = try songbox.run(["ls", "path:Album"])
         #expect(after.lines.count == 5 && !after.stdout.contains("two"), "\(after.stdout)")
+    }
+
+    /// A daemon keeps its hold on the library through its scans, so a command run beside it
+    /// never takes the daemon's write-ahead log from under it. (A scan's lock on the database
+    /// file itself, when its descriptor closed, dropped the daemon's SQLite locks; the next
+    /// command that read the library then deleted the log the daemon still wrote to, and every
+    /// play, queue change and rescan after it was lost.)
+    @Test func aCommandBesideTheDaemonNeverTakesItsWriteAheadLog() throws {
+        try FileManager.default.createDirectory(atPath: music, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: try tones(["one"], in: music)[0], toPath: music + "/one.mp3")
+        let daemon = try daemon()
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        try daemon.waitForOutput("updated: 1 0 0")  // its scan at start has come and gone
+        #expect(try songbox.run(["ls", "--json"]).status == 0)
+        #expect(try songbox.run(["stats"]).status == 0)
+        let descriptors = "/proc/\(daemon.pid)/fd"
+        let open = try FileManager.default.contentsOfDirectory(atPath: descriptors).compactMap {
+            try? FileManager.default.destinationOfSymbolicLink(atPath: descriptors + "/" + $0)
+        }
+        #expect(open.contains(songbox.database + "-wal"), "\(open)")
+        #expect(!open.contains { $0.hasSuffix("(deleted)") }, "the daemon writes to files nobody will read: \(open)")
+    }
+
+    /// A file moved within the music folder keeps its id (so its plays and stickers), and an MPD
+    /// client waiting in `idle database` is woken once by the update the watcher made.
+    @Test func aMovedFileKeepsItsIdAndAnIdleClientHearsTheUpdateOnce() throws {
+        try FileManager.default.createDirectory(atPath: music + "/Old", withIntermediateDirectories: true)
+        // Of different lengths: two files alike byte for byte would leave a move ambiguous.
+        let sources = try tones(["stay"], in: music, seconds: 2) + tones(["wander"], in: music, seconds: 3)
+        for source in sources { try FileManager.default.copyItem(atPath: source, toPath: music + "/Old/" + (source as NSString).lastPathComponent) }
+        let daemon = try daemon()
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        try daemon.waitForOutput("updated: 2 0 0")
+        try daemon.waitForLog("watching 2 folders for new music")
+        let id = { (name: String) throws -> String? in
+            try self.songbox.run(["ls", "--json", "path:" + name]).stdout.firstMatch(of: /"id" *: *(\d+)/).map { String($0.1) }
+        }
+        let before = try #require(try id("wander"))
+
+        // A client waits for the database to change, on the daemon's socket.
+        let socket = daemon.socket
+        let heard = Mailbox<[String]>()
+        Thread.detachNewThread {
+            heard.put(((try? ControlClient(path: socket).send("idle", ["database"])) ?? []).map { "\($0.0): \($0.1)" })
+        }
+        Thread.sleep(forTimeInterval: 0.5)
+        try FileManager.default.createDirectory(atPath: music + "/New", withIntermediateDirectories: true)
+        try FileManager.default.moveItem(atPath: music + "/Old/wander.mp3", toPath: music + "/New/wander.mp3")
+
+        try daemon.waitForOutput("updated: 0 1 0")
+        let changed = try #require(heard.take(timeout: 20))
+        #expect(changed == ["changed: database"], "\(changed)")
+        #expect(try id("wander") == before, "the moved file is the same track")
+        let moved = try songbox.run(["ls", "--json", "path:wander"]).stdout
+        #expect(moved.contains("/New/wander.mp3"), "the track is where it went: \(moved)")
     }
 
     /// Folders on network shares and FUSE mounts (whose changes made elsewhere inotify does not
