@@ -35,6 +35,12 @@ public struct FileAccess: Sendable {
     /// made absolute, as it was named (relative entries of a playlist resolve against its folder).
     public func read(_ path: String, most: Int, missing: Message, unreadable: Message) throws(SongboxError) -> (data: Data, absolute: String) {
         let absolute = try absolute(path)
+        // songbox's own files are not even opened: closing a descriptor of the library's
+        // database drops every lock SQLite holds on it in this process (`LibraryLock`).
+        let resolved = FilePaths.resolvedForWriting(absolute)
+        if protected.contains(where: { FilePaths.resolvedForWriting($0) == resolved }) {
+            throw SongboxError(.invalidArgument, "refusing to read a file songbox manages", at: path, hint: "choose another file")
+        }
         // Non-blocking: a FIFO named as a file must not hold the caller.
         let descriptor = open(absolute, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
         guard descriptor >= 0 else {
@@ -159,5 +165,5 @@ public struct FileAccess: Sendable {
 
 extension LibraryStore {
     /// The database's files: what no playlist export may replace.
-    public var managedFiles: [String] { ["", "-wal", "-shm", "-journal", "-daemon"].map { path + $0 } }
+    public var managedFiles: [String] { ["", "-wal", "-shm", "-journal", "-daemon", "-lock"].map { path + $0 } }
 }

@@ -178,7 +178,7 @@ extension PlaylistStore {
     public func importPlaylist(from path: String, name: String? = nil, format: PlaylistFileFormat? = nil,
                                replace: Bool = false, access: FileAccess = .user,
                                now: Date = Date()) throws(SongboxError) -> PlaylistImportReport {
-        let (data, absolute) = try access.read(path, most: Self.largestPlaylistFile, missing: "no such playlist file",
+        let (data, absolute) = try access.protecting(library.managedFiles).read(path, most: Self.largestPlaylistFile, missing: "no such playlist file",
                                               unreadable: "cannot read the playlist file")
         let base = FilePaths.parent(absolute)
         let fallbackName = ((path as NSString).lastPathComponent as NSString).deletingPathExtension

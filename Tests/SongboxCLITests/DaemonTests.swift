@@ -69,6 +69,37 @@ import Testing
     /// The samples of a WAV file (everything after its 44-byte header).
     func samples(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)).dropFirst(44) }
 
+    /// A plugin that names the library's own database as a playlist file to import is refused
+    /// before the file is opened: opening and closing it in the daemon would drop SQLite's locks,
+    /// and the next command beside the daemon would delete the write-ahead log it writes to.
+    @Test func aPluginCannotOpenTheLibrarysOwnFiles() throws {
+        let reader = """
+            local sb = require "songbox"
+            sb.on("startup", function()
+              for _, suffix in ipairs({"", "-wal", "-shm", "-lock"}) do
+                -- Soft failures return nil and the message; others raise it.
+                local ok, result, message = pcall(sb.playlist.import, sb.options.db .. suffix)
+                local said = tostring(ok and message or result)
+                print(((ok and result) and "imported" or "refused") .. " library.db" .. suffix .. ": "
+                  .. (said:match("refusing to read a file songbox manages") or said))
+              end
+            end)
+            """
+        let daemon = try startDaemon(plugins: try pluginFolder(["reader": reader]), output: "null",
+                                     config: "plugin.reader.db = \(songbox.database)\n")
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        for suffix in ["", "-wal", "-shm", "-lock"] {
+            try daemon.waitForOutput("refused library.db\(suffix): refusing to read a file songbox manages")
+        }
+        #expect(!daemon.output.contains("imported"))
+        #expect(try songbox.run(["stats"]).status == 0)
+        let descriptors = "/proc/\(daemon.pid)/fd"
+        let open = try FileManager.default.contentsOfDirectory(atPath: descriptors).compactMap {
+            try? FileManager.default.destinationOfSymbolicLink(atPath: descriptors + "/" + $0)
+        }
+        #expect(open.contains(songbox.database + "-wal") && !open.contains { $0.hasSuffix("(deleted)") }, "\(open)")
+    }
+
     /// The event bus hands a plugin only the events it has handlers for, from the moment it
     /// has one until it lets it go; a plugin without handlers gets none (and is not woken).
     @Test func aPluginGetsOnlyTheEventsItHasHandlersFor() throws {
