@@ -1,0 +1,226 @@
+import Foundation
+import SongboxTestSupport
+import Testing
+@testable import SongboxAudio
+
+/// Steady tones for crossfades (sox + lame), made once: two of them summed show a curve.
+enum FadeTones {
+    struct Set: Sendable {
+        /// 4 s, 44.1 kHz stereo, 440 Hz.
+        let a: String
+        /// 4 s, 44.1 kHz stereo, 660 Hz.
+        let b: String
+        /// 4 s, 44.1 kHz stereo, 880 Hz.
+        let c: String
+        /// 4 s, 48 kHz stereo, 550 Hz.
+        let at48k: String
+    }
+
+    static let shared: Result<Set, any Error> = Result {
+        let folder = try Fixtures.temporaryDirectory()
+        return Set(a: try AudioFixtures.tone(in: folder, name: "a", seconds: 4, frequency: 440),
+                   b: try AudioFixtures.tone(in: folder, name: "b", seconds: 4, frequency: 660),
+                   c: try AudioFixtures.tone(in: folder, name: "c", seconds: 4, frequency: 880),
+                   at48k: try AudioFixtures.tone(in: folder, name: "d", seconds: 4, rate: 48_000, frequency: 550))
+    }
+
+    static func get() throws -> Set { try shared.get() }
+}
+
+@Suite struct CrossfadeTests {
+    static let rate = 44_100
+
+    /// A rig whose crossfades are `seconds` at a track's end and `manual` on a change, into
+    /// and out of tracks of a second or more; a skip counts after 1 s, a play after 80%.
+    func makeRig(seconds: Double = 1, manual: Double? = nil, minTrack: Double = 1,
+             curve: CrossfadeCurve = .equalPower) throws -> Rig {
+        let rig = try Rig()
+        rig.engine.settings.crossfade = CrossfadeSettings(seconds: seconds, manualSeconds: manual,
+                                                          minTrackSeconds: minTrack, curve: curve)
+        rig.engine.settings.countRules = PlayCountRules(playFraction: 0.8, playSeconds: 240, skipAfterSeconds: 1)
+        return rig
+    }
+
+    /// The level in dB of the left channel of `pcm` over 50 ms windows, between two seconds.
+    func levels(_ pcm: [Int16], from: Double, to: Double) -> [Double] {
+        let window = Self.rate / 20
+        return stride(from: Int(from * Double(Self.rate)), to: Int(to * Double(Self.rate)) - window, by: window).map { start in
+            let left = stride(from: start * 2, to: (start + window) * 2, by: 2).map { pcm[$0] }
+            return 20 * log10(rms(left))
+        }
+    }
+
+    @Test func atATracksEndTheTwoOverlapForTheCrossfadeAndTheirPowerStaysEven() throws {
+        let tones = try FadeTones.get()
+        let rig = try makeRig(seconds: 1)
+        rig.queue([tones.a, tones.b], durations: [4, 4])
+        rig.engine.play()
+        rig.engine.run(seconds: 3.5)
+        #expect(rig.started == ["a.mp3", "b.mp3"], "the next track started under the last second")
+        #expect(rig.ended.isEmpty, "the outgoing track has not ended: its audio plays on")
+        rig.engine.run(seconds: 0.6)
+        #expect(rig.ended.map(\.reason) == [.finished])
+        #expect(abs((rig.ended.first?.played ?? 0) - 4) < 0.001, "all of it was heard")
+        #expect(rig.ended.first?.counted == .play)
+        rig.engine.run()
+        let played = try rig.captured()
+        #expect(abs(played.count / 2 - 7 * Self.rate) < 4, "4 s + 4 s overlapping for 1 s")
+        // Before the fade, the one tone; across it, the two summed at an even power.
+        let reference = levels(played, from: 2, to: 2.9)
+        let before = reference.reduce(0, +) / Double(reference.count)
+        let across = levels(played, from: 3, to: 4)
+        #expect(across.count >= 18)
+        #expect(across.allSatisfy { abs($0 - before) <= 1 }, "equal power: within 1 dB of \(before): \(across)")
+        // The tail is the incoming track alone, sample for sample.
+        let incoming = try decoded(tones.b)
+        #expect(difference(Array(played[(4 * Self.rate * 2)...]), Array(incoming[(1 * Self.rate * 2)...])) == nil)
+    }
+
+    @Test func aLinearCrossfadeDipsByThreeDecibelsInTheMiddle() throws {
+        let tones = try FadeTones.get()
+        let rig = try makeRig(seconds: 1, curve: .linear)
+        rig.queue([tones.a, tones.b], durations: [4, 4])
+        rig.engine.play()
+        rig.engine.run()
+        let played = try rig.captured()
+        let steady = levels(played, from: 2, to: 2.9)
+        let before = steady.reduce(0, +) / Double(steady.count)
+        let middle = levels(played, from: 3.45, to: 3.6).first ?? 0
+        #expect(abs(middle - before + 3) < 0.5, "linear: two halves of unrelated tones sum to half the power: \(middle - before) dB")
+    }
+
+    @Test func anAlbumInTrackOrderStaysSampleExactWithCrossfadeOn() throws {
+        let tones = try Tones.get()
+        let rig = try makeRig(seconds: 1, minTrack: 0)
+        let ids = rig.engine.add(tones.album.enumerated().map { index, path in
+            PlayableTrack(trackID: Int64(index + 1), path: path, duration: 2,
+                          album: AlbumPlace(album: "Sweep", disc: 1, number: index + 1))
+        })
+        #expect(ids.count == 3)
+        rig.engine.play()
+        #expect(rig.engine.run() == .idle)
+        let expected = try tones.album.flatMap { try AudioFixtures.referencePCM(of: $0) }
+        let played = try rig.captured()
+        #expect(played.count == expected.count)
+        #expect(difference(played, expected) == nil, "the join of an album in order is gapless, not crossfaded")
+        #expect(rig.ended.map(\.reason) == [.finished, .finished, .finished])
+
+        // The same files without an album are crossfaded: the rule, not the lengths, kept them whole.
+        let other = try makeRig(seconds: 1, minTrack: 0)
+        other.queue(tones.album, durations: [2, 2, 2])
+        other.engine.play()
+        other.engine.run()
+        #expect(try other.captured().count / 2 < expected.count / 2 - Self.rate, "two crossfades of 1 s")
+    }
+
+    @Test func aShortTrackGetsNoCrossfade() throws {
+        let tones = try FadeTones.get()
+        let rig = try makeRig(seconds: 1, manual: 1, minTrack: 5)
+        rig.queue([tones.a, tones.b, tones.c], durations: [4, 4, 4])
+        rig.engine.play()
+        rig.engine.run(seconds: 4.5)
+        rig.engine.next()
+        rig.engine.run()
+        let played = try rig.captured()
+        let expected = try decoded(tones.a) + Array(decoded(tones.b)[0..<(Self.rate / 2 * 2)]) + decoded(tones.c)
+        #expect(difference(played, expected) == nil, "tracks of 4 s, the bound 5 s: joined and cut as without crossfade")
+    }
+
+    @Test func aSkipMidTrackCrossfadesFromWhereItWas() throws {
+        let tones = try FadeTones.get()
+        let rig = try makeRig(seconds: 0, manual: 1)
+        rig.queue([tones.a, tones.b], durations: [4, 4])
+        rig.engine.play()
+        rig.engine.run(seconds: 1.5)
+        rig.engine.next()
+        #expect(rig.started == ["a.mp3", "b.mp3"])
+        #expect(rig.engine.elapsed == 0 && rig.engine.currentItem?.track.path == tones.b)
+        rig.engine.run(seconds: 0.5)
+        #expect(rig.ended.isEmpty, "the skipped track fades out for the crossfade")
+        rig.engine.run()
+        #expect(rig.ended.map(\.path) == ["a.mp3", "b.mp3"])
+        #expect(rig.ended.map(\.reason) == [.skipped, .finished])
+        #expect(abs((rig.ended.first?.played ?? 0) - 2.5) < 0.001, "1.5 s before the skip, 1 s of fade")
+        #expect(rig.ended.map(\.counted) == [.skip, .play])
+        let played = try rig.captured()
+        let outgoing = try decoded(tones.a), incoming = try decoded(tones.b)
+        let skip = 3 * Self.rate / 2
+        #expect(played.count / 2 == skip + 4 * Self.rate, "A up to 1.5 s, then B whole, the first second over A's fade")
+        #expect(difference(Array(played[0..<(skip * 2)]), Array(outgoing[0..<(skip * 2)])) == nil)
+        // Across the fade: A from 1.5 s going down along cos, B from 0 going up along sin.
+        let worst = (0..<Self.rate).map { frame in
+            let t = Double(frame) / Double(Self.rate)
+            let mix = cos(t * .pi / 2) * Double(outgoing[(skip + frame) * 2]) + sin(t * .pi / 2) * Double(incoming[frame * 2])
+            return abs(Double(played[(skip + frame) * 2]) - mix)
+        }.max() ?? 0
+        #expect(worst < 24, "the mix follows the curves (within 24 of 16384): \(worst)")
+        #expect(difference(Array(played[((skip + Self.rate) * 2)...]), Array(incoming[(Self.rate * 2)...])) == nil)
+    }
+
+    @Test func nextDuringACrossfadeMovesToTheSongAfterTheOneFadingIn() throws {
+        let tones = try FadeTones.get()
+        let rig = try makeRig(seconds: 1)
+        rig.queue([tones.a, tones.b, tones.c], durations: [4, 4, 4])
+        rig.engine.play()
+        rig.engine.run(seconds: 3.5)
+        rig.engine.next()
+        #expect(rig.engine.currentItem?.track.path == tones.c, "not b again (MPD #683)")
+        rig.engine.run()
+        #expect(rig.started == ["a.mp3", "b.mp3", "c.mp3"])
+        #expect(rig.ended.map(\.path) == ["a.mp3", "b.mp3", "c.mp3"])
+        // a was cut by the skip after 3.5 s of 4 (a play); b, current when next came, a skip
+        // (0.5 s, then its 1 s fade).
+        #expect(rig.ended.map(\.reason) == [.finished, .skipped, .finished])
+        #expect(abs(rig.ended[0].played - 3.5) < 0.001 && abs(rig.ended[1].played - 1.5) < 0.001)
+        #expect(rig.ended.map(\.counted) == [.play, .skip, .play])
+        let frames = try rig.captured().count / 2
+        #expect(abs(frames - 15 * Self.rate / 2) < 4)
+    }
+
+    @Test func pauseDuringACrossfadePausesBothAndStopEndsBoth() throws {
+        let tones = try FadeTones.get()
+        let rig = try makeRig(seconds: 1)
+        rig.queue([tones.a, tones.b], durations: [4, 4])
+        rig.engine.play()
+        rig.engine.run(seconds: 3.5)
+        rig.engine.pause()
+        #expect(rig.engine.run(seconds: 1) == .idle)
+        #expect(rig.ended.isEmpty, "both wait")
+        rig.engine.play()
+        rig.engine.run(seconds: 0.2)
+        rig.engine.stop()
+        #expect(rig.ended.map(\.path) == ["a.mp3", "b.mp3"])
+        #expect(rig.ended.map(\.reason) == [.stopped, .stopped])
+        #expect(abs(rig.ended[0].played - 3.7) < 0.001)
+        #expect(rig.events.last == .stopped)
+    }
+
+    @Test func twoSampleRatesAreMixedAtTheOutputsRate() throws {
+        let tones = try FadeTones.get()
+        let output = NullOutput()
+        var settings = PlayerSettings()
+        settings.crossfade = CrossfadeSettings(seconds: 1, minTrackSeconds: 1)
+        let engine = PlayerEngine(output: output, settings: settings)
+        engine.add([PlayableTrack(trackID: 1, path: tones.a, duration: 4), PlayableTrack(trackID: 2, path: tones.at48k, duration: 4)])
+        engine.play()
+        var rates: [Int] = []
+        while case .rendered = engine.render() {
+            if let rate = engine.status.format?.sampleRate, rates.last != rate { rates.append(rate) }
+        }
+        #expect(rates == [44_100], "the 48 kHz track came in at the output's 44.1 kHz")
+        #expect(abs(output.framesWritten - 7 * 44_100) < 8)
+    }
+
+    @Test func theCrossfadeIsBoundedAndSaidInStatus() throws {
+        let engine = PlayerEngine(output: NullOutput())
+        engine.setCrossfade(5)
+        #expect(engine.status.crossfade == 5)
+        #expect(engine.takeEvents().contains { if case .optionsChanged = $0 { true } else { false } })
+        for wild in [Double.nan, -3, .infinity, 1e300] {
+            engine.setCrossfade(wild)
+            #expect(CrossfadeSettings.range.contains(engine.status.crossfade))
+        }
+        try PlayerCommand.crossfade(2).apply(to: engine)
+        #expect(engine.settings.crossfade.seconds == 2 && engine.settings.crossfade.length(manual: true) == 2)
+    }
+}
