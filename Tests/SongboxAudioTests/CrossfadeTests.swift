@@ -41,6 +41,15 @@ enum FadeTones {
         return rig
     }
 
+    /// A rig with a 1 s crossfade that played `paths` (4 s each) to halfway through the first fade.
+    func halfwayIntoAFade(_ paths: [String]) throws -> Rig {
+        let rig = try makeRig(seconds: 1)
+        rig.queue(paths, durations: paths.map { _ in 4 })
+        rig.engine.play()
+        rig.engine.run(seconds: 3.5)
+        return rig
+    }
+
     /// The level in dB of the left channel of `pcm` over 50 ms windows, between two seconds.
     func levels(_ pcm: [Int16], from: Double, to: Double) -> [Double] {
         let window = Self.rate / 20
@@ -52,10 +61,7 @@ enum FadeTones {
 
     @Test func atATracksEndTheTwoOverlapForTheCrossfadeAndTheirPowerStaysEven() throws {
         let tones = try FadeTones.get()
-        let rig = try makeRig(seconds: 1)
-        rig.queue([tones.a, tones.b], durations: [4, 4])
-        rig.engine.play()
-        rig.engine.run(seconds: 3.5)
+        let rig = try halfwayIntoAFade([tones.a, tones.b])
         #expect(rig.started == ["a.mp3", "b.mp3"], "the next track started under the last second")
         #expect(rig.ended.isEmpty, "the outgoing track has not ended: its audio plays on")
         rig.engine.run(seconds: 0.6)
@@ -159,10 +165,7 @@ enum FadeTones {
 
     @Test func nextDuringACrossfadeMovesToTheSongAfterTheOneFadingIn() throws {
         let tones = try FadeTones.get()
-        let rig = try makeRig(seconds: 1)
-        rig.queue([tones.a, tones.b, tones.c], durations: [4, 4, 4])
-        rig.engine.play()
-        rig.engine.run(seconds: 3.5)
+        let rig = try halfwayIntoAFade([tones.a, tones.b, tones.c])
         rig.engine.next()
         #expect(rig.engine.currentItem?.track.path == tones.c, "not b again (MPD #683)")
         rig.engine.run()
@@ -179,10 +182,7 @@ enum FadeTones {
 
     @Test func pauseDuringACrossfadePausesBothAndStopEndsBoth() throws {
         let tones = try FadeTones.get()
-        let rig = try makeRig(seconds: 1)
-        rig.queue([tones.a, tones.b], durations: [4, 4])
-        rig.engine.play()
-        rig.engine.run(seconds: 3.5)
+        let rig = try halfwayIntoAFade([tones.a, tones.b])
         rig.engine.pause()
         #expect(rig.engine.run(seconds: 1) == .idle)
         #expect(rig.ended.isEmpty, "both wait")
