@@ -50,6 +50,19 @@ enum FadeTones {
         return rig
     }
 
+    /// The largest difference, across a 1 s equal-power fade from frame `start` of `played`
+    /// (left channel), from the mix of `outgoing`'s PCM from its frame `from` times `scale`
+    /// along cos and `incoming`'s from its start times its `scale` along sin.
+    func worstMixError(_ played: [Int16], at start: Int, outgoing: (pcm: [Int16], from: Int, scale: Double),
+                       incoming: (pcm: [Int16], scale: Double)) -> Double {
+        (0..<Self.rate).map { frame in
+            let t = Double(frame) / Double(Self.rate)
+            let out = outgoing.scale * Double(outgoing.pcm[(outgoing.from + frame) * 2])
+            let mix = cos(t * .pi / 2) * out + sin(t * .pi / 2) * incoming.scale * Double(incoming.pcm[frame * 2])
+            return abs(Double(played[(start + frame) * 2]) - mix)
+        }.max() ?? 0
+    }
+
     /// The level in dB of the left channel of `pcm` over 50 ms windows, between two seconds.
     func levels(_ pcm: [Int16], from: Double, to: Double) -> [Double] {
         let window = Self.rate / 20
@@ -119,6 +132,27 @@ enum FadeTones {
         #expect(try other.captured().count / 2 < expected.count / 2 - Self.rate, "two crossfades of 1 s")
     }
 
+    @Test func eachTracksReplayGainAppliesInsideTheMixAndTheVolumeToTheMix() throws {
+        let tones = try FadeTones.get()
+        let rig = try makeRig(seconds: 1)
+        rig.engine.setReplayGain(.track)
+        rig.engine.setVolume(50)
+        let halved = ReplayGain.choose(tags: ReplayGain.Readings(trackGain: -20 * log10(2)), analysis: ReplayGain.Readings())
+        rig.engine.add([PlayableTrack(trackID: 1, path: tones.a, duration: 4, replayGain: halved),
+                        PlayableTrack(trackID: 2, path: tones.b, duration: 4)])
+        rig.engine.play()
+        rig.engine.run()
+        let played = try rig.captured()
+        let a = try decoded(tones.a), b = try decoded(tones.b)
+        let fade = 3 * Self.rate
+        // a: its gain (a half) and the volume (a half); b: no gain, the volume.
+        let before = zip(played[0..<(fade * 2)], a[0..<(fade * 2)]).map { abs(Double($0) - Double($1) / 4) }.max() ?? .infinity
+        let after = zip(played[((fade + Self.rate) * 2)...], b[(Self.rate * 2)...]).map { abs(Double($0) - Double($1) / 2) }.max() ?? .infinity
+        #expect(before <= 0.5 && after <= 0.5, "\(before) \(after)")
+        let worst = worstMixError(played, at: fade, outgoing: (a, fade, 0.25), incoming: (b, 0.5))
+        #expect(worst < 12, "within the fade too, each track at its own gain: \(worst)")
+    }
+
     @Test func aShortTrackGetsNoCrossfade() throws {
         let tones = try FadeTones.get()
         let rig = try makeRig(seconds: 1, manual: 1, minTrack: 5)
@@ -154,11 +188,7 @@ enum FadeTones {
         #expect(played.count / 2 == skip + 4 * Self.rate, "A up to 1.5 s, then B whole, the first second over A's fade")
         #expect(difference(Array(played[0..<(skip * 2)]), Array(outgoing[0..<(skip * 2)])) == nil)
         // Across the fade: A from 1.5 s going down along cos, B from 0 going up along sin.
-        let worst = (0..<Self.rate).map { frame in
-            let t = Double(frame) / Double(Self.rate)
-            let mix = cos(t * .pi / 2) * Double(outgoing[(skip + frame) * 2]) + sin(t * .pi / 2) * Double(incoming[frame * 2])
-            return abs(Double(played[(skip + frame) * 2]) - mix)
-        }.max() ?? 0
+        let worst = worstMixError(played, at: skip, outgoing: (outgoing, skip, 1), incoming: (incoming, 1))
         #expect(worst < 24, "the mix follows the curves (within 24 of 16384): \(worst)")
         #expect(difference(Array(played[((skip + Self.rate) * 2)...]), Array(incoming[(Self.rate * 2)...])) == nil)
     }
@@ -191,7 +221,8 @@ enum FadeTones {
         rig.engine.stop()
         #expect(rig.ended.map(\.path) == ["a.mp3", "b.mp3"])
         #expect(rig.ended.map(\.reason) == [.stopped, .stopped])
-        #expect(abs(rig.ended[0].played - 3.7) < 0.001)
+        #expect(abs(rig.ended[0].played - 3.7) < 0.001 && abs(rig.ended[1].played - 0.7) < 0.001)
+        #expect(rig.ended.map(\.counted) == [.play, nil], "a heard past 80%; b 0.7 s, stopped: nothing")
         #expect(rig.events.last == .stopped)
     }
 
