@@ -359,12 +359,19 @@ public final class PlayerEngine {
     /// `crossfade_manual` where the two tracks take one, else the short `transitionFade`.
     private func skip(to id: Int, reason: StartReason) {
         let seconds = settings.crossfade.length(manual: true)
-        guard seconds > 0, state == .playing, !buffering, !highlights, transition == nil,
+        guard seconds > 0, state == .playing, !buffering, !highlights, !fadingOut,
               let item = currentItem, let next = queue.item(id: id),
               crossfades(from: item, lasting: duration ?? 0, to: next) else {
             return change(to: .play(id: id, reason: reason, endReason: .skipped))
         }
         crossfadeInto(over: seconds, ending: .skipped) { start(id, reason: reason) }
+    }
+
+    /// A pause, stop or skip is fading out (a fade-in after a resume is not one).
+    private var fadingOut: Bool {
+        guard let transition else { return false }
+        if case .fadeIn = transition.action { return false }
+        return true
     }
 
     /// Frames of the current track to play before its natural-end crossfade starts (0: now),
@@ -381,7 +388,7 @@ public final class PlayerEngine {
     private func crossfadeAtEnd(of item: QueueItem, _ decoder: any TrackDecoder) {
         endConsidered = true
         let rate = Double(decoder.format.sampleRate)
-        guard transition == nil, !modes.single.isOn, let length = decoder.length else { return }
+        guard !fadingOut, !modes.single.isOn, let length = decoder.length else { return }
         switch sleepTimer {
         case .endOfTrack?: return
         case .endOfQueue? where isLast(item.id): return

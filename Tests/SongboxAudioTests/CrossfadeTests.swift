@@ -226,6 +226,22 @@ enum FadeTones {
         #expect(rig.events.last == .stopped)
     }
 
+    @Test func seekDuringACrossfadeMovesTheIncomingTrack() throws {
+        let tones = try FadeTones.get()
+        let rig = try halfwayIntoAFade([tones.a, tones.b])
+        rig.engine.seek(to: 2)
+        #expect(rig.engine.currentItem?.track.path == tones.b && rig.engine.elapsed == 2)
+        rig.engine.run()
+        // a fades out to its end as it would have; b goes on from 2 s: 3.5 s + 2 s left of b.
+        #expect(rig.ended.map(\.path) == ["a.mp3", "b.mp3"])
+        #expect(rig.ended.map(\.reason) == [.finished, .finished] && abs(rig.ended[0].played - 4) < 0.001)
+        let played = try rig.captured()
+        #expect(played.count / 2 == 3 * Self.rate + Self.rate / 2 + 2 * Self.rate)
+        let incoming = try decoded(tones.b)
+        #expect(difference(Array(played[(4 * Self.rate * 2)...]), Array(incoming[(5 * Self.rate / 2 * 2)...])) == nil,
+                "after the fade, b from 2.5 s: the seek moved it")
+    }
+
     @Test func twoSampleRatesAreMixedAtTheOutputsRate() throws {
         let tones = try FadeTones.get()
         let output = NullOutput()
