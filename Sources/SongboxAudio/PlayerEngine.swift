@@ -81,6 +81,9 @@ public final class PlayerEngine {
     /// The rate a track starting under a crossfade is decoded at: the output's, so that the
     /// two are mixed at one rate whatever their own.
     private var joinRate: Int?
+    /// The rate the current track was opened at to join a crossfade (nil: its own, or the
+    /// output's fixed one): the next track of its album is opened at it too.
+    private var joinedAt: Int?
 
     /// At most this many frames a chunk while a crossfade plays: the curves are applied as
     /// straight lines across a chunk, and 1024 frames (23 ms) keep them within a hair.
@@ -406,8 +409,22 @@ public final class PlayerEngine {
     private func crossfades(from item: QueueItem, lasting seconds: Double, to next: QueueItem) -> Bool {
         let minimum = settings.crossfade.minTrackSeconds
         guard seconds >= minimum, next.track.duration > 0, next.track.duration >= minimum else { return false }
-        if let album = item.track.album, let nextAlbum = next.track.album, album.isFollowed(by: nextAlbum) { return false }
-        return true
+        return !Self.isAlbumJoin(item, next)
+    }
+
+    /// Whether `next` is the track after `item` on the same album.
+    private static func isAlbumJoin(_ item: QueueItem, _ next: QueueItem) -> Bool {
+        guard let album = item.track.album, let nextAlbum = next.track.album else { return false }
+        return album.isFollowed(by: nextAlbum)
+    }
+
+    /// The rate to open the track after `item` at: `joinedAt` when `item` came in by a
+    /// crossfade at another rate than its own and the next is its album's next track, so that
+    /// the album's joins stay gapless on an output that follows the rate (not reopened).
+    private func albumJoinRate(after item: QueueItem) -> Int? {
+        guard let rate = joinedAt, !modes.random, let id = following(item.id), let next = queue.item(id: id),
+              Self.isAlbumJoin(item, next) else { return nil }
+        return rate
     }
 
     /// Keeps the current track playing as the outgoing side of a crossfade of `seconds` and
@@ -778,6 +795,7 @@ public final class PlayerEngine {
         // A pause, stop or skip asked for in the track's last moments, its fade cut short by
         // the end: it still happens, at the start of what comes next.
         let pending = transition?.action
+        let albumRate = albumJoinRate(after: item)
         endTrack(.finished)
         switch pending {
         case .stop?:
@@ -805,7 +823,9 @@ public final class PlayerEngine {
             return
         default: break
         }
+        joinRate = albumRate
         advanceAtEnd(of: item)
+        joinRate = nil
     }
 
     /// What comes after `item` ended by itself (or started to fade out): the next item, or
@@ -888,6 +908,7 @@ public final class PlayerEngine {
             return skipOver(item, reason: reason)
         }
         decoder = opened
+        joinedAt = joinRate.flatMap { $0 == output.requiredFormat?.sampleRate ? nil : $0 }
         openTrackGain = item.track.replayGain
         state = .playing
         let from = highlights ? (item.track.highlight?.start ?? 0) : seconds
@@ -952,6 +973,7 @@ public final class PlayerEngine {
         endOutgoing()
         crossfade = nil
         endConsidered = false
+        joinedAt = nil
         decoder = nil
         streamTitle = nil
         buffering = false

@@ -258,6 +258,27 @@ enum FadeTones {
         #expect(abs(output.framesWritten - 7 * 44_100) < 8)
     }
 
+    @Test func anAlbumEnteredByACrossfadeAtAnotherRateStaysAtThatRate() throws {
+        // On an output that follows the track's rate, the album's first track came in at the
+        // 48 kHz of the one before: its next tracks stay there, so no join reopens the output.
+        let tones = try Tones.get(), fade = try FadeTones.get()
+        let output = NullOutput()
+        var settings = PlayerSettings()
+        settings.crossfade = CrossfadeSettings(seconds: 1, minTrackSeconds: 0)
+        let engine = PlayerEngine(output: output, settings: settings)
+        engine.add([PlayableTrack(trackID: 1, path: fade.at48k, duration: 4)] + tones.album.enumerated().map { index, path in
+            PlayableTrack(trackID: Int64(index + 2), path: path, duration: 2, album: AlbumPlace(album: "Sweep", number: index + 1))
+        })
+        engine.play()
+        var rates: [Int] = []
+        while case .rendered = engine.render() {
+            if let rate = engine.status.format?.sampleRate, rates.last != rate { rates.append(rate) }
+        }
+        #expect(rates == [48_000])
+        let album = Double(AudioFixtures.gaplessAlbumParts.reduce(0, +)) / 44_100
+        #expect(abs(Double(output.framesWritten) - (3 + album) * 48_000) < 16, "one crossfade, then the album at 48 kHz (each file rounded up)")
+    }
+
     @Test func theCrossfadeIsBoundedAndSaidInStatus() throws {
         let engine = PlayerEngine(output: NullOutput())
         engine.setCrossfade(5)
