@@ -193,6 +193,25 @@ enum FadeTones {
         #expect(difference(Array(played[((skip + Self.rate) * 2)...]), Array(incoming[(Self.rate * 2)...])) == nil)
     }
 
+    @Test func playNAndPreviousCrossfadeAsNextDoes() throws {
+        let tones = try FadeTones.get()
+        let rig = try makeRig(seconds: 0, manual: 1)
+        let ids = rig.queue([tones.a, tones.b, tones.c], durations: [4, 4, 4])
+        rig.engine.play()
+        rig.engine.run(seconds: 1.5)
+        rig.engine.play(id: ids[2])
+        rig.engine.run(seconds: 1.2)
+        // 1.2 s into c: previous goes to the item before it, crossfaded too; c follows b.
+        rig.engine.previous()
+        rig.engine.run()
+        #expect(rig.started == ["a.mp3", "c.mp3", "b.mp3", "c.mp3"])
+        #expect(rig.ended.map(\.path) == ["a.mp3", "c.mp3", "b.mp3", "c.mp3"])
+        #expect(rig.ended.map(\.reason) == [.skipped, .skipped, .finished, .finished])
+        #expect(abs(rig.ended[0].played - 2.5) < 0.001 && abs(rig.ended[1].played - 2.2) < 0.001)
+        #expect(rig.ended.map(\.counted) == [.skip, .skip, .play, .play])
+        #expect(try rig.captured().count / 2 == 3 * Self.rate / 2 + 6 * Self.rate / 5 + 8 * Self.rate)
+    }
+
     @Test func nextDuringACrossfadeMovesToTheSongAfterTheOneFadingIn() throws {
         let tones = try FadeTones.get()
         let rig = try halfwayIntoAFade([tones.a, tones.b, tones.c])
