@@ -3,30 +3,6 @@ import SongboxTestSupport
 import Testing
 @testable import SongboxAudio
 
-/// Steady tones for crossfades (sox + lame), made once: two of them summed show a curve.
-enum FadeTones {
-    struct Set: Sendable {
-        /// 4 s, 44.1 kHz stereo, 440 Hz.
-        let a: String
-        /// 4 s, 44.1 kHz stereo, 660 Hz.
-        let b: String
-        /// 4 s, 44.1 kHz stereo, 880 Hz.
-        let c: String
-        /// 4 s, 48 kHz stereo, 550 Hz.
-        let at48k: String
-    }
-
-    static let shared: Result<Set, any Error> = Result {
-        let folder = try Fixtures.temporaryDirectory()
-        return Set(a: try AudioFixtures.tone(in: folder, name: "a", seconds: 4, frequency: 440),
-                   b: try AudioFixtures.tone(in: folder, name: "b", seconds: 4, frequency: 660),
-                   c: try AudioFixtures.tone(in: folder, name: "c", seconds: 4, frequency: 880),
-                   at48k: try AudioFixtures.tone(in: folder, name: "d", seconds: 4, rate: 48_000, frequency: 550))
-    }
-
-    static func get() throws -> Set { try shared.get() }
-}
-
 @Suite struct CrossfadeTests {
     static let rate = 44_100
 
@@ -73,8 +49,8 @@ enum FadeTones {
     }
 
     @Test func atATracksEndTheTwoOverlapForTheCrossfadeAndTheirPowerStaysEven() throws {
-        let tones = try FadeTones.get()
-        let rig = try halfwayIntoAFade([tones.a, tones.b])
+        let tones = try Tones.get()
+        let rig = try halfwayIntoAFade([tones.fadeA, tones.fadeB])
         #expect(rig.started == ["a.mp3", "b.mp3"], "the next track started under the last second")
         #expect(rig.ended.isEmpty, "the outgoing track has not ended: its audio plays on")
         rig.engine.run(seconds: 0.6)
@@ -91,14 +67,14 @@ enum FadeTones {
         #expect(across.count >= 18)
         #expect(across.allSatisfy { abs($0 - before) <= 1 }, "equal power: within 1 dB of \(before): \(across)")
         // The tail is the incoming track alone, sample for sample.
-        let incoming = try decoded(tones.b)
+        let incoming = try decoded(tones.fadeB)
         #expect(difference(Array(played[(4 * Self.rate * 2)...]), Array(incoming[(1 * Self.rate * 2)...])) == nil)
     }
 
     @Test func aLinearCrossfadeDipsByThreeDecibelsInTheMiddle() throws {
-        let tones = try FadeTones.get()
+        let tones = try Tones.get()
         let rig = try makeRig(seconds: 1, curve: .linear)
-        rig.queue([tones.a, tones.b], durations: [4, 4])
+        rig.queue([tones.fadeA, tones.fadeB], durations: [4, 4])
         rig.engine.play()
         rig.engine.run()
         let played = try rig.captured()
@@ -133,17 +109,17 @@ enum FadeTones {
     }
 
     @Test func eachTracksReplayGainAppliesInsideTheMixAndTheVolumeToTheMix() throws {
-        let tones = try FadeTones.get()
+        let tones = try Tones.get()
         let rig = try makeRig(seconds: 1)
         rig.engine.setReplayGain(.track)
         rig.engine.setVolume(50)
         let halved = ReplayGain.choose(tags: ReplayGain.Readings(trackGain: -20 * log10(2)), analysis: ReplayGain.Readings())
-        rig.engine.add([PlayableTrack(trackID: 1, path: tones.a, duration: 4, replayGain: halved),
-                        PlayableTrack(trackID: 2, path: tones.b, duration: 4)])
+        rig.engine.add([PlayableTrack(trackID: 1, path: tones.fadeA, duration: 4, replayGain: halved),
+                        PlayableTrack(trackID: 2, path: tones.fadeB, duration: 4)])
         rig.engine.play()
         rig.engine.run()
         let played = try rig.captured()
-        let a = try decoded(tones.a), b = try decoded(tones.b)
+        let a = try decoded(tones.fadeA), b = try decoded(tones.fadeB)
         let fade = 3 * Self.rate
         // a: its gain (a half) and the volume (a half); b: no gain, the volume.
         let before = zip(played[0..<(fade * 2)], a[0..<(fade * 2)]).map { abs(Double($0) - Double($1) / 4) }.max() ?? .infinity
@@ -154,27 +130,27 @@ enum FadeTones {
     }
 
     @Test func aShortTrackGetsNoCrossfade() throws {
-        let tones = try FadeTones.get()
+        let tones = try Tones.get()
         let rig = try makeRig(seconds: 1, manual: 1, minTrack: 5)
-        rig.queue([tones.a, tones.b, tones.c], durations: [4, 4, 4])
+        rig.queue([tones.fadeA, tones.fadeB, tones.fadeC], durations: [4, 4, 4])
         rig.engine.play()
         rig.engine.run(seconds: 4.5)
         rig.engine.next()
         rig.engine.run()
         let played = try rig.captured()
-        let expected = try decoded(tones.a) + Array(decoded(tones.b)[0..<(Self.rate / 2 * 2)]) + decoded(tones.c)
+        let expected = try decoded(tones.fadeA) + Array(decoded(tones.fadeB)[0..<(Self.rate / 2 * 2)]) + decoded(tones.fadeC)
         #expect(difference(played, expected) == nil, "tracks of 4 s, the bound 5 s: joined and cut as without crossfade")
     }
 
     @Test func aSkipMidTrackCrossfadesFromWhereItWas() throws {
-        let tones = try FadeTones.get()
+        let tones = try Tones.get()
         let rig = try makeRig(seconds: 0, manual: 1)
-        rig.queue([tones.a, tones.b], durations: [4, 4])
+        rig.queue([tones.fadeA, tones.fadeB], durations: [4, 4])
         rig.engine.play()
         rig.engine.run(seconds: 1.5)
         rig.engine.next()
         #expect(rig.started == ["a.mp3", "b.mp3"])
-        #expect(rig.engine.elapsed == 0 && rig.engine.currentItem?.track.path == tones.b)
+        #expect(rig.engine.elapsed == 0 && rig.engine.currentItem?.track.path == tones.fadeB)
         rig.engine.run(seconds: 0.5)
         #expect(rig.ended.isEmpty, "the skipped track fades out for the crossfade")
         rig.engine.run()
@@ -183,7 +159,7 @@ enum FadeTones {
         #expect(abs((rig.ended.first?.played ?? 0) - 2.5) < 0.001, "1.5 s before the skip, 1 s of fade")
         #expect(rig.ended.map(\.counted) == [.skip, .play])
         let played = try rig.captured()
-        let outgoing = try decoded(tones.a), incoming = try decoded(tones.b)
+        let outgoing = try decoded(tones.fadeA), incoming = try decoded(tones.fadeB)
         let skip = 3 * Self.rate / 2
         #expect(played.count / 2 == skip + 4 * Self.rate, "A up to 1.5 s, then B whole, the first second over A's fade")
         #expect(difference(Array(played[0..<(skip * 2)]), Array(outgoing[0..<(skip * 2)])) == nil)
@@ -194,9 +170,9 @@ enum FadeTones {
     }
 
     @Test func playNAndPreviousCrossfadeAsNextDoes() throws {
-        let tones = try FadeTones.get()
+        let tones = try Tones.get()
         let rig = try makeRig(seconds: 0, manual: 1)
-        let ids = rig.queue([tones.a, tones.b, tones.c], durations: [4, 4, 4])
+        let ids = rig.queue([tones.fadeA, tones.fadeB, tones.fadeC], durations: [4, 4, 4])
         rig.engine.play()
         rig.engine.run(seconds: 1.5)
         rig.engine.play(id: ids[2])
@@ -213,10 +189,10 @@ enum FadeTones {
     }
 
     @Test func nextDuringACrossfadeMovesToTheSongAfterTheOneFadingIn() throws {
-        let tones = try FadeTones.get()
-        let rig = try halfwayIntoAFade([tones.a, tones.b, tones.c])
+        let tones = try Tones.get()
+        let rig = try halfwayIntoAFade([tones.fadeA, tones.fadeB, tones.fadeC])
         rig.engine.next()
-        #expect(rig.engine.currentItem?.track.path == tones.c, "not b again (MPD #683)")
+        #expect(rig.engine.currentItem?.track.path == tones.fadeC, "not b again (MPD #683)")
         rig.engine.run()
         #expect(rig.started == ["a.mp3", "b.mp3", "c.mp3"])
         #expect(rig.ended.map(\.path) == ["a.mp3", "b.mp3", "c.mp3"])
@@ -230,8 +206,8 @@ enum FadeTones {
     }
 
     @Test func pauseDuringACrossfadePausesBothAndStopEndsBoth() throws {
-        let tones = try FadeTones.get()
-        let rig = try halfwayIntoAFade([tones.a, tones.b])
+        let tones = try Tones.get()
+        let rig = try halfwayIntoAFade([tones.fadeA, tones.fadeB])
         rig.engine.pause()
         #expect(rig.engine.run(seconds: 1) == .idle)
         #expect(rig.ended.isEmpty, "both wait")
@@ -246,56 +222,57 @@ enum FadeTones {
     }
 
     @Test func seekDuringACrossfadeMovesTheIncomingTrack() throws {
-        let tones = try FadeTones.get()
-        let rig = try halfwayIntoAFade([tones.a, tones.b])
+        let tones = try Tones.get()
+        let rig = try halfwayIntoAFade([tones.fadeA, tones.fadeB])
         rig.engine.seek(to: 2)
-        #expect(rig.engine.currentItem?.track.path == tones.b && rig.engine.elapsed == 2)
+        #expect(rig.engine.currentItem?.track.path == tones.fadeB && rig.engine.elapsed == 2)
         rig.engine.run()
         // a fades out to its end as it would have; b goes on from 2 s: 3.5 s + 2 s left of b.
         #expect(rig.ended.map(\.path) == ["a.mp3", "b.mp3"])
         #expect(rig.ended.map(\.reason) == [.finished, .finished] && abs(rig.ended[0].played - 4) < 0.001)
         let played = try rig.captured()
         #expect(played.count / 2 == 3 * Self.rate + Self.rate / 2 + 2 * Self.rate)
-        let incoming = try decoded(tones.b)
+        let incoming = try decoded(tones.fadeB)
         #expect(difference(Array(played[(4 * Self.rate * 2)...]), Array(incoming[(5 * Self.rate / 2 * 2)...])) == nil,
                 "after the fade, b from 2.5 s: the seek moved it")
     }
 
-    @Test func twoSampleRatesAreMixedAtTheOutputsRate() throws {
-        let tones = try FadeTones.get()
+    /// Plays `tracks` to their end on a null output (which follows each track's rate) with a
+    /// 1 s crossfade into and out of tracks of any length: the rates it played at, in order,
+    /// and the frames written.
+    func ratesPlaying(_ tracks: [PlayableTrack]) -> (rates: [Int], frames: Int) {
         let output = NullOutput()
         var settings = PlayerSettings()
-        settings.crossfade = CrossfadeSettings(seconds: 1, minTrackSeconds: 1)
+        settings.crossfade = CrossfadeSettings(seconds: 1, minTrackSeconds: 0)
         let engine = PlayerEngine(output: output, settings: settings)
-        engine.add([PlayableTrack(trackID: 1, path: tones.a, duration: 4), PlayableTrack(trackID: 2, path: tones.at48k, duration: 4)])
+        engine.add(tracks)
         engine.play()
         var rates: [Int] = []
         while case .rendered = engine.render() {
             if let rate = engine.status.format?.sampleRate, rates.last != rate { rates.append(rate) }
         }
+        return (rates, output.framesWritten)
+    }
+
+    @Test func twoSampleRatesAreMixedAtTheOutputsRate() throws {
+        let tones = try Tones.get()
+        let (rates, frames) = ratesPlaying([PlayableTrack(trackID: 1, path: tones.fadeA, duration: 4),
+                                            PlayableTrack(trackID: 2, path: tones.fade48k, duration: 4)])
         #expect(rates == [44_100], "the 48 kHz track came in at the output's 44.1 kHz")
-        #expect(abs(output.framesWritten - 7 * 44_100) < 8)
+        #expect(abs(frames - 7 * 44_100) < 8)
     }
 
     @Test func anAlbumEnteredByACrossfadeAtAnotherRateStaysAtThatRate() throws {
         // On an output that follows the track's rate, the album's first track came in at the
         // 48 kHz of the one before: its next tracks stay there, so no join reopens the output.
-        let tones = try Tones.get(), fade = try FadeTones.get()
-        let output = NullOutput()
-        var settings = PlayerSettings()
-        settings.crossfade = CrossfadeSettings(seconds: 1, minTrackSeconds: 0)
-        let engine = PlayerEngine(output: output, settings: settings)
-        engine.add([PlayableTrack(trackID: 1, path: fade.at48k, duration: 4)] + tones.album.enumerated().map { index, path in
-            PlayableTrack(trackID: Int64(index + 2), path: path, duration: 2, album: AlbumPlace(album: "Sweep", number: index + 1))
-        })
-        engine.play()
-        var rates: [Int] = []
-        while case .rendered = engine.render() {
-            if let rate = engine.status.format?.sampleRate, rates.last != rate { rates.append(rate) }
-        }
+        let tones = try Tones.get()
+        let (rates, frames) = ratesPlaying([PlayableTrack(trackID: 1, path: tones.fade48k, duration: 4)]
+            + tones.album.enumerated().map { index, path in
+                PlayableTrack(trackID: Int64(index + 2), path: path, duration: 2, album: AlbumPlace(album: "Sweep", number: index + 1))
+            })
         #expect(rates == [48_000])
         let album = Double(AudioFixtures.gaplessAlbumParts.reduce(0, +)) / 44_100
-        #expect(abs(Double(output.framesWritten) - (3 + album) * 48_000) < 16, "one crossfade, then the album at 48 kHz (each file rounded up)")
+        #expect(abs(Double(frames) - (3 + album) * 48_000) < 16, "one crossfade, then the album at 48 kHz (each file rounded up)")
     }
 
     @Test func theCrossfadeIsBoundedAndSaidInStatus() throws {
