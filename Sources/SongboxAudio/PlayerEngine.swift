@@ -952,6 +952,9 @@ public final class PlayerEngine {
     /// Ends the current track with `reason`: the event with what was heard and what it counts as.
     private func endTrack(_ reason: EndReason) {
         guard let decoder, let item = currentItem else { return }
+        // A track fading out under it ends first: stopped too when playback stops (a stop, the
+        // sleep timer, a failed output), else for its own reason.
+        endOutgoing(reason == .stopped ? .stopped : nil)
         endTrack(item, decoder, delivered: delivered, reason: reason)
         closeTrack()
     }
@@ -1004,7 +1007,6 @@ public final class PlayerEngine {
             output.drain()
             emit(.paused(item: item, at: elapsed))
         case .stop:
-            endOutgoing(.stopped)
             endTrack(.stopped)
             stopPlayback()
         case .play(let id, let reason, let endReason):

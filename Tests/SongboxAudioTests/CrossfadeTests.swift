@@ -221,6 +221,16 @@ import Testing
         #expect(rig.events.last == .stopped)
     }
 
+    @Test func theSleepTimerDuringACrossfadeStopsBoth() throws {
+        let tones = try Tones.get()
+        let rig = try halfwayIntoAFade([tones.fadeA, tones.fadeB])
+        rig.engine.setSleepTimer(.after(seconds: 0.2))
+        rig.engine.run()
+        #expect(rig.ended.map(\.path) == ["a.mp3", "b.mp3"])
+        #expect(rig.ended.map(\.reason) == [.stopped, .stopped])
+        #expect(abs(rig.ended[0].played - 3.7) < 0.001 && abs(rig.ended[1].played - 0.7) < 0.001)
+    }
+
     @Test func seekDuringACrossfadeMovesTheIncomingTrack() throws {
         let tones = try Tones.get()
         let rig = try halfwayIntoAFade([tones.fadeA, tones.fadeB])
