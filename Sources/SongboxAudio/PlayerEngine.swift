@@ -442,9 +442,10 @@ public final class PlayerEngine {
         crossfade = Crossfade(outgoing: outgoing, start: clock, length: seconds, curve: settings.crossfade.curve)
     }
 
-    /// Decodes the outgoing track's next `frames` into `mixBuffer` and adds them, along its
-    /// fade-out, its ReplayGain and the volume (`volume` at the chunk's start and end), to
-    /// `samples`. Returns how many frames it had and whether its audio is over.
+    /// Decodes as many frames of the outgoing track as `samples` holds (`seconds` of them) into
+    /// `mixBuffer` and adds them, along its fade-out, its ReplayGain and the volume (`volume` at
+    /// the chunk's start and end), to `samples`. Returns how many frames it had and whether its
+    /// audio is over (its end, or the fade's); an outgoing track that fails or stalls is over.
     private func mixOutgoing(into samples: UnsafeMutableBufferPointer<Int16>, volume: (Double, Double),
                              seconds: Double) -> (frames: Int, ended: Bool)? {
         guard let fading = crossfade, let outgoing = fading.outgoing else { return nil }
@@ -455,7 +456,6 @@ public final class PlayerEngine {
             let room = UnsafeMutableBufferPointer(rebasing: mixBuffer[filled * AudioFormat.channels..<wanted * AudioFormat.channels])
             switch (try? outgoing.decoder.decode(into: room)) ?? .ended {
             case .frames(let count): filled += count
-            // A stream that stalls, or a file that fails, is not waited for: its fade ends.
             case .ended, .waiting: ended = true
             }
         }
