@@ -16,18 +16,52 @@ public struct PlayableTrack: Sendable, Hashable, Codable {
     /// Its ReplayGain (from the file's tags, else the analysis), when it has some; read from the
     /// library when it is queued or a saved queue is restored (the saved queue holds none).
     public var replayGain: ReplayGain?
+    /// Its album and place in it, when the library knows them: the next track of the same
+    /// album joins it gapless, never crossfaded.
+    public var album: AlbumPlace?
 
     /// The id of a file played that is not a library track (the bundled alarm tone).
     public static let notInLibrary: Int64 = -1
 
     public init(trackID: Int64, path: String, duration: Double, highlight: HighlightRange? = nil,
-                lyricTimes: LyricTimes? = nil, replayGain: ReplayGain? = nil) {
+                lyricTimes: LyricTimes? = nil, replayGain: ReplayGain? = nil, album: AlbumPlace? = nil) {
         self.trackID = trackID
+        self.album = album
         self.path = path
         self.duration = duration
         self.highlight = highlight
         self.lyricTimes = lyricTimes
         self.replayGain = replayGain
+    }
+}
+
+/// A track's album (by its album artist, or artist, and title) and its place in it.
+public struct AlbumPlace: Sendable, Hashable, Codable {
+    public var album: String
+    public var disc: Int?
+    public var number: Int?
+
+    public init(album: String, disc: Int? = nil, number: Int? = nil) {
+        self.album = album
+        self.disc = disc
+        self.number = number
+    }
+
+    /// The place of a library track, keyed by its album title and album artist; nil without an
+    /// album title.
+    public init?(album: String?, by artist: String?, disc: Int?, number: Int?) {
+        guard let album, !album.isEmpty else { return nil }
+        self.init(album: (artist ?? "") + "\u{1F}" + album, disc: disc, number: number)
+    }
+
+    /// Whether `next` is the track after this one on the same album: the next number on the
+    /// same disc, or the first of the next disc; two tracks of one album without numbers are
+    /// taken as in order.
+    public func isFollowed(by next: AlbumPlace) -> Bool {
+        guard next.album == album else { return false }
+        guard let number, let nextNumber = next.number else { return number == nil && next.number == nil }
+        let disc = disc ?? 1, nextDisc = next.disc ?? 1
+        return (nextDisc == disc && nextNumber == number &+ 1) || (nextDisc == disc &+ 1 && nextNumber == 1)
     }
 }
 

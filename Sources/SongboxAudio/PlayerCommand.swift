@@ -51,6 +51,8 @@ public enum PlayerCommand: Sendable, Hashable {
     case replayGain(ReplayGainMode)
     /// nil: off.
     case sleep(SleepTimer?)
+    /// Seconds of crossfade at a track's end (`CrossfadeSettings.range`; clamped), 0: off.
+    case crossfade(Double)
     // The queue.
     case clear, shuffle
     /// The items at these positions (the range may run past the end, not start there).
@@ -97,6 +99,7 @@ public enum PlayerCommand: Sendable, Hashable {
             engine.setModes(modes)
         case .replayGain(let mode): engine.setReplayGain(mode)
         case .sleep(let timer): engine.setSleepTimer(timer)
+        case .crossfade(let seconds): engine.setCrossfade(seconds)
         case .clear: engine.clear()
         case .shuffle: engine.shuffle()
         case .delete(let range):

@@ -72,6 +72,47 @@ public final class PlayerEngine {
     private var random: SeededRandom
     private let buffer: UnsafeMutableBufferPointer<Int16>
     private var events: [PlayerEvent] = []
+    /// The track fading out under the current one, and the fade (docs/player.md#crossfade).
+    private var crossfade: Crossfade?
+    /// The outgoing track's samples of a chunk, before they are mixed into `buffer`.
+    private let mixBuffer: UnsafeMutableBufferPointer<Int16>
+    /// Whether the current track's end was already looked at for a crossfade.
+    private var endConsidered = false
+    /// The rate a track starting under a crossfade is decoded at: the output's, so that the
+    /// two are mixed at one rate whatever their own.
+    private var joinRate: Int?
+    /// The rate the current track was opened at to join a crossfade (nil: its own, or the
+    /// output's fixed one): the next track of its album is opened at it too.
+    private var joinedAt: Int?
+
+    /// At most this many frames a chunk while a crossfade plays: the curves are applied as
+    /// straight lines across a chunk, and 1024 frames (23 ms) keep them within a hair.
+    static let crossfadeChunk = 1024
+
+    private struct Crossfade {
+        /// Nil once the outgoing track's audio is over (the fade-in goes on to `start + length`).
+        var outgoing: Outgoing?
+        var start: Double
+        var length: Double
+        var curve: CrossfadeCurve
+
+        var end: Double { start + length }
+
+        /// The gains (outgoing, incoming) at `clock`.
+        func gains(at clock: Double) -> (out: Double, in: Double) {
+            curve.gains(at: length <= 0 ? 1 : (clock - start) / length)
+        }
+    }
+
+    /// A track fading out: what `endTrack` needs of it once its audio is over.
+    private struct Outgoing {
+        let decoder: any TrackDecoder
+        let item: QueueItem
+        let gain: ReplayGain?
+        var delivered: Int
+        /// Why it ends: `finished` at a natural end, `skipped` on a manual change.
+        let reason: EndReason
+    }
 
     private struct Transition {
         enum Action {
@@ -97,6 +138,7 @@ public final class PlayerEngine {
         outputs = Self.outputs(output, settings)
         random = SeededRandom(seed: seed)
         buffer = .allocate(capacity: max(1, settings.chunkFrames) * AudioFormat.channels)
+        mixBuffer = .allocate(capacity: max(1, settings.chunkFrames) * AudioFormat.channels)
     }
 
     private static func outputs(_ madeWith: any AudioOutput, _ settings: PlayerSettings) -> [String] {
@@ -107,6 +149,7 @@ public final class PlayerEngine {
         output.close()
         if output !== madeWith { madeWith.close() }
         buffer.deallocate()
+        mixBuffer.deallocate()
     }
 
     public var hasPendingEvents: Bool { !events.isEmpty }
@@ -146,7 +189,8 @@ public final class PlayerEngine {
                      sleepTimer: sleepTimer,
                      clock: clock, outputError: outputError, playError: playError, heading: heading, headingID: headingID,
                      replayGain: replayGain, outputs: outputs, outputIndex: outputIndex,
-                     streamTitle: streamTitle, buffering: buffering, source: (decoder as? FileDecoder)?.source)
+                     streamTitle: streamTitle, buffering: buffering, source: (decoder as? FileDecoder)?.source,
+                     crossfade: settings.crossfade.seconds)
     }
 
     /// The ReplayGain mode (`settings.replayGain.mode`).
@@ -206,7 +250,7 @@ public final class PlayerEngine {
     public func play(id: Int? = nil, reason: StartReason = .user) {
         if let id {
             guard queue.item(id: id) != nil else { return }
-            change(to: .play(id: id, reason: reason, endReason: .skipped))
+            skip(to: id, reason: reason)
             return
         }
         switch state {
@@ -259,7 +303,7 @@ public final class PlayerEngine {
             if state != .stopped { change(to: .stop) }
             return
         }
-        change(to: .play(id: id, reason: .user, endReason: .skipped))
+        skip(to: id, reason: .user)
     }
 
     /// The previous item, or the start of this one when more than a few seconds were played.
@@ -270,7 +314,7 @@ public final class PlayerEngine {
             return
         }
         if modes.random, !randomHistory.isEmpty { randomHistory.removeLast() }
-        change(to: .play(id: preceding(current)!, reason: .user, endReason: .skipped))
+        skip(to: preceding(current)!, reason: .user)
     }
 
     /// Moves within the current track (seconds, clamped to the track). A skip, pause or stop
@@ -293,12 +337,153 @@ public final class PlayerEngine {
             emit(.decodeError(item: item, message: error.description))
             return
         }
+        // Its end is looked at again for a crossfade (a seek back from its last seconds).
+        endConsidered = false
         emit(.seeked(item: item, from: from, to: elapsed))
         if let lines = lyrics?.jumped(to: decoder.position) { announce(lines, of: item) }
     }
 
     public func seek(by seconds: Double) {
         seek(to: elapsed + seconds)
+    }
+
+    // MARK: Crossfade
+
+    /// Sets the crossfade at a track's end (seconds, bounded to `CrossfadeSettings.range`;
+    /// 0: off); a manual change's follows it unless `crossfade_manual` was set. A fade already
+    /// playing goes on.
+    public func setCrossfade(_ seconds: Double) {
+        let before = settings.crossfade
+        settings.crossfade.seconds = seconds
+        if settings.crossfade != before { emitOptions() }
+    }
+
+    /// A change of track asked for (`next`, `previous`, `play N`): crossfaded over
+    /// `crossfade_manual` where the two tracks take one, else the short `transitionFade`.
+    private func skip(to id: Int, reason: StartReason) {
+        let seconds = settings.crossfade.length(manual: true)
+        guard seconds > 0, state == .playing, !buffering, !highlights, !fadingOut,
+              let item = currentItem, let next = queue.item(id: id),
+              crossfades(from: item, lasting: duration ?? 0, to: next) else {
+            return change(to: .play(id: id, reason: reason, endReason: .skipped))
+        }
+        crossfadeInto(over: seconds, ending: .skipped) { start(id, reason: reason) }
+    }
+
+    /// A pause, stop or skip is fading out (a fade-in after a resume is not one).
+    private var fadingOut: Bool {
+        guard let transition else { return false }
+        if case .fadeIn = transition.action { return false }
+        return true
+    }
+
+    /// Frames of the current track to play before its natural-end crossfade starts (0: now),
+    /// nil when none is to be looked at.
+    private func framesBeforeCrossfade(_ decoder: any TrackDecoder) -> Int? {
+        guard !endConsidered, crossfade == nil, settings.crossfade.seconds > 0, !highlights,
+              let length = decoder.length else { return nil }
+        let overlap = Self.frameCount(settings.crossfade.seconds, rate: Double(decoder.format.sampleRate))
+        return max(0, length - overlap - decoder.position)
+    }
+
+    /// The current track is `crossfade` seconds from its end: the next one starts under it
+    /// when the modes, the sleep timer and the two tracks allow, else it plays to its end.
+    private func crossfadeAtEnd(of item: QueueItem, _ decoder: any TrackDecoder) {
+        endConsidered = true
+        let rate = Double(decoder.format.sampleRate)
+        guard !fadingOut, !modes.single.isOn, let length = decoder.length else { return }
+        switch sleepTimer {
+        case .endOfTrack?: return
+        case .endOfQueue? where isLast(item.id): return
+        default: break
+        }
+        guard let successor = following(item.id), successor != item.id, let next = queue.item(id: successor),
+              crossfades(from: item, lasting: Double(length) / rate, to: next) else { return }
+        crossfadeInto(over: Double(max(0, length - decoder.position)) / rate, ending: .finished) {
+            advanceAtEnd(of: item, to: successor)
+        }
+    }
+
+    /// Whether `item` (`seconds` long) crossfades into `next`: both at least
+    /// `crossfade_min_track` long, and not the next track of the same album.
+    private func crossfades(from item: QueueItem, lasting seconds: Double, to next: QueueItem) -> Bool {
+        let minimum = settings.crossfade.minTrackSeconds
+        guard seconds >= minimum, next.track.duration > 0, next.track.duration >= minimum else { return false }
+        return !Self.isAlbumJoin(item, next)
+    }
+
+    /// Whether `next` is the track after `item` on the same album.
+    private static func isAlbumJoin(_ item: QueueItem, _ next: QueueItem) -> Bool {
+        guard let album = item.track.album, let nextAlbum = next.track.album else { return false }
+        return album.isFollowed(by: nextAlbum)
+    }
+
+    /// The rate to open the track after `item` at: `joinedAt` when `item` came in by a
+    /// crossfade at another rate than its own and the next is its album's next track, so that
+    /// the album's joins stay gapless on an output that follows the rate (not reopened).
+    private func albumJoinRate(after item: QueueItem) -> Int? {
+        guard let rate = joinedAt, !modes.random, let id = following(item.id), let next = queue.item(id: id),
+              Self.isAlbumJoin(item, next) else { return nil }
+        return rate
+    }
+
+    /// Keeps the current track playing as the outgoing side of a crossfade of `seconds` and
+    /// starts the next one through `startNext`, at the output's rate.
+    private func crossfadeInto(over seconds: Double, ending reason: EndReason, startNext: () -> Void) {
+        guard let decoder, let item = currentItem else { return startNext() }
+        let outgoing = Outgoing(decoder: decoder, item: item, gain: openTrackGain, delivered: delivered, reason: reason)
+        joinRate = outputFormat?.sampleRate
+        defer { joinRate = nil }
+        startNext()
+        guard self.decoder != nil, state == .playing else {
+            // Nothing came in (every next track failed): the outgoing one ends here.
+            return endTrack(outgoing.item, outgoing.decoder, delivered: outgoing.delivered, reason: .stopped)
+        }
+        crossfade = Crossfade(outgoing: outgoing, start: clock, length: seconds, curve: settings.crossfade.curve)
+    }
+
+    /// Decodes as many frames of the outgoing track as `samples` holds (`seconds` of them) into
+    /// `mixBuffer` and adds them, along its fade-out, its ReplayGain and the volume (`volume` at
+    /// the chunk's start and end), to `samples`. Returns how many frames it had and whether its
+    /// audio is over (its end, or the fade's); an outgoing track that fails or stalls is over.
+    private func mixOutgoing(into samples: UnsafeMutableBufferPointer<Int16>, volume: (Double, Double),
+                             seconds: Double) -> (frames: Int, ended: Bool)? {
+        guard let fading = crossfade, let outgoing = fading.outgoing else { return nil }
+        let wanted = samples.count / AudioFormat.channels
+        var filled = 0
+        var ended = false
+        while filled < wanted, !ended {
+            let room = UnsafeMutableBufferPointer(rebasing: mixBuffer[filled * AudioFormat.channels..<wanted * AudioFormat.channels])
+            switch (try? outgoing.decoder.decode(into: room)) ?? .ended {
+            case .frames(let count): filled += count
+            case .ended, .waiting: ended = true
+            }
+        }
+        let scale = AppliedGain(outgoing.gain, settings: settings.replayGain, random: modes.random).scale
+        let share = Double(filled) / Double(max(1, wanted))
+        let to = volume.0 + (volume.1 - volume.0) * share
+        let mixed = UnsafeMutableBufferPointer(rebasing: mixBuffer[0..<filled * AudioFormat.channels])
+        Gain.apply(mixed, from: volume.0 * fading.gains(at: clock).out * scale,
+                   to: to * fading.gains(at: clock + seconds * share).out * scale)
+        for index in mixed.indices {
+            samples[index] = Int16(clamping: Int32(samples[index]) + Int32(mixed[index]))
+        }
+        return (filled, ended || clock + seconds >= fading.end - 1e-9)
+    }
+
+    /// The outgoing track's frames of a chunk written: counted, and its end when it is over.
+    private func outgoingWritten(_ mixed: (frames: Int, ended: Bool)?) {
+        guard let mixed else { return }
+        crossfade?.outgoing?.delivered += mixed.frames
+        if mixed.ended { endOutgoing() }
+    }
+
+    /// Ends the track fading out, if any: its `track_ended`, with what of it was heard, for its
+    /// own reason or `reason`.
+    private func endOutgoing(_ reason: EndReason? = nil) {
+        guard let outgoing = crossfade?.outgoing else { return }
+        crossfade?.outgoing = nil
+        endTrack(outgoing.item, outgoing.decoder, delivered: outgoing.delivered, reason: reason ?? outgoing.reason)
     }
 
     // MARK: Volume, modes, timers
@@ -419,6 +604,18 @@ public final class PlayerEngine {
         }
         let rate = frameRate
         var wanted = min(settings.chunkFrames, max(1, maxFrames))
+        if let lead = framesBeforeCrossfade(decoder) {
+            guard lead > 0 else {
+                crossfadeAtEnd(of: item, decoder)
+                return .rendered(frames: 0)
+            }
+            wanted = min(wanted, lead)
+        }
+        if let crossfade {
+            wanted = min(wanted, Self.crossfadeChunk)
+            // The fade's last frame ends a chunk: the outgoing track delivers nothing past it.
+            if crossfade.end > clock { wanted = min(wanted, frames(in: crossfade.end - clock)) }
+        }
         if let end = item.track.highlight?.end, highlights {
             wanted = min(wanted, max(0, Self.frameCount(end, rate: rate) - decoder.position))
         }
@@ -475,15 +672,22 @@ public final class PlayerEngine {
         let samples = UnsafeMutableBufferPointer(rebasing: buffer[0..<frames * 2])
         // The track's ReplayGain multiplies the volume. A chunk never spans two tracks, so the
         // next track's gain applies from its first sample.
+        // In a crossfade, each track's gain and fade apply to it, the volume to the mix.
         let replayGainScale = replayGain.scale
-        Gain.apply(samples, from: gain(at: clock) * replayGainScale, to: gain(at: clock + seconds) * replayGainScale)
+        let volume = (gain(at: clock), gain(at: clock + seconds))
+        let fadeIn = crossfade.map { ($0.gains(at: clock).in, $0.gains(at: clock + seconds).in) } ?? (1, 1)
+        Gain.apply(samples, from: volume.0 * fadeIn.0 * replayGainScale, to: volume.1 * fadeIn.1 * replayGainScale)
+        let outgoingStart = crossfade?.outgoing?.decoder.position
+        let mixed = mixOutgoing(into: samples, volume: volume, seconds: seconds)
         do throws(AudioOutputError) {
             try output.write(UnsafeBufferPointer(samples))
         } catch {
             // Keep the place: the chunk is decoded again once the output is back.
             try? decoder.seek(toFrame: startFrame)
+            if let outgoingStart { try? crossfade?.outgoing?.decoder.seek(toFrame: outgoingStart) }
             return outputFailed(error)
         }
+        outgoingWritten(mixed)
         outputError = nil
         failuresInARow = 0
         delivered += frames
@@ -564,6 +768,7 @@ public final class PlayerEngine {
     }
 
     private func afterWriting(_ item: QueueItem) {
+        if let crossfade, crossfade.outgoing == nil, crossfade.end <= clock + 1e-9 { self.crossfade = nil }
         if let fade, fade.isDone(at: clock) {
             self.fade = nil
             volume = fade.to
@@ -590,6 +795,7 @@ public final class PlayerEngine {
         // A pause, stop or skip asked for in the track's last moments, its fade cut short by
         // the end: it still happens, at the start of what comes next.
         let pending = transition?.action
+        let albumRate = albumJoinRate(after: item)
         endTrack(.finished)
         switch pending {
         case .stop?:
@@ -617,8 +823,16 @@ public final class PlayerEngine {
             return
         default: break
         }
+        joinRate = albumRate
+        advanceAtEnd(of: item)
+        joinRate = nil
+    }
+
+    /// What comes after `item` ended by itself (or started to fade out): the next item, or
+    /// `successor` when already chosen; a oneshot mode is then turned off.
+    private func advanceAtEnd(of item: QueueItem, to successor: Int? = nil) {
         let oneshot = modes.single == .oneshot || modes.consume == .oneshot
-        advance(after: item.id, reason: .next)
+        advance(after: item.id, reason: .next, to: successor)
         if oneshot {
             // A oneshot mode applies to the one track that just ended, then turns itself off.
             if modes.single == .oneshot { modes.single = .off }
@@ -630,9 +844,9 @@ public final class PlayerEngine {
     /// After `id` ended by itself: the next item by the modes, consuming `id` when asked. In
     /// single mode it plays `id` again with repeat, else the next item waits paused at its
     /// start, as in MPD (the place in the queue is kept; `play` or `pause 0` goes on).
-    private func advance(after id: Int, reason: StartReason) {
+    private func advance(after id: Int, reason: StartReason, to chosen: Int? = nil) {
         let single = modes.single.isOn && reason == .next
-        let successor = single && modes.repeat ? id : following(id)
+        let successor = chosen ?? (single && modes.repeat ? id : following(id))
         if modes.consume.isOn, successor != id {
             queue.remove(ids: [id])
             emit(.queueChanged(version: queue.version))
@@ -688,12 +902,13 @@ public final class PlayerEngine {
         }
         let opened: any TrackDecoder
         do throws(DecodeError) {
-            opened = try openDecoder(for: item.track, rate: output.requiredFormat?.sampleRate)
+            opened = try openDecoder(for: item.track, rate: output.requiredFormat?.sampleRate ?? joinRate)
         } catch {
             emit(.decodeError(item: item, message: error.message))
             return skipOver(item, reason: reason)
         }
         decoder = opened
+        joinedAt = joinRate.flatMap { $0 == output.requiredFormat?.sampleRate ? nil : $0 }
         openTrackGain = item.track.replayGain
         state = .playing
         let from = highlights ? (item.track.highlight?.start ?? 0) : seconds
@@ -737,6 +952,15 @@ public final class PlayerEngine {
     /// Ends the current track with `reason`: the event with what was heard and what it counts as.
     private func endTrack(_ reason: EndReason) {
         guard let decoder, let item = currentItem else { return }
+        // A track fading out under it ends first: stopped too when playback stops (a stop, the
+        // sleep timer, a failed output), else for its own reason.
+        endOutgoing(reason == .stopped ? .stopped : nil)
+        endTrack(item, decoder, delivered: delivered, reason: reason)
+        closeTrack()
+    }
+
+    /// The `track_ended` of `item`, played by `decoder`, of which `delivered` frames were heard.
+    private func endTrack(_ item: QueueItem, _ decoder: any TrackDecoder, delivered: Int, reason: EndReason) {
         let rate = Double(decoder.format.sampleRate)
         let played = Double(delivered) / rate
         let duration = highlights
@@ -745,10 +969,14 @@ public final class PlayerEngine {
         let counted = highlights || item.track.trackID == PlayableTrack.notInLibrary ? nil
             : settings.countRules.count(reason: reason, played: played, duration: duration)
         emit(.trackEnded(item: item, reason: reason, played: played, duration: duration, counted: counted))
-        closeTrack()
     }
 
+    /// Lets the current track go; a track still fading out under it ends with it.
     private func closeTrack() {
+        endOutgoing()
+        crossfade = nil
+        endConsidered = false
+        joinedAt = nil
         decoder = nil
         streamTitle = nil
         buffering = false
@@ -789,6 +1017,7 @@ public final class PlayerEngine {
 
     /// Stops with the current item kept, so `play()` starts it again.
     private func stopPlayback() {
+        endOutgoing(.stopped)
         closeTrack()
         state = .stopped
         output.drain()
@@ -828,6 +1057,8 @@ public final class PlayerEngine {
             try spec.checkDestination()
             next = spec.makeOutput()
         }
+        // The track fading out is at the old output's rate: it ends here.
+        endOutgoing()
         output.close()
         outputFormat = nil
         output = next

@@ -197,4 +197,6 @@ public struct PlayerStatus: Sendable, Hashable {
     /// What the playing file holds (rate, bits, channels), before it becomes the output's
     /// 16-bit stereo; nil for MP3 and streams.
     public var source: SourceFormat?
+    /// The crossfade's length at a track's natural end, in seconds (MPD's `xfade`); 0: off.
+    public var crossfade = 0.0
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SongboxAudio
 import SongboxServer
 
 /// Where the client commands connect, as mpc reads it.
@@ -21,7 +22,7 @@ struct ServerOptions: ParsableArguments {
 enum ClientCommands {
     static let all: [any ParsableCommand.Type] = [
         Status.self, Toggle.self, Pause.self, Stop.self, Next.self, Previous.self, Seek.self, Volume.self,
-        Queue.self, Add.self, Clear.self, Shuffle.self, Sleep.self, Search.self,
+        Queue.self, Add.self, Clear.self, Shuffle.self, Sleep.self, Crossfade.self, Search.self,
     ]
 
     /// `Artist - Title`, `[playing] #2/3   0:01/0:05 (20%)`, the options line.
@@ -204,6 +205,26 @@ enum ClientCommands {
             print(tr(when == "off" ? "The sleep timer is off."
                      : Double(when) != nil ? "Playback stops in \(when) minutes." : when == "queue" ? "Playback stops at the end of the queue."
                      : "Playback stops at the end of the track."))
+        }
+    }
+
+    struct Crossfade: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: tr("Show the crossfade between songs, or set it: N seconds (0 to 30; 0: off)."))
+        @OptionGroup var server: ServerOptions
+        @Argument(help: ArgumentHelp(tr("Seconds."), valueName: "seconds")) var seconds: String?
+
+        func validate() throws {
+            guard let seconds else { return }
+            guard let value = Double(seconds), value == value.rounded(), CrossfadeSettings.range.contains(value) else {
+                throw ValidationError(tr("the crossfade is whole seconds from 0 to 30, got \(seconds)"))
+            }
+        }
+
+        func run() throws {
+            let client = try server.client()
+            if let seconds { _ = try client.send("crossfade", [seconds]) }
+            // As mpc prints it; MPD leaves `xfade` out when it is off.
+            print("crossfade: " + (try client.send("status").first { $0.0 == "xfade" }?.1 ?? "0"))
         }
     }
 

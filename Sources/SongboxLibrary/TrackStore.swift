@@ -26,14 +26,18 @@ public struct TrackStore: Sendable {
 
     /// The id, path and length of each track matching the query text, in its order: what a
     /// queue needs, without reading every tag of every track.
-    public func files(matching text: String, now: Date = Date()) throws(SongboxError) -> [(id: Int64, path: String, duration: Double)] {
+    public func files(matching text: String, now: Date = Date()) throws(SongboxError) -> [LibraryFile] {
         let query = try LibraryQuery.parse(text, now: now)
         let evaluated = try library.playlists.evaluateScriptPlaylists(reachedBy: query)
         return try runner.read { db in
-            let (sql, arguments) = try LibrarySQL.statement(for: query, selecting: "id, path, duration", in: db, evaluated: evaluated)
+            let (sql, arguments) = try LibrarySQL.statement(for: query, selecting: "id, path, duration, album, albumartist, artist, disc, track",
+                                                            in: db, evaluated: evaluated)
             let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
-            var files: [(id: Int64, path: String, duration: Double)] = []
-            while let row = try rows.next() { files.append((row[0], row[1], row[2])) }
+            var files: [LibraryFile] = []
+            while let row = try rows.next() {
+                files.append(LibraryFile(id: row[0], path: row[1], duration: row[2], album: row[3], albumArtist: row[4] ?? row[5],
+                                         disc: row[6], track: row[7]))
+            }
             return files
         }
     }
@@ -106,6 +110,18 @@ public struct TrackStore: Sendable {
                 """, arguments: [id])
         }
     }
+}
+
+/// A track as the queue takes it, read compactly: its file, length and place on its album.
+public struct LibraryFile: Sendable, Hashable {
+    public var id: Int64
+    public var path: String
+    public var duration: Double
+    public var album: String?
+    /// The album artist, else the artist.
+    public var albumArtist: String?
+    public var disc: Int?
+    public var track: Int?
 }
 
 /// One edit of a track: a field and its new value, or nil to go back to the file's tag.

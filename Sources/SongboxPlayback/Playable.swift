@@ -13,7 +13,8 @@ extension TrackStore {
         return files.map { file in
             PlayableTrack(trackID: file.id, path: file.path, duration: file.duration,
                           highlight: highlights[file.id].map { HighlightRange(start: $0.start, end: $0.end) },
-                          lyricTimes: lyrics[file.id], replayGain: gains[file.id])
+                          lyricTimes: lyrics[file.id], replayGain: gains[file.id],
+                          album: AlbumPlace(album: file.album, by: file.albumArtist, disc: file.disc, number: file.track))
         }
     }
 
@@ -25,7 +26,8 @@ extension TrackStore {
         return tracks.map { track in
             PlayableTrack(trackID: track.id, path: track.path, duration: track.duration,
                           highlight: highlights[track.id].map { HighlightRange(start: $0.start, end: $0.end) },
-                          lyricTimes: lyrics[track.id], replayGain: gains[track.id])
+                          lyricTimes: lyrics[track.id], replayGain: gains[track.id],
+                          album: AlbumPlace(album: track.album, by: track.albumArtist ?? track.artist, disc: track.disc, number: track.track))
         }
     }
 

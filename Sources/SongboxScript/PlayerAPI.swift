@@ -69,6 +69,15 @@ public enum PlayerAPI {
                     return engine.replayGainMode.rawValue
                 })]
             }),
+            // `player.crossfade([seconds])`: the crossfade at a track's end, set first when given.
+            ("player.crossfade", false, { [weak runtime] args in
+                let seconds = args.isNil(1) ? nil : try args.seconds(1, limit: CrossfadeSettings.range.upperBound)
+                if seconds != nil, let refusal = runtime?.bridge.writeRefusal("player.crossfade") { throw refusal }
+                return [.number(try host.control.perform { engine in
+                    if let seconds { engine.setCrossfade(seconds) }
+                    return engine.settings.crossfade.seconds
+                })]
+            }),
             ("player.fade", true, { args in try fade(args, host) }),
             ("player.outputs", false, { _ in [try outputs(host)] }),
             ("player.use_output", true, { args in try useOutput(args, host) }),
@@ -297,6 +306,7 @@ public enum PlayerAPI {
             "elapsed": .number(snapshot.elapsed),
         ]
         if let duration = status.duration { table["duration"] = .number(duration) }
+        table["crossfade"] = .number(status.crossfade)
         table["replay_gain"] = replayGainTable(status.replayGain)
         if let error = status.outputError { table["output_error"] = .string(error) }
         if status.outputs.indices.contains(status.outputIndex) {

@@ -58,7 +58,7 @@ public enum MPDCommandTable {
         Entry("config", .admin, 0...0),
         Entry("consume", .player, 1...1) { args throws(MPDProtocol.Failure) in .player(.mode(.consume, try args.toggle(0))) },
         Entry("count", .read, from(1)),
-        Entry("crossfade", .player, 1...1) { args throws(MPDProtocol.Failure) in _ = try args.integer(0); return .ignored },
+        Entry("crossfade", .player, 1...1) { args throws(MPDProtocol.Failure) in .player(.crossfade(Double(try args.unsigned(0)))) },
         Entry("currentsong", .read, 0...0),
         Entry("decoders", .read, 0...0),
         Entry("delete", .player, 1...1) { args throws(MPDProtocol.Failure) in .player(.delete(try args.range(0))) },

@@ -400,6 +400,8 @@ public struct MPDCommands: MPDCommandHandler {
                 }
             }
         }
+        // As MPD: whole seconds, only when on.
+        if status.crossfade > 0 { out.field("xfade", String(Int(status.crossfade.rounded()))) }
         if let job = backend.updateJob { out.field("updating_db", String(job)) }
         if let error = status.outputError ?? status.playError { out.field("error", error) }
     }

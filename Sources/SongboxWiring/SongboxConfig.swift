@@ -16,6 +16,10 @@ import SongboxServer
 /// skip_after = 10         # moving on after this many seconds is a skip
 /// fade = 0.1              # seconds of fade on pause, stop and skip
 /// sleep_fade = 10         # seconds of fade before the sleep timer stops
+/// crossfade = 6           # seconds one track fades into the next at its end (0 to 30; 0: off)
+/// crossfade_manual = 2    # ... and on next, previous, play N (default: as crossfade)
+/// crossfade_min_track = 20  # no crossfade into or out of a track shorter than this
+/// crossfade_curve = equal-power  # or linear
 /// replay_gain = auto      # off, track, album or auto (album in order, track on random)
 /// replay_gain_preamp = 0  # dB added to a ReplayGain (-15 to 15)
 /// replay_gain_missing_preamp = 0  # dB for tracks without ReplayGain (-15 to 15)
@@ -152,7 +156,8 @@ public struct SongboxConfig: Sendable, Equatable {
         return config
     }
 
-    static let keys = ["output", "play_fraction", "play_seconds", "skip_after", "fade", "sleep_fade", "replay_gain",
+    static let keys = ["output", "play_fraction", "play_seconds", "skip_after", "fade", "sleep_fade", "crossfade",
+                       "crossfade_manual", "crossfade_min_track", "crossfade_curve", "replay_gain",
                        "replay_gain_preamp", "replay_gain_missing_preamp", "missing_days", "music", "plugins",
                        "rescan_minutes", "socket", "plugin_restart_pause", "plugin_failures", "bind", "max_connections",
                        "password", "default_permissions", "tls_certificates", "cache_folder", "cache_size", "allow_local_streams",
@@ -269,6 +274,13 @@ public struct SongboxConfig: Sendable, Equatable {
             cacheLimit = bytes
             return
         }
+        if key == "crossfade_curve" {
+            guard let curve = CrossfadeCurve(rawValue: value) else {
+                throw SongboxError(.invalidArgument, "crossfade_curve is equal-power or linear, got '\(value)'", at: place)
+            }
+            settings.crossfade.curve = curve
+            return
+        }
         if key == "replay_gain" {
             guard let mode = ReplayGainMode(rawValue: value) else {
                 throw SongboxError(.invalidArgument, "replay_gain is off, track, album or auto, got '\(value)'", at: place)
@@ -296,6 +308,9 @@ public struct SongboxConfig: Sendable, Equatable {
         case "skip_after": settings.countRules.skipAfterSeconds = number
         case "fade": settings.transitionFade = number
         case "sleep_fade": settings.sleepFade = number
+        case "crossfade": settings.crossfade.seconds = number
+        case "crossfade_manual": settings.crossfade.manualSeconds = number
+        case "crossfade_min_track": settings.crossfade.minTrackSeconds = number
         case "replay_gain_preamp": settings.replayGain.preamp = number
         case "replay_gain_missing_preamp": settings.replayGain.missingPreamp = number
         case "rescan_minutes": rescanMinutes = number
@@ -318,6 +333,9 @@ public struct SongboxConfig: Sendable, Equatable {
         "skip_after": NumberRange(.seconds, 0, 86_400),
         "fade": NumberRange(.seconds, 0, 10),
         "sleep_fade": NumberRange(.seconds, 0, 600),
+        "crossfade": NumberRange(.seconds, CrossfadeSettings.range.lowerBound, CrossfadeSettings.range.upperBound),
+        "crossfade_manual": NumberRange(.seconds, CrossfadeSettings.range.lowerBound, CrossfadeSettings.range.upperBound),
+        "crossfade_min_track": NumberRange(.seconds, 0, 3_600),
         "replay_gain_preamp": NumberRange(.decibels, ReplayGainSettings.preampRange.lowerBound, ReplayGainSettings.preampRange.upperBound),
         "replay_gain_missing_preamp": NumberRange(.decibels, ReplayGainSettings.preampRange.lowerBound,
                                                   ReplayGainSettings.preampRange.upperBound),

@@ -19,6 +19,23 @@ import Testing
         return (store, folder, Dictionary(uniqueKeysWithValues: tracks.map { (($0.path as NSString).lastPathComponent, $0) }))
     }
 
+    /// The queue takes each library track with its album and place on it, read both ways the
+    /// library gives tracks to play: the crossfade's album rule works from these.
+    @Test func queuedTracksKnowTheirPlaceOnTheirAlbum() throws {
+        let library = try TestLibrary()
+        try library.scanExamples()
+        let store = try LibraryStore(path: library.songbox.database)
+        let query = "album:\"Old Roads\" sort:path"
+        for tracks in [try store.tracks.playable(matching: query), try store.tracks.playable(try store.tracks.matching(query))] {
+            let places = tracks.compactMap(\.album)
+            #expect(places.count == 2)
+            #expect(places.count == 2 && places[0].isFollowed(by: places[1]) && !places[1].isFollowed(by: places[0]), "\(places)")
+        }
+        let other = try store.tracks.playable(matching: "album:\"Northern Skies\"").compactMap(\.album)
+        let oldRoads = try store.tracks.playable(matching: query).first?.album
+        #expect(other.count == 1 && other.first?.album != oldRoads?.album)
+    }
+
     @Test func playsAndSkipsBecomeHistoryRowsAndTheStateIsSaved() throws {
         let (store, folder, tracks) = try library()
         defer { try? FileManager.default.removeItem(atPath: folder) }

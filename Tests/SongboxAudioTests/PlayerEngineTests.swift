@@ -18,6 +18,8 @@ enum Tones {
         /// A gapless album of three parts.
         let album: [String]
         let corrupt: String
+        /// Steady 4 s tones for crossfades, 44.1 kHz stereo: 440, 660 and 880 Hz; and 550 Hz at 48 kHz.
+        let fadeA: String, fadeB: String, fadeC: String, fade48k: String
     }
 
     static let shared: Result<Set, any Error> = Result {
@@ -28,7 +30,11 @@ enum Tones {
                    two48k: try AudioFixtures.tone(in: folder, name: "two-48k", seconds: 2, rate: 48_000, frequency: 550),
                    thirty: try AudioFixtures.tone(in: folder, name: "thirty", seconds: 30, channels: 1, frequency: 220),
                    album: try AudioFixtures.gaplessAlbum(in: folder),
-                   corrupt: try AudioFixtures.corrupt(in: folder))
+                   corrupt: try AudioFixtures.corrupt(in: folder),
+                   fadeA: try AudioFixtures.tone(in: folder, name: "a", seconds: 4, frequency: 440),
+                   fadeB: try AudioFixtures.tone(in: folder, name: "b", seconds: 4, frequency: 660),
+                   fadeC: try AudioFixtures.tone(in: folder, name: "c", seconds: 4, frequency: 880),
+                   fade48k: try AudioFixtures.tone(in: folder, name: "d", seconds: 4, rate: 48_000, frequency: 550))
     }
 
     static func get() throws -> Set { try shared.get() }

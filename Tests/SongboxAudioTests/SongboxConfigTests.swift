@@ -27,6 +27,21 @@ import Testing
         #expect(config.settings.transitionFade == 0.25 && config.settings.sleepFade == 30)
     }
 
+    @Test func theCrossfadeSettingsAndTheirBounds() throws {
+        let config = try SongboxConfig.parse("""
+            crossfade = 6
+            crossfade_manual = 2
+            crossfade_min_track = 45
+            crossfade_curve = linear
+            """, path: "config")
+        #expect(config.settings.crossfade == CrossfadeSettings(seconds: 6, manualSeconds: 2, minTrackSeconds: 45, curve: .linear))
+        let defaults = try SongboxConfig.parse("crossfade = 4", path: "config").settings.crossfade
+        #expect(defaults.length(manual: true) == 4 && defaults.minTrackSeconds == 20 && defaults.curve == .equalPower)
+        for wrong in ["crossfade = 31", "crossfade = nan", "crossfade_manual = -1", "crossfade_min_track = 1e9", "crossfade_curve = log"] {
+            #expect(throws: SongboxError.self, "\(wrong)") { try SongboxConfig.parse(wrong, path: "config") }
+        }
+    }
+
     @Test func noFileMeansTheDefaults() throws {
         // At the usual place only: a file named elsewhere must be there (issue 25).
         let home = ["HOME": "/nonexistent", "XDG_CONFIG_HOME": "/nonexistent/xdg"]

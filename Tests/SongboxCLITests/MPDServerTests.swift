@@ -137,6 +137,22 @@ extension TestLibrarySuite {
         #expect(shown.stdout.contains("\"rating\": 4") && shown.stdout.contains("\"liked\": true"), "\(shown.stdout)")
     }
 
+    /// `crossfade N` is real: the config's length, then the client's, in `status` as `xfade`
+    /// (absent when off, as MPD leaves it out); a length past 30 s is held at 30.
+    @Test func mpcSetsTheCrossfadeAndStatusShowsIt() throws {
+        let (daemon, port) = try startDaemon(config: "crossfade = 3\n")
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        #expect(try mpc(port, ["crossfade"]).stdout == "crossfade: 3\n")
+        #expect(try mpc(port, ["crossfade", "5"]).status == 0)
+        #expect(try mpc(port, ["crossfade"]).stdout == "crossfade: 5\n")
+        let status = try SongboxRunner.run(executable: "/usr/bin/python3", ["-c", """
+            import mpd, sys
+            c = mpd.MPDClient(); c.connect("127.0.0.1", int(sys.argv[1]))
+            print(c.status().get("xfade")); c.crossfade(0); print(c.status().get("xfade")); c.crossfade(99); print(c.status().get("xfade"))
+            """, String(port)])
+        #expect(status.lines == ["5", "None", "30"], "\(status.stderr)")
+    }
+
     /// The configured outputs are MPD's outputs: one plays at a time, `enable` moves playback
     /// to another at the same place, and the one in use cannot be disabled (refused, not faked).
     @Test func mpcListsTheConfiguredOutputsAndMovesPlaybackBetweenThem() throws {

@@ -511,6 +511,7 @@ songbox.player = {}
 ---@field output string The spec of the output in use.
 ---@field output_index integer Its place among songbox.player.outputs().
 ---@field replay_gain songbox.player.replay_gain_status
+---@field crossfade number Seconds of crossfade at a track's end (0: off).
 
 ---@class songbox.player.replay_gain_status
 ---@field mode "off"|"track"|"album"|"auto"
@@ -560,6 +561,12 @@ function songbox.player.volume(volume) end
 ---@param mode? "off"|"track"|"album"|"auto"
 ---@return "off"|"track"|"album"|"auto"
 function songbox.player.replay_gain(mode) end
+
+---Returns the crossfade at a track's end, in seconds (0: off); with an argument, first sets
+---it (0 to 30; that part writes). docs/player.md#crossfade says when a change is crossfaded.
+---@param seconds? number
+---@return number
+function songbox.player.crossfade(seconds) end
 
 ---(writes) Moves the volume over seconds of playback.
 ---@param options {to: number, over?: number, curve?: "linear"|"log"}

@@ -50,6 +50,12 @@ each(function(n) return sb.library.find({ limit = n }) end)
 each(function(n) return sb.history.recent(n) end)
 each(function(n) return sb.history.top(n) end)
 each(function(n) return sb.json.encode(n) end)
+each(function(n) return sb.player.crossfade(n) end)
+-- The getter and the setter: seconds from 0 to 30, status says it; beyond, an argument error.
+assert(sb.player.crossfade(4) == 4 and sb.player.crossfade() == 4 and sb.player.status().crossfade == 4)
+local ok, err = pcall(sb.player.crossfade, 31)
+assert(not ok and err:find("seconds must be from 0 to 30", 1, true), tostring(err))
+assert(sb.player.crossfade(0) == 0)
 sb.player.volume(100)
 lib.ok("queue and player")
 
