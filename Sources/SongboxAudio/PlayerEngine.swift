@@ -74,6 +74,9 @@ public final class PlayerEngine {
     private var events: [PlayerEvent] = []
     /// The track fading out under the current one, and the fade (docs/player.md#crossfade).
     private var crossfade: Crossfade?
+    /// Whether a client or a script set the crossfade (kept in the saved state), rather than
+    /// the config.
+    private var crossfadeChosen = false
     /// The outgoing track's samples of a chunk, before they are mixed into `buffer`.
     private let mixBuffer: UnsafeMutableBufferPointer<Int16>
     /// Whether the current track's end was already looked at for a crossfade.
@@ -181,7 +184,8 @@ public final class PlayerEngine {
 
     public var snapshot: PlayerSnapshot {
         PlayerSnapshot(queue: queue, current: currentID, elapsed: elapsed, state: state, modes: modes,
-                       volume: fade?.to ?? volume, highlights: highlights)
+                       volume: fade?.to ?? volume, highlights: highlights,
+                       crossfade: crossfadeChosen ? settings.crossfade.seconds : nil)
     }
 
     public var status: PlayerStatus {
@@ -228,6 +232,10 @@ public final class PlayerEngine {
         modes = saved.modes
         volume = max(Self.volumeRange.lowerBound, min(Self.volumeRange.upperBound, saved.volume))
         highlights = saved.highlights
+        if let chosen = saved.crossfade {
+            settings.crossfade.seconds = chosen  // bounded by the setting itself
+            crossfadeChosen = true
+        }
         state = .stopped
     }
 
@@ -355,6 +363,7 @@ public final class PlayerEngine {
     public func setCrossfade(_ seconds: Double) {
         let before = settings.crossfade
         settings.crossfade.seconds = seconds
+        crossfadeChosen = true
         if settings.crossfade != before { emitOptions() }
     }
 

@@ -153,9 +153,13 @@ public struct PlayerSnapshot: Sendable, Hashable, Codable {
     public var modes: PlaybackModes
     public var volume: Double
     public var highlights: Bool
+    /// The crossfade a client or a script chose (MPD `crossfade`, `songbox.player.crossfade`),
+    /// kept across a restart as MPD keeps it; nil: the config's. (Absent from states saved
+    /// before it existed, which decode as nil.)
+    public var crossfade: Double?
 
     public init(queue: PlayQueue = PlayQueue(), current: Int? = nil, elapsed: Double = 0, state: PlaybackState = .stopped,
-                modes: PlaybackModes = PlaybackModes(), volume: Double = 100, highlights: Bool = false) {
+                modes: PlaybackModes = PlaybackModes(), volume: Double = 100, highlights: Bool = false, crossfade: Double? = nil) {
         self.queue = queue
         self.current = current
         self.elapsed = elapsed
@@ -163,6 +167,7 @@ public struct PlayerSnapshot: Sendable, Hashable, Codable {
         self.modes = modes
         self.volume = volume
         self.highlights = highlights
+        self.crossfade = crossfade
     }
 }
 

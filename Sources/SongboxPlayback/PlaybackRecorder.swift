@@ -148,6 +148,8 @@ struct SavedPlace: Codable, Equatable {
     var modes: PlaybackModes
     var volume: Double
     var highlights: Bool
+    /// The crossfade a client chose (nil: the config's; absent from places saved before it).
+    var crossfade: Double?
 
     init(_ snapshot: PlayerSnapshot) {
         current = snapshot.current
@@ -157,11 +159,12 @@ struct SavedPlace: Codable, Equatable {
         modes = snapshot.modes
         volume = snapshot.volume
         highlights = snapshot.highlights
+        crossfade = snapshot.crossfade
     }
 
     func snapshot(queue: PlayQueue) -> PlayerSnapshot {
         PlayerSnapshot(queue: queue, current: current, elapsed: elapsed, state: state, modes: modes, volume: volume,
-                       highlights: highlights)
+                       highlights: highlights, crossfade: crossfade)
     }
 }
 

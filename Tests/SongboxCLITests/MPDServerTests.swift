@@ -153,6 +153,23 @@ extension TestLibrarySuite {
         #expect(status.lines == ["5", "None", "30"], "\(status.stderr)")
     }
 
+    /// A crossfade a client set is kept across a restart, as MPD keeps it in its state file;
+    /// until one is set, the config's is the one used.
+    @Test func theCrossfadeAClientSetIsKeptAcrossARestart() throws {
+        let (first, port) = try startDaemon(config: "crossfade = 3\n")
+        #expect(try mpc(port, ["crossfade"]).stdout == "crossfade: 3\n")
+        first.signal(SIGTERM)
+        #expect(try first.waitForExit() == 0)
+        let (second, again) = try startDaemon(config: "crossfade = 3\n")
+        #expect(try mpc(again, ["crossfade"]).stdout == "crossfade: 3\n", "the config's, nothing chosen")
+        #expect(try mpc(again, ["crossfade", "7"]).status == 0)
+        second.signal(SIGTERM)
+        #expect(try second.waitForExit() == 0)
+        let (third, last) = try startDaemon(config: "crossfade = 3\n")
+        defer { third.signal(SIGTERM); _ = try? third.waitForExit() }
+        #expect(try mpc(last, ["crossfade"]).stdout == "crossfade: 7\n", "the one a client chose")
+    }
+
     /// The configured outputs are MPD's outputs: one plays at a time, `enable` moves playback
     /// to another at the same place, and the one in use cannot be disabled (refused, not faked).
     @Test func mpcListsTheConfiguredOutputsAndMovesPlaybackBetweenThem() throws {
