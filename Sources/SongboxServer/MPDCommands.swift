@@ -527,9 +527,9 @@ public struct MPDCommands: MPDCommandHandler {
     }
 
     /// How many songs a long answer reads at a time: a piece is what a client that does not
-    /// read holds (its songs with their tags and times, about 100 KB), so 128, not more: 200
-    /// such clients stay within unread.py's bound.
-    static let piece = 128
+    /// read holds (its songs with their tags and times, about 40 KB at 64), so 200 such
+    /// clients stay well within unread.py's bound (at 128 they came near it on a busy machine).
+    static let piece = 64
     /// How many bare paths (`listall`) a long answer reads at a time: about as many bytes.
     static let pathPiece = 1024
 
