@@ -73,6 +73,23 @@ import Testing
         #expect(after.lines.count == 5 && !after.stdout.contains("two"), "\(after.stdout)")
     }
 
+    /// The unplugged-drive rules stand for the watcher: a music folder that empties at once (a
+    /// drive gone from under its mount point) is held, not emptied; its tracks stay.
+    @Test func aMusicFolderThatEmptiesIsHeldNotEmptied() throws {
+        try FileManager.default.createDirectory(atPath: music + "/Album", withIntermediateDirectories: true)
+        for source in try tones(["one", "two", "three"], in: music) {
+            try FileManager.default.copyItem(atPath: source, toPath: music + "/Album/" + (source as NSString).lastPathComponent)
+        }
+        let daemon = try daemon()
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        try daemon.waitForOutput("updated: 3 0 0")
+        try daemon.waitForLog("watching 2 folders for new music")
+        try FileManager.default.moveItem(atPath: music + "/Album", toPath: folder + "/elsewhere")
+        try daemon.waitForLog("rescan held")
+        #expect(!daemon.output.contains("updated: 0 0 3"), "\(daemon.output)")
+        #expect(try songbox.run(["ls", "--json"]).stdout.components(separatedBy: "\"id\"").count - 1 == 3, "the tracks stay")
+    }
+
     /// A daemon keeps its hold on the library through its scans, so a command run beside it
     /// never takes the daemon's write-ahead log from under it. (A scan's lock on the database
     /// file itself, when its descriptor closed, dropped the daemon's SQLite locks; the next
