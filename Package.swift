@@ -27,6 +27,8 @@ let package = Package(
         // Remote tracks and radio: HTTP with TLS (BoringSSL inside: no system TLS library to match).
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // Already built for async-http-client's certificates: its `Insecure.MD5` signs Last.fm's calls.
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         // C libraries, found with pkg-config. Each exposes a shim header only.
@@ -83,6 +85,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // The player wired to the library: history, saved state, tracks to play.
