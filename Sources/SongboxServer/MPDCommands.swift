@@ -514,13 +514,13 @@ public struct MPDCommands: MPDCommandHandler {
             try library { () throws(SongboxError) in
                 try store.runner.readRaw { reader in
                     try reader.forEachRow(ids: piece, selecting: MPDTag.songColumns + ", id") { row in
-                        let first = aside.bytes.count
+                        let first = aside.count
                         aside.song(row, roots: roots, client: client)
-                        spans.value[row.int64(idColumn)] = first..<aside.bytes.count
+                        spans.value[row.int64(idColumn)] = first..<aside.count
                     }
                 }
             }
-            for id in piece { if let span = spans.value[id] { out.append(aside.bytes[span]) } }
+            for id in piece { if let span = spans.value[id] { out.append(aside, span) } }
             await out.flush()
             guard out.open else { return }
         }

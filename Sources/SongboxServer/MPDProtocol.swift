@@ -81,17 +81,17 @@ public enum MPDProtocol {
         var scanned = value
         guard scanned.withUTF8({ $0.contains(where: Self.mayControl) }) else { return value }
         var bytes = Array(value.utf8)
-        clearControls(&bytes, from: 0)
+        bytes.withUnsafeMutableBytes { clearControls($0) }
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// The one rule of `fieldValue`, on the bytes of a response from `start` on, in place: C0
-    /// controls and DEL become a space, a C1 control (U+0080–U+009F, `C2 80`–`C2 9F`) two.
+    /// The one rule of `fieldValue`, on bytes of a response, in place: C0 controls and DEL
+    /// become a space, a C1 control (U+0080–U+009F, `C2 80`–`C2 9F`) two.
     /// By byte: "\r\n" is one Character in Swift, equal to neither "\r" nor "\n", so a comment
     /// with Windows line ends kept them and broke the framing. A byte below 0x80 never occurs
     /// inside a multi-byte UTF-8 sequence.
-    static func clearControls(_ bytes: inout [UInt8], from start: Int) {
-        var index = start
+    static func clearControls(_ bytes: UnsafeMutableRawBufferPointer) {
+        var index = 0
         while index < bytes.count {
             let byte = bytes[index]
             if byte < 0x20 || byte == 0x7F {

@@ -61,6 +61,9 @@ public final class MPDServer: Service {
     /// The channels to close on the way out: the listeners and the open connections.
     private let open = Mutex<(listeners: [any Channel], connections: [ObjectIdentifier: any Channel], closing: Bool)>(([], [:], false))
 
+    /// The most bytes of a client's requests read at a time.
+    static let readSize = 8 << 10
+
     /// MPD's default `max_connections`.
     public static let defaultMaximumConnections = 100
 
@@ -156,9 +159,13 @@ public final class MPDServer: Service {
             .childChannelOption(.allowRemoteHalfClosure, value: true)
         let initializer: @Sendable (any Channel) -> EventLoopFuture<Connection> = { channel in
             channel.eventLoop.makeCompletedFuture {
-                try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineDecoder()))
+                // What a client that sends much and reads nothing makes the daemon hold: a read or
+                // two of its requests (split into lines in its task), and a piece or two of its
+                // answer (NIO stops taking more past the write watermark).
+                try channel.syncOptions?.setOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: Self.readSize))
+                try channel.syncOptions?.setOption(.writeBufferWaterMark, value: .init(low: MPDResponse.chunk / 2, high: MPDResponse.chunk))
                 return try Connection(wrappingChannelSynchronously: channel,
-                                      configuration: .init(backPressureStrategy: .init(lowWatermark: 16, highWatermark: 256)))
+                                      configuration: .init(backPressureStrategy: .init(lowWatermark: 1, highWatermark: 2)))
             }
         }
         var listeners: [Listener] = []
@@ -206,23 +213,32 @@ public final class MPDServer: Service {
     }
 }
 
-/// Splits the byte stream into lines (without the newline); a line longer than the protocol
-/// allows ends the connection.
-struct LineDecoder: ByteToMessageDecoder {
-    typealias InboundOut = ByteBuffer
+/// Splits a connection's bytes into request lines (without the newline or a `\r` before it),
+/// in the connection's own task: NIO hands over what it read as it is, a few KiB at a time, so a
+/// client that sends much and reads nothing has no more than a read or two of it held.
+struct RequestLines {
+    /// The start of a line whose end has not come yet.
+    private var partial: [UInt8] = []
 
-    mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+    /// The line longer than the protocol allows: the connection ends.
+    struct TooLong: Error {}
+
+    /// Takes the next whole line out of `buffer` (keeping a start with no end for the next
+    /// buffer); nil once `buffer` has no more.
+    mutating func next(from buffer: inout ByteBuffer) throws(TooLong) -> [UInt8]? {
         guard let newline = buffer.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) else {
-            if buffer.readableBytes > MPDProtocol.maximumLineLength { throw DaemonError("request line too long") }
-            return .needMoreData
+            partial += buffer.readableBytesView
+            buffer.moveReaderIndex(to: buffer.writerIndex)
+            guard partial.count <= MPDProtocol.maximumLineLength else { throw TooLong() }
+            return nil
         }
-        let length = newline - buffer.readerIndex
-        guard length <= MPDProtocol.maximumLineLength else { throw DaemonError("request line too long") }
-        var line = buffer.readSlice(length: length)!
-        buffer.moveReaderIndex(forwardBy: 1)
-        if line.readableBytesView.last == UInt8(ascii: "\r") { line = line.getSlice(at: line.readerIndex, length: length - 1)! }
-        context.fireChannelRead(wrapInboundOut(line))
-        return .continue
+        var line = partial
+        partial = []
+        line += buffer.readableBytesView[..<newline]
+        buffer.moveReaderIndex(to: newline + 1)
+        guard line.count <= MPDProtocol.maximumLineLength else { throw TooLong() }
+        if line.last == UInt8(ascii: "\r") { line.removeLast() }
+        return line
     }
 }
 
@@ -263,26 +279,29 @@ public final class MPDClient: @unchecked Sendable {
 
 /// A response being written: fields, binary chunks. A command that writes much awaits
 /// `flush()` between its pieces, so a large answer (a whole library) goes out as it is made and
-/// is never held whole.
+/// is never held whole. Written straight into the buffer NIO sends: no copy of it is made.
 public final class MPDResponse: @unchecked Sendable {
-    private(set) var bytes: [UInt8] = []
-    private let sink: ([UInt8]) async -> Bool
-    /// Bytes held before `flush()` sends them on.
-    static let chunk = 64 << 10
+    private var buffer = MPDResponse.allocator.buffer(capacity: 1024)
+    private let sink: (ByteBuffer) async -> Bool
+    private static let allocator = ByteBufferAllocator()
+    /// Bytes held before `flush()` sends them on; also the most a connection's channel holds
+    /// unsent before the writer waits (its write watermark).
+    static let chunk = 32 << 10
     /// False once the client went away mid-answer: writing more is pointless.
     public private(set) var open = true
 
-    init(sink: @escaping ([UInt8]) async -> Bool) {
+    init(sink: @escaping (ByteBuffer) async -> Bool) {
         self.sink = sink
-        bytes.reserveCapacity(1024)
     }
 
+    /// The bytes written and not yet sent.
+    var count: Int { buffer.readableBytes }
+
     public func field(_ key: String, _ value: String) {
-        bytes += key.utf8
-        bytes.append(UInt8(ascii: ":"))
-        bytes.append(UInt8(ascii: " "))
-        bytes += MPDProtocol.fieldValue(value).utf8
-        bytes.append(UInt8(ascii: "\n"))
+        buffer.writeString(key)
+        buffer.writeStaticString(": ")
+        buffer.writeString(MPDProtocol.fieldValue(value))
+        buffer.writeInteger(UInt8(ascii: "\n"))
     }
 
     public func fields(_ pairs: [(String, String)]) { for (key, value) in pairs { field(key, value) } }
@@ -292,42 +311,45 @@ public final class MPDResponse: @unchecked Sendable {
     /// (`MPDProtocol.fieldValue`).
     /// The library's text is UTF-8 as songbox wrote it.
     func field(_ key: String, utf8 value: UnsafeRawBufferPointer) {
-        bytes += key.utf8
-        bytes.append(UInt8(ascii: ":"))
-        bytes.append(UInt8(ascii: " "))
-        let start = bytes.count
-        bytes.append(contentsOf: value)
-        MPDProtocol.clearControls(&bytes, from: start)
-        bytes.append(UInt8(ascii: "\n"))
+        buffer.writeString(key)
+        buffer.writeStaticString(": ")
+        let start = buffer.writerIndex - buffer.readerIndex
+        buffer.writeBytes(value)
+        buffer.withUnsafeMutableReadableBytes { MPDProtocol.clearControls(UnsafeMutableRawBufferPointer(rebasing: $0[start...])) }
+        buffer.writeInteger(UInt8(ascii: "\n"))
     }
 
     /// `binary: N` and the bytes.
     public func binary(_ data: [UInt8]) {
         field("binary", String(data.count))
-        bytes += data
-        bytes.append(UInt8(ascii: "\n"))
+        buffer.writeBytes(data)
+        buffer.writeInteger(UInt8(ascii: "\n"))
     }
 
-    func line(_ text: String) { bytes += text.utf8 }
+    func line(_ text: String) { buffer.writeString(text) }
 
-    /// Bytes written before, as they are (another response's, in an order of its own).
-    func append(_ written: ArraySlice<UInt8>) { bytes += written }
+    /// Bytes another response wrote (`range` of its unsent ones), as they are.
+    func append(_ other: MPDResponse, _ range: Range<Int>) {
+        buffer.writeBytes(other.buffer.readableBytesView.dropFirst(range.lowerBound).prefix(range.count))
+    }
 
     /// Sends what is held once it is a chunk or more, waiting (without a thread) until the
     /// client has room for it. A command that writes much calls this between its pieces.
     public func flush() async {
-        guard bytes.count >= Self.chunk else { return }
+        guard buffer.readableBytes >= Self.chunk else { return }
         await send()
         // Then the others' turn: many long answers made at once take turns piece by piece, so a
         // new client's short one waits for a piece of each, not for all of them.
         await Task.yield()
     }
 
-    /// Sends what is held, waiting until the client has room for it.
+    /// Sends what is held, waiting until the client has room for it. The buffer goes to NIO
+    /// as it is; the next bytes start a new one (a client that does not read holds only that).
     func send() async {
-        guard !bytes.isEmpty else { return }
-        if open { open = await sink(bytes) }
-        bytes.removeAll(keepingCapacity: true)
+        guard buffer.readableBytes > 0 else { return }
+        let sent = buffer
+        buffer = Self.allocator.buffer(capacity: 0)
+        if open { open = await sink(sent) }
     }
 }
 
@@ -335,10 +357,10 @@ public final class MPDResponse: @unchecked Sendable {
 /// and `idle`.
 ///
 /// Its commands run in a task of its own (`serve`), which awaits the client: its next request
-/// (NIO reads no more than a few hundred lines ahead), and room for each piece of an answer
-/// (NIO's writability: the task is suspended while more than 64 KiB wait unsent). A client that
-/// never reads so holds no thread and only its last piece of memory, and is dropped when it leaves
-/// a piece unread for `writeTimeout`.
+/// (NIO reads no more than a read or two ahead, `MPDServer.readSize` each), and room for each
+/// piece of an answer (NIO's writability: the task is suspended while more than
+/// `MPDResponse.chunk` waits unsent). A client that never reads so holds no thread and only its
+/// last piece of memory, and is dropped when it leaves a piece unread for `writeTimeout`.
 final class MPDConnection: @unchecked Sendable {
     typealias Outbound = NIOAsyncChannelOutboundWriter<ByteBuffer>
 
@@ -395,12 +417,16 @@ final class MPDConnection: @unchecked Sendable {
             }
             defer { watch.cancel() }
             session.client = MPDClient(id: id, clients: clients, permissions: local ? .all : access.defaultPermissions, isLocal: local)
-            guard await session.write(Array((MPDProtocol.greeting + "\n").utf8)) else { return }
-            for try await line in inbound {
-                guard await session.receive(Array(line.readableBytesView)) else { return }
-                // The other connections' turn before the next request that may be waiting
-                // already (as `MPDResponse.flush` gives it between the pieces of an answer).
-                await Task.yield()
+            guard await session.write(MPDProtocol.greeting + "\n") else { return }
+            var lines = RequestLines()
+            for try await read in inbound {
+                var read = read
+                while let line = try lines.next(from: &read) {
+                    guard await session.receive(line) else { return }
+                    // The other connections' turn before the next request that may be waiting
+                    // already (as `MPDResponse.flush` gives it between the pieces of an answer).
+                    await Task.yield()
+                }
             }
         }
     }
@@ -501,16 +527,16 @@ final class MPDConnection: @unchecked Sendable {
         await write(changed.names.map { "changed: \($0)\n" }.joined() + "OK\n")
     }
 
-    private func write(_ text: String) async -> Bool { await write(Array(text.utf8)) }
+    private func write(_ text: String) async -> Bool { await write(channel.allocator.buffer(string: text)) }
 
     /// Writes `bytes`, waiting (on no thread) while the client has more unread than NIO's
     /// high-water mark; a client that leaves them unread `writeTimeout` long is dropped. False when
     /// the connection is gone.
-    private func write(_ bytes: [UInt8]) async -> Bool {
+    private func write(_ bytes: ByteBuffer) async -> Bool {
         writing.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
         defer { writing.store(0, ordering: .relaxed) }
         do {
-            try await outbound.write(channel.allocator.buffer(bytes: bytes))
+            try await outbound.write(bytes)
             return true
         } catch {
             return false
