@@ -34,6 +34,16 @@ public enum MPDCommandTable {
         }
     }
 
+    /// The commands answered from memory, never waiting on a file or another thread (`status`
+    /// reads one row by id once a track, for its bitrate): run on the connection's event loop, so
+    /// what clients ask most often, `status` above all, costs no hand-over between threads. Every
+    /// other command runs where it may block.
+    public static let answeredInPlace: Set<String> = [
+        "binarylimit", "channels", "commands", "decoders", "getvol", "listmounts", "listpartitions", "notcommands", "outputs",
+        "partition", "ping", "protocol", "readmessages", "replay_gain_status", "status", "subscribe", "tagtypes", "unsubscribe",
+        "urlhandlers",
+    ]
+
     /// Any number of arguments from `n`.
     private static func from(_ n: Int) -> ClosedRange<Int> { n...Int.max }
 

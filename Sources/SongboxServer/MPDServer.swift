@@ -6,11 +6,12 @@ import ServiceLifecycle
 import SongboxAudio
 import Synchronization
 
-/// Answers MPD commands for the server: the daemon's table (`MPDCommands`). Called off the
-/// event loop, in the connection's own task, one command at a time per connection, on a GCD
-/// thread (`MPDConnection.executor`), so it may wait on the player or the library. A long answer
-/// awaits `MPDResponse.flush()` between its pieces: while the client does not read, the command
-/// is suspended and holds no thread.
+/// Answers MPD commands for the server: the daemon's table (`MPDCommands`). Called in the
+/// connection's own task, one command at a time per connection: on the event loop for a command
+/// the table answers in place (`MPDCommandTable.answeredInPlace`: from memory, never waiting),
+/// else on a GCD thread (`MPDConnection.blockingExecutor`), so it may wait on the library. A long
+/// answer awaits `MPDResponse.flush()` between its pieces: while the client does not read, the
+/// command is suspended and holds no thread.
 public protocol MPDCommandHandler: Sendable {
     func handle(_ command: String, _ arguments: [String], client: MPDClient, out: MPDResponse) async throws(MPDProtocol.Failure)
 }
@@ -132,7 +133,7 @@ public final class MPDServer: Service {
                         connections.addTask { try? await connection.executeThenClose { _, _ in } }
                         continue
                     }
-                    connections.addTask(executorPreference: MPDConnection.executor) {
+                    connections.addTask(executorPreference: EventLoopExecutor(channel.eventLoop)) {
                         defer { _ = self.open.withLock { $0.connections.removeValue(forKey: ObjectIdentifier(channel)) } }
                         await MPDConnection.serve(connection, commands: self.commands, clients: self.clients, access: self.access)
                     }
@@ -226,16 +227,25 @@ struct RequestLines {
     /// Takes the next whole line out of `buffer` (keeping a start with no end for the next
     /// buffer); nil once `buffer` has no more.
     mutating func next(from buffer: inout ByteBuffer) throws(TooLong) -> [UInt8]? {
-        guard let newline = buffer.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) else {
-            partial += buffer.readableBytesView
-            buffer.moveReaderIndex(to: buffer.writerIndex)
+        // By whole runs of bytes (memchr, memcpy), never byte by byte: every connection's
+        // requests are split on the one event loop.
+        let (line, consumed) = buffer.withUnsafeReadableBytes { raw -> ([UInt8]?, Int) in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            guard let base = bytes.baseAddress, let found = memchr(base, Int32(UInt8(ascii: "\n")), bytes.count) else {
+                partial.append(contentsOf: bytes)
+                return (nil, bytes.count)
+            }
+            let end = UnsafePointer(found.assumingMemoryBound(to: UInt8.self)) - base
+            var line = partial
+            partial = []
+            line.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[..<end]))
+            return (line, end + 1)
+        }
+        buffer.moveReaderIndex(forwardBy: consumed)
+        guard var line else {
             guard partial.count <= MPDProtocol.maximumLineLength else { throw TooLong() }
             return nil
         }
-        var line = partial
-        partial = []
-        line += buffer.readableBytesView[..<newline]
-        buffer.moveReaderIndex(to: newline + 1)
         guard line.count <= MPDProtocol.maximumLineLength else { throw TooLong() }
         if line.last == UInt8(ascii: "\r") { line.removeLast() }
         return line
@@ -368,10 +378,10 @@ final class MPDConnection: @unchecked Sendable {
     static let listLimit = (commands: 10_000, bytes: 2 << 20)
     /// How long a client may leave a reply unread before it is dropped (checked every 5 s).
     static let writeTimeout = TimeAmount.seconds(30), watchInterval = TimeAmount.seconds(5)
-    /// Where the connections' tasks run: GCD's threads, as a command may block one (a library
-    /// read, the audio thread's answer), which Swift's few cooperative threads must not be. A task
-    /// that waits for its client is off every thread.
-    static let executor = DispatchExecutor.shared
+    /// Where a command that may block runs (a library read): GCD's threads, which Swift's few
+    /// cooperative threads and the event loop must not be. A task that waits for its client is
+    /// off every thread.
+    static let blockingExecutor = DispatchExecutor.shared
 
     private let commands: any MPDCommandHandler
     private let clients: Clients
@@ -380,7 +390,7 @@ final class MPDConnection: @unchecked Sendable {
     private let outbound: Outbound
     // Below: touched only by the task that serves the connection.
     private var client: MPDClient!
-    private var list: (lines: [String], bytes: Int, ok: Bool)?
+    private(set) var list: (lines: [String], bytes: Int, ok: Bool)?
     /// Whether it began an `idle` that may still wait (`Clients` knows whether a wake-up
     /// answered it meanwhile).
     private var idleBegun = false
@@ -405,7 +415,7 @@ final class MPDConnection: @unchecked Sendable {
             let session = MPDConnection(channel: channel, outbound: outbound, commands: commands, clients: clients, access: access)
             let id = clients.register { [weak session] changed in
                 guard let session else { return }
-                Task(executorPreference: executor) { await session.answerIdle(changed) }
+                Task(executorPreference: EventLoopExecutor(channel.eventLoop)) { await session.answerIdle(changed) }
             }
             defer { clients.unregister(id) }
             // A client that leaves a piece of its answer unread too long is dropped (its write
@@ -424,8 +434,9 @@ final class MPDConnection: @unchecked Sendable {
                 while let line = try lines.next(from: &read) {
                     guard await session.receive(line) else { return }
                     // The other connections' turn before the next request that may be waiting
-                    // already (as `MPDResponse.flush` gives it between the pieces of an answer).
-                    await Task.yield()
+                    // already (as `MPDResponse.flush` gives it between the pieces of an answer);
+                    // a line that only joins a command list runs nothing to take turns with.
+                    if session.list == nil { await Task.yield() }
                 }
             }
         }
@@ -447,17 +458,17 @@ final class MPDConnection: @unchecked Sendable {
             }
             if noidle { return true }
         }
-        if var pending = list {
-            if line == "command_list_end" {
-                list = nil
+        if list != nil {
+            if line == "command_list_end", let pending = list.take() {
                 return await run(pending.lines, listOK: pending.ok)
             }
-            pending.lines.append(line)
-            pending.bytes += bytes.count
+            // Appended in place (a copy taken out and put back would copy the whole list at each
+            // line: 5,000 lines, 12 million strings copied).
+            list!.lines.append(line)
+            list!.bytes += bytes.count
             // A list over the limit ends the connection, as MPD ends it: nothing of it runs,
             // and the rest of it is never read as commands of their own.
-            guard pending.lines.count <= Self.listLimit.commands, pending.bytes <= Self.listLimit.bytes else { return false }
-            list = pending
+            guard list!.lines.count <= Self.listLimit.commands, list!.bytes <= Self.listLimit.bytes else { return false }
             return true
         }
         switch line {
@@ -503,8 +514,12 @@ final class MPDConnection: @unchecked Sendable {
                 case "password":
                     guard let granted = access.passwords[arguments[0]] else { throw MPDProtocol.Failure(.password, "incorrect password") }
                     client.permissions = access.defaultPermissions.union(granted)
-                default:
+                case _ where MPDCommandTable.answeredInPlace.contains(command):
                     try await commands.handle(command, arguments, client: client, out: out)
+                default:
+                    try await withTaskExecutorPreference(Self.blockingExecutor) { () async throws(MPDProtocol.Failure) in
+                        try await commands.handle(command, arguments, client: client, out: out)
+                    }
                 }
                 if listOK == true { out.line("list_OK\n") }
             } catch {
@@ -541,6 +556,23 @@ final class MPDConnection: @unchecked Sendable {
         } catch {
             return false
         }
+    }
+}
+
+/// A connection's event loop as the executor of its task: reading a request, answering it from
+/// memory and writing the answer happen on that one thread, with no hand-over to another and
+/// no thread woken (a `status` then costs what it costs MPD).
+final class EventLoopExecutor: TaskExecutor {
+    let eventLoop: any EventLoop
+
+    init(_ eventLoop: any EventLoop) {
+        self.eventLoop = eventLoop
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedTaskExecutor()
+        eventLoop.execute { job.runSynchronously(on: executor) }
     }
 }
 
