@@ -98,14 +98,46 @@ public final class PlayerEngine {
         var start: Double
         var length: Double
         var curve: CrossfadeCurve
+        /// MixRamp: seconds into the fade that the outgoing track stays at full level (until
+        /// its tail falls below the level); the incoming track is at full level throughout.
+        var holdOut = 0.0
 
         var end: Double { start + length }
 
         /// The gains (outgoing, incoming) at `clock`.
         func gains(at clock: Double) -> (out: Double, in: Double) {
-            curve.gains(at: length <= 0 ? 1 : (clock - start) / length)
+            guard curve == .mixRamp else { return curve.gains(at: length <= 0 ? 1 : (clock - start) / length) }
+            let fading = length - holdOut
+            return (curve.gains(at: fading <= 0 ? 1 : (clock - start - holdOut) / fading).out, 1)
         }
     }
+
+    /// How the current track's natural end joins the next one, decided once the end is near
+    /// (`planAhead`): the next track is drawn once (a random one too), and the join is known
+    /// before it is due.
+    private struct EndPlan {
+        let from: Int
+        let version: Int
+        let modes: PlaybackModes
+        /// The item after it; nil at the end of the queue.
+        let to: Int?
+        /// Nil: no crossfade (gapless).
+        var join: Join?
+    }
+
+    /// A crossfade at a natural end: its length, curve and (MixRamp) how long the outgoing
+    /// track holds its level.
+    struct Join: Equatable {
+        var overlap: Double
+        var curve: CrossfadeCurve
+        var holdOut = 0.0
+    }
+
+    private var endPlan: EndPlan?
+
+    /// Seconds before a track's end that its join is planned: the longest crossfade, and time
+    /// for what decides it ahead.
+    static let planAhead = CrossfadeSettings.range.upperBound + 10
 
     /// A track fading out: what `endTrack` needs of it once its audio is over.
     private struct Outgoing {
@@ -194,7 +226,8 @@ public final class PlayerEngine {
                      clock: clock, outputError: outputError, playError: playError, heading: heading, headingID: headingID,
                      replayGain: replayGain, outputs: outputs, outputIndex: outputIndex,
                      streamTitle: streamTitle, buffering: buffering, source: (decoder as? FileDecoder)?.source,
-                     crossfade: settings.crossfade.seconds)
+                     crossfade: settings.crossfade.seconds, mixRampDB: settings.crossfade.mixRampDB,
+                     mixRampDelay: settings.crossfade.curve == .mixRamp ? settings.crossfade.mixRampDelay : nil)
     }
 
     /// The ReplayGain mode (`settings.replayGain.mode`).
@@ -367,6 +400,25 @@ public final class PlayerEngine {
         if settings.crossfade != before { emitOptions() }
     }
 
+    /// Sets MixRamp's level (dB, `mixrampdb`) and its delay (seconds, `mixrampdelay`) when
+    /// given: a delay turns the `mixramp` curve on, NaN turns it off (back to equal-power), as
+    /// in MPD. The next join is planned again.
+    public func setMixRamp(level: Double? = nil, delay: Double? = nil) {
+        let before = settings.crossfade
+        if let level { settings.crossfade.mixRampDB = level }
+        if let delay {
+            if delay.isNaN {
+                if settings.crossfade.curve == .mixRamp { settings.crossfade.curve = .equalPower }
+            } else {
+                settings.crossfade.mixRampDelay = delay
+                settings.crossfade.curve = .mixRamp
+            }
+        }
+        guard settings.crossfade != before else { return }
+        endPlan = nil
+        emitOptions()
+    }
+
     /// A change of track asked for (`next`, `previous`, `play N`): crossfaded over
     /// `crossfade_manual` where the two tracks take one, else the short `transitionFade`.
     private func skip(to id: Int, reason: StartReason) {
@@ -376,7 +428,8 @@ public final class PlayerEngine {
               crossfades(from: item, lasting: duration ?? 0, to: next) else {
             return change(to: .play(id: id, reason: reason, endReason: .skipped))
         }
-        crossfadeInto(over: seconds, ending: .skipped) { start(id, reason: reason) }
+        crossfadeInto(over: seconds, curve: settings.crossfade.curve == .mixRamp ? .equalPower : settings.crossfade.curve,
+                      ending: .skipped) { start(id, reason: reason) }
     }
 
     /// A pause, stop or skip is fading out (a fade-in after a resume is not one).
@@ -387,12 +440,63 @@ public final class PlayerEngine {
     }
 
     /// Frames of the current track to play before its natural-end crossfade starts (0: now),
-    /// nil when none is to be looked at.
-    private func framesBeforeCrossfade(_ decoder: any TrackDecoder) -> Int? {
+    /// or before its end is planned; nil when none is to be looked at.
+    private func framesBeforeCrossfade(_ decoder: any TrackDecoder, of item: QueueItem) -> Int? {
         guard !endConsidered, crossfade == nil, settings.crossfade.seconds > 0, !highlights,
               let length = decoder.length else { return nil }
-        let overlap = Self.frameCount(settings.crossfade.seconds, rate: Double(decoder.format.sampleRate))
-        return max(0, length - overlap - decoder.position)
+        let rate = Double(decoder.format.sampleRate)
+        let left = max(0, length - decoder.position)
+        let ahead = Self.frameCount(Self.planAhead, rate: rate)
+        guard left <= ahead else { return left - ahead }
+        guard let join = plan(for: item, lasting: Double(length) / rate).join, join.overlap > 0 else { return nil }
+        return max(0, left - Self.frameCount(join.overlap, rate: rate))
+    }
+
+    /// The plan of `item`'s end (`seconds` long): kept while the queue and the modes stay as
+    /// they were, else made again.
+    private func plan(for item: QueueItem, lasting seconds: Double) -> EndPlan {
+        if let endPlan, endPlan.from == item.id, endPlan.version == queue.version, endPlan.modes == modes { return endPlan }
+        let to = modes.single.isOn ? nil : following(item.id)
+        let join = to.flatMap(queue.item(id:)).flatMap { naturalJoin(from: item, lasting: seconds, to: $0) }
+        let made = EndPlan(from: item.id, version: queue.version, modes: modes, to: to, join: join)
+        endPlan = made
+        return made
+    }
+
+    /// The item the plan of `item`'s end chose, while it holds.
+    private func plannedSuccessor(of item: QueueItem) -> Int? {
+        guard let endPlan, endPlan.from == item.id, endPlan.version == queue.version, endPlan.modes == modes,
+              !modes.single.isOn else { return nil }
+        return endPlan.to
+    }
+
+    /// The crossfade at the natural end of `item` (`seconds` long) into `next` by the settings;
+    /// nil for none.
+    private func naturalJoin(from item: QueueItem, lasting seconds: Double, to next: QueueItem) -> Join? {
+        let settings = settings.crossfade
+        guard settings.seconds > 0, item.id != next.id, crossfades(from: item, lasting: seconds, to: next) else { return nil }
+        guard settings.curve == .mixRamp else { return Join(overlap: settings.seconds, curve: settings.curve) }
+        return mixRampJoin(from: item, lasting: seconds, to: next) ?? Join(overlap: settings.seconds, curve: .equalPower)
+    }
+
+    /// MixRamp's join of `item` into `next`, as MPD places it: they overlap by the time the
+    /// incoming track takes to reach `mixRampDB` plus the time the outgoing one is under it at
+    /// its end, less `mixRampDelay` (each level taken after the track's ReplayGain). Nil when
+    /// either lacks its points or never reaches the level; an overlap of 0 when the delay is
+    /// longer (they join gapless).
+    private func mixRampJoin(from item: QueueItem, lasting seconds: Double, to next: QueueItem) -> Join? {
+        let settings = settings.crossfade
+        guard let end = item.track.mixRamp?.end, let start = next.track.mixRamp?.start,
+              let tail = end.seconds(at: settings.mixRampDB - gainDecibels(of: item)),
+              let lead = start.seconds(at: settings.mixRampDB - gainDecibels(of: next)) else { return nil }
+        let overlap = max(0, min(lead + tail - settings.mixRampDelay, seconds, CrossfadeSettings.range.upperBound))
+        return Join(overlap: overlap, curve: .mixRamp, holdOut: max(0, overlap - tail))
+    }
+
+    /// The ReplayGain `item` plays at, in dB.
+    private func gainDecibels(of item: QueueItem) -> Double {
+        let scale = AppliedGain(item.track.replayGain, settings: settings.replayGain, random: modes.random).scale
+        return scale > 0 ? 20 * log10(scale) : 0
     }
 
     /// The current track is `crossfade` seconds from its end: the next one starts under it
@@ -406,9 +510,9 @@ public final class PlayerEngine {
         case .endOfQueue? where isLast(item.id): return
         default: break
         }
-        guard let successor = following(item.id), successor != item.id, let next = queue.item(id: successor),
-              crossfades(from: item, lasting: Double(length) / rate, to: next) else { return }
-        crossfadeInto(over: Double(max(0, length - decoder.position)) / rate, ending: .finished) {
+        guard let plan = endPlan, plan.from == item.id, let successor = plan.to, let join = plan.join else { return }
+        crossfadeInto(over: Double(max(0, length - decoder.position)) / rate, curve: join.curve, holdOut: join.holdOut,
+                      ending: .finished) {
             advanceAtEnd(of: item, to: successor)
         }
     }
@@ -438,7 +542,8 @@ public final class PlayerEngine {
 
     /// Keeps the current track playing as the outgoing side of a crossfade of `seconds` and
     /// starts the next one through `startNext`, at the output's rate.
-    private func crossfadeInto(over seconds: Double, ending reason: EndReason, startNext: () -> Void) {
+    private func crossfadeInto(over seconds: Double, curve: CrossfadeCurve, holdOut: Double = 0, ending reason: EndReason,
+                               startNext: () -> Void) {
         guard let decoder, let item = currentItem else { return startNext() }
         let outgoing = Outgoing(decoder: decoder, item: item, gain: openTrackGain, delivered: delivered, reason: reason)
         joinRate = outputFormat?.sampleRate
@@ -448,7 +553,7 @@ public final class PlayerEngine {
             // Nothing came in (every next track failed): the outgoing one ends here.
             return endTrack(outgoing.item, outgoing.decoder, delivered: outgoing.delivered, reason: .stopped)
         }
-        crossfade = Crossfade(outgoing: outgoing, start: clock, length: seconds, curve: settings.crossfade.curve)
+        crossfade = Crossfade(outgoing: outgoing, start: clock, length: seconds, curve: curve, holdOut: holdOut)
     }
 
     /// Decodes as many frames of the outgoing track as `samples` holds (`seconds` of them) into
@@ -613,7 +718,7 @@ public final class PlayerEngine {
         }
         let rate = frameRate
         var wanted = min(settings.chunkFrames, max(1, maxFrames))
-        if let lead = framesBeforeCrossfade(decoder) {
+        if let lead = framesBeforeCrossfade(decoder, of: item) {
             guard lead > 0 else {
                 crossfadeAtEnd(of: item, decoder)
                 return .rendered(frames: 0)
@@ -805,6 +910,7 @@ public final class PlayerEngine {
         // the end: it still happens, at the start of what comes next.
         let pending = transition?.action
         let albumRate = albumJoinRate(after: item)
+        let planned = plannedSuccessor(of: item)
         endTrack(.finished)
         switch pending {
         case .stop?:
@@ -833,7 +939,7 @@ public final class PlayerEngine {
         default: break
         }
         joinRate = albumRate
-        advanceAtEnd(of: item)
+        advanceAtEnd(of: item, to: planned)
         joinRate = nil
     }
 
@@ -985,6 +1091,7 @@ public final class PlayerEngine {
         endOutgoing()
         crossfade = nil
         endConsidered = false
+        endPlan = nil
         joinedAt = nil
         decoder = nil
         streamTitle = nil

@@ -204,4 +204,7 @@ public struct PlayerStatus: Sendable, Hashable {
     public var source: SourceFormat?
     /// The crossfade's length at a track's natural end, in seconds (MPD's `xfade`); 0: off.
     public var crossfade = 0.0
+    /// MixRamp's level (MPD's `mixrampdb`) and, when the curve is `mixramp`, its delay.
+    public var mixRampDB = -17.0
+    public var mixRampDelay: Double?
 }
