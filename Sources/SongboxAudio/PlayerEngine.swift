@@ -112,18 +112,24 @@ public final class PlayerEngine {
         }
     }
 
-    /// How the current track's natural end joins the next one, decided once the end is near
-    /// (`planAhead`): the next track is drawn once (a random one too), and the join is known
-    /// before it is due.
+    /// What comes after the current track, decided ahead: once its end is near (`planAhead`),
+    /// or at its start when a plugin chooses transitions (`asksTransitions`). The next track is
+    /// drawn once (a random one too); a plugin's choices for it are kept with it.
     private struct EndPlan {
         let from: Int
         let version: Int
         let modes: PlaybackModes
         /// The item after it; nil at the end of the queue.
         let to: Int?
-        /// Nil: no crossfade (gapless).
-        var join: Join?
+        /// What a plugin chose for the natural end into `to`, and for a skip to it; nil: the
+        /// settings' default.
+        var natural: TransitionChoice?
+        var skip: TransitionChoice?
     }
+
+    /// Whether a plugin chooses transitions (`songbox.player.on_transition`): each track's
+    /// successor is planned at its start and `transitionAhead` asked.
+    public private(set) var asksTransitions = false
 
     /// A crossfade at a natural end: its length, curve and (MixRamp) how long the outgoing
     /// track holds its level.
@@ -419,17 +425,41 @@ public final class PlayerEngine {
         emitOptions()
     }
 
+    /// From now on, each track's successor is planned at its start and a transition hook is
+    /// asked about it (`transitionAhead`).
+    public func askTransitions() {
+        guard !asksTransitions else { return }
+        asksTransitions = true
+        endPlan = nil
+    }
+
+    /// A plugin's answer to `transitionAhead`: kept with the plan while `to` is still what
+    /// follows `from`. One that comes after the end's crossfade was placed is too late: the
+    /// default stands (the audio never waits for a plugin).
+    public func chooseTransition(from: Int, to: Int, reason: TransitionReason, _ choice: TransitionChoice) {
+        guard var plan = endPlan, plan.from == from, plan.to == to, currentID == from else { return }
+        if reason == .skip {
+            plan.skip = choice
+        } else {
+            guard !endConsidered else { return }
+            plan.natural = choice
+        }
+        endPlan = plan
+    }
+
     /// A change of track asked for (`next`, `previous`, `play N`): crossfaded over
-    /// `crossfade_manual` where the two tracks take one, else the short `transitionFade`.
+    /// `crossfade_manual` (or what a plugin chose for a skip to `id`) where the two tracks take
+    /// one, else the short `transitionFade`.
     private func skip(to id: Int, reason: StartReason) {
-        let seconds = settings.crossfade.length(manual: true)
+        let chosen = endPlan.flatMap { $0.from == currentID && $0.to == id ? $0.skip : nil }
+        let seconds = chosen?.seconds ?? settings.crossfade.length(manual: true)
+        let curve = chosen?.curve ?? settings.crossfade.curve
         guard seconds > 0, state == .playing, !buffering, !highlights, !fadingOut,
               let item = currentItem, let next = queue.item(id: id),
-              crossfades(from: item, lasting: duration ?? 0, to: next) else {
+              chosen != nil ? joinable(item, next) : crossfades(from: item, lasting: duration ?? 0, to: next) else {
             return change(to: .play(id: id, reason: reason, endReason: .skipped))
         }
-        crossfadeInto(over: seconds, curve: settings.crossfade.curve == .mixRamp ? .equalPower : settings.crossfade.curve,
-                      ending: .skipped) { start(id, reason: reason) }
+        crossfadeInto(over: seconds, curve: curve == .mixRamp ? .equalPower : curve, ending: .skipped) { start(id, reason: reason) }
     }
 
     /// A pause, stop or skip is fading out (a fade-in after a resume is not one).
@@ -442,25 +472,53 @@ public final class PlayerEngine {
     /// Frames of the current track to play before its natural-end crossfade starts (0: now),
     /// or before its end is planned; nil when none is to be looked at.
     private func framesBeforeCrossfade(_ decoder: any TrackDecoder, of item: QueueItem) -> Int? {
-        guard !endConsidered, crossfade == nil, settings.crossfade.seconds > 0, !highlights,
-              let length = decoder.length else { return nil }
+        guard !highlights, let length = decoder.length else { return nil }
+        // Asked at its start, also while it fades in.
+        if asksTransitions { _ = plan(for: item) }
+        guard !endConsidered, crossfade == nil, settings.crossfade.seconds > 0 || asksTransitions else { return nil }
         let rate = Double(decoder.format.sampleRate)
         let left = max(0, length - decoder.position)
         let ahead = Self.frameCount(Self.planAhead, rate: rate)
-        guard left <= ahead else { return left - ahead }
-        guard let join = plan(for: item, lasting: Double(length) / rate).join, join.overlap > 0 else { return nil }
+        guard left <= ahead || asksTransitions else { return left - ahead }
+        guard let join = join(of: plan(for: item), from: item, lasting: Double(length) / rate), join.overlap > 0 else { return nil }
         return max(0, left - Self.frameCount(join.overlap, rate: rate))
     }
 
-    /// The plan of `item`'s end (`seconds` long): kept while the queue and the modes stay as
-    /// they were, else made again.
-    private func plan(for item: QueueItem, lasting seconds: Double) -> EndPlan {
+    /// The plan of `item`'s end: kept while the queue and the modes stay as they were, else
+    /// made again (a plugin's choices kept while the next item is the same). A new next item
+    /// is asked about (`transitionAhead`) when a plugin chooses transitions.
+    private func plan(for item: QueueItem) -> EndPlan {
         if let endPlan, endPlan.from == item.id, endPlan.version == queue.version, endPlan.modes == modes { return endPlan }
         let to = modes.single.isOn ? nil : following(item.id)
-        let join = to.flatMap(queue.item(id:)).flatMap { naturalJoin(from: item, lasting: seconds, to: $0) }
-        let made = EndPlan(from: item.id, version: queue.version, modes: modes, to: to, join: join)
+        var made = EndPlan(from: item.id, version: queue.version, modes: modes, to: to)
+        if let old = endPlan, old.from == item.id, old.to == to {
+            made.natural = old.natural
+            made.skip = old.skip
+        } else if asksTransitions, let to, to != item.id, let next = queue.item(id: to) {
+            let crossfade = settings.crossfade
+            emit(.transitionAhead(from: item, to: next, reason: next.lane == .autoplay ? .autoplay : .natural,
+                                  crossfade: crossfade.seconds, curve: crossfade.curve))
+            emit(.transitionAhead(from: item, to: next, reason: .skip, crossfade: crossfade.length(manual: true),
+                                  curve: crossfade.curve == .mixRamp ? .equalPower : crossfade.curve))
+        }
         endPlan = made
         return made
+    }
+
+    /// The crossfade `plan` gives the natural end of `item` (`seconds` long): a plugin's
+    /// choice, else the settings'; nil for none.
+    private func join(of plan: EndPlan, from item: QueueItem, lasting seconds: Double) -> Join? {
+        guard let to = plan.to, to != item.id, let next = queue.item(id: to) else { return nil }
+        guard let chosen = plan.natural else { return naturalJoin(from: item, lasting: seconds, to: next) }
+        guard chosen.seconds > 0, joinable(item, next) else { return nil }
+        if chosen.curve == .mixRamp, let placed = mixRampJoin(from: item, lasting: seconds, to: next) { return placed }
+        return Join(overlap: min(chosen.seconds, seconds), curve: chosen.curve == .mixRamp ? .equalPower : chosen.curve)
+    }
+
+    /// Whether a plugin's crossfade may join `item` to `next`: never within an album in order,
+    /// nor into a track of unknown length (a station). (The length bounds are the plugin's call.)
+    private func joinable(_ item: QueueItem, _ next: QueueItem) -> Bool {
+        next.track.duration > 0 && !Self.isAlbumJoin(item, next)
     }
 
     /// The item the plan of `item`'s end chose, while it holds.
@@ -510,7 +568,8 @@ public final class PlayerEngine {
         case .endOfQueue? where isLast(item.id): return
         default: break
         }
-        guard let plan = endPlan, plan.from == item.id, let successor = plan.to, let join = plan.join else { return }
+        guard let plan = endPlan, plan.from == item.id, let successor = plan.to,
+              let join = join(of: plan, from: item, lasting: Double(length) / rate) else { return }
         crossfadeInto(over: Double(max(0, length - decoder.position)) / rate, curve: join.curve, holdOut: join.holdOut,
                       ending: .finished) {
             advanceAtEnd(of: item, to: successor)

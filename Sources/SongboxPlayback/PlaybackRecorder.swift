@@ -84,7 +84,7 @@ public final class PlaybackRecorder: @unchecked Sendable {
     /// the next start does).
     public static func changesState(_ event: PlayerEvent) -> Bool {
         switch event {
-        case .trackEnded, .outputError, .decodeError, .lyric, .streamTitle: false
+        case .trackEnded, .outputError, .decodeError, .lyric, .streamTitle, .transitionAhead: false
         default: true
         }
     }
