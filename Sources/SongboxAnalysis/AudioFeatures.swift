@@ -34,6 +34,10 @@ public struct AudioFeatures: Sendable, Equatable {
     public var centroid: Double?
     /// `FeatureVector.length` numbers for similarity (see `FeatureVector`).
     public var vector: [Float]?
+    /// MixRamp: when the level first reaches each of `MixRampMeter.levels` (seconds from the
+    /// start), and last holds it (seconds before the end); levels never reached are left out.
+    public var mixRampStart: [LevelTime] = []
+    public var mixRampEnd: [LevelTime] = []
     /// The gated blocks' loudness, for album gain (`AlbumLoudness`).
     public var histogram: LoudnessHistogram
 

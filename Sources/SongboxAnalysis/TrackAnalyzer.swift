@@ -6,11 +6,12 @@ import Foundation
 /// skip the run-time exclusivity checks (`@exclusivity(unchecked)`; they were a tenth of the time).
 public final class TrackAnalyzer {
     /// The version of the analysis: a stored row of another version is analyzed again.
-    public static let version = 1
+    public static let version = 2
 
     public let sampleRate: Int
     @exclusivity(unchecked) private var frames = 0
     @exclusivity(unchecked) private var loudness: LoudnessMeter
+    @exclusivity(unchecked) private var mixRamp: MixRampMeter
 
     // Rhythm and key work on mono, low-passed and decimated to about 11 kHz.
     private let decimation: Int
@@ -56,6 +57,7 @@ public final class TrackAnalyzer {
         let rate = min(192_000, max(8000, sampleRate))
         self.sampleRate = rate
         loudness = LoudnessMeter(rate: rate, mono: mono)
+        mixRamp = MixRampMeter(rate: rate)
         decimation = max(1, Int((Double(rate) / 11025).rounded()))
         lowRate = Double(rate) / Double(decimation)
         let filter = Biquad.lowPass(cutoff: lowRate * 0.42, rate: Double(rate))
@@ -78,6 +80,7 @@ public final class TrackAnalyzer {
             let left = Double(samples[2 * frame]) / 32768, right = Double(samples[2 * frame + 1]) / 32768
             loudness.add(left, right)
             let mono = (left + right) / 2
+            mixRamp.add(mono)
             addTimbreSample(Float(mono))
             let filtered = antiAlias.1.process(antiAlias.0.process(mono))
             decimationPhase += 1
@@ -139,8 +142,11 @@ public final class TrackAnalyzer {
 
     /// The features of everything fed.
     public func finish() -> AudioFeatures {
-        AudioFeatures(duration: duration, loudness: loudness.integratedLoudness, truePeak: loudness.peak,
-                      histogram: loudness.histogram, tempo: tempo.estimate(), key: key.estimate(), timbre: timbre.summary)
+        var features = AudioFeatures(duration: duration, loudness: loudness.integratedLoudness, truePeak: loudness.peak,
+                                     histogram: loudness.histogram, tempo: tempo.estimate(), key: key.estimate(), timbre: timbre.summary)
+        features.mixRampStart = mixRamp.start
+        features.mixRampEnd = mixRamp.end(frames: frames)
+        return features
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import SongboxFiles
 
 /// A track as the player needs it: what to open and what the library knows of it.
 public struct PlayableTrack: Sendable, Hashable, Codable {
@@ -19,13 +20,18 @@ public struct PlayableTrack: Sendable, Hashable, Codable {
     /// Its album and place in it, when the library knows them: the next track of the same
     /// album joins it gapless, never crossfaded.
     public var album: AlbumPlace?
+    /// Where its level rises and falls (tags, else the analysis): where a MixRamp crossfade
+    /// overlaps it (docs/player.md#mixramp).
+    public var mixRamp: MixRamp?
 
     /// The id of a file played that is not a library track (the bundled alarm tone).
     public static let notInLibrary: Int64 = -1
 
     public init(trackID: Int64, path: String, duration: Double, highlight: HighlightRange? = nil,
-                lyricTimes: LyricTimes? = nil, replayGain: ReplayGain? = nil, album: AlbumPlace? = nil) {
+                lyricTimes: LyricTimes? = nil, replayGain: ReplayGain? = nil, album: AlbumPlace? = nil,
+                mixRamp: MixRamp? = nil) {
         self.trackID = trackID
+        self.mixRamp = mixRamp
         self.album = album
         self.path = path
         self.duration = duration
@@ -216,6 +222,11 @@ public struct PlayQueue: Sendable, Hashable, Codable {
     /// `setLyricTimes` does for lyric times. Not an edit: the version stays.
     public mutating func setReplayGains(_ gains: [Int64: ReplayGain]) {
         for index in items.indices { items[index].track.replayGain = gains[items[index].track.trackID] }
+    }
+
+    /// Gives each item the MixRamp of its track in `ramps`, as `setReplayGains` does.
+    public mutating func setMixRamps(_ ramps: [Int64: MixRamp]) {
+        for index in items.indices { items[index].track.mixRamp = ramps[items[index].track.trackID] }
     }
 
     public mutating func clear() {

@@ -53,6 +53,8 @@ public enum PlayerCommand: Sendable, Hashable {
     case sleep(SleepTimer?)
     /// Seconds of crossfade at a track's end (`CrossfadeSettings.range`; clamped), 0: off.
     case crossfade(Double)
+    /// MixRamp's level in dB and its delay in seconds (NaN: MixRamp off), each when given.
+    case mixRamp(level: Double?, delay: Double?)
     // The queue.
     case clear, shuffle
     /// The items at these positions (the range may run past the end, not start there).
@@ -100,6 +102,7 @@ public enum PlayerCommand: Sendable, Hashable {
         case .replayGain(let mode): engine.setReplayGain(mode)
         case .sleep(let timer): engine.setSleepTimer(timer)
         case .crossfade(let seconds): engine.setCrossfade(seconds)
+        case .mixRamp(let level, let delay): engine.setMixRamp(level: level, delay: delay)
         case .clear: engine.clear()
         case .shuffle: engine.shuffle()
         case .delete(let range):

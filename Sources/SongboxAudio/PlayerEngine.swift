@@ -98,14 +98,52 @@ public final class PlayerEngine {
         var start: Double
         var length: Double
         var curve: CrossfadeCurve
+        /// MixRamp: seconds into the fade that the outgoing track stays at full level (until
+        /// its tail falls below the level); the incoming track is at full level throughout.
+        var holdOut = 0.0
 
         var end: Double { start + length }
 
         /// The gains (outgoing, incoming) at `clock`.
         func gains(at clock: Double) -> (out: Double, in: Double) {
-            curve.gains(at: length <= 0 ? 1 : (clock - start) / length)
+            guard curve == .mixRamp else { return curve.gains(at: length <= 0 ? 1 : (clock - start) / length) }
+            let fading = length - holdOut
+            return (curve.gains(at: fading <= 0 ? 1 : (clock - start - holdOut) / fading).out, 1)
         }
     }
+
+    /// What comes after the current track, decided ahead: once its end is near (`planAhead`),
+    /// or at its start when a plugin chooses transitions (`asksTransitions`). The next track is
+    /// drawn once (a random one too); a plugin's choices for it are kept with it.
+    private struct EndPlan {
+        let from: Int
+        let version: Int
+        let modes: PlaybackModes
+        /// The item after it; nil at the end of the queue.
+        let to: Int?
+        /// What a plugin chose for the natural end into `to`, and for a skip to it; nil: the
+        /// settings' default.
+        var natural: TransitionChoice?
+        var skip: TransitionChoice?
+    }
+
+    /// Whether a plugin chooses transitions (`songbox.player.on_transition`): each track's
+    /// successor is planned at its start and `transitionAhead` asked.
+    public private(set) var asksTransitions = false
+
+    /// A crossfade at a natural end: its length, curve and (MixRamp) how long the outgoing
+    /// track holds its level.
+    struct Join: Equatable {
+        var overlap: Double
+        var curve: CrossfadeCurve
+        var holdOut = 0.0
+    }
+
+    private var endPlan: EndPlan?
+
+    /// Seconds before a track's end that its join is planned: the longest crossfade, and time
+    /// for what decides it ahead.
+    static let planAhead = CrossfadeSettings.range.upperBound + 10
 
     /// A track fading out: what `endTrack` needs of it once its audio is over.
     private struct Outgoing {
@@ -194,7 +232,8 @@ public final class PlayerEngine {
                      clock: clock, outputError: outputError, playError: playError, heading: heading, headingID: headingID,
                      replayGain: replayGain, outputs: outputs, outputIndex: outputIndex,
                      streamTitle: streamTitle, buffering: buffering, source: (decoder as? FileDecoder)?.source,
-                     crossfade: settings.crossfade.seconds)
+                     crossfade: settings.crossfade.seconds, mixRampDB: settings.crossfade.mixRampDB,
+                     mixRampDelay: settings.crossfade.curve == .mixRamp ? settings.crossfade.mixRampDelay : nil)
     }
 
     /// The ReplayGain mode (`settings.replayGain.mode`).
@@ -367,16 +406,60 @@ public final class PlayerEngine {
         if settings.crossfade != before { emitOptions() }
     }
 
+    /// Sets MixRamp's level (dB, `mixrampdb`) and its delay (seconds, `mixrampdelay`) when
+    /// given: a delay turns the `mixramp` curve on, NaN turns it off (back to equal-power), as
+    /// in MPD. The next join is planned again.
+    public func setMixRamp(level: Double? = nil, delay: Double? = nil) {
+        let before = settings.crossfade
+        if let level { settings.crossfade.mixRampDB = level }
+        if let delay {
+            if delay.isNaN {
+                if settings.crossfade.curve == .mixRamp { settings.crossfade.curve = .equalPower }
+            } else {
+                settings.crossfade.mixRampDelay = delay
+                settings.crossfade.curve = .mixRamp
+            }
+        }
+        guard settings.crossfade != before else { return }
+        endPlan = nil
+        emitOptions()
+    }
+
+    /// From now on, each track's successor is planned at its start and a transition hook is
+    /// asked about it (`transitionAhead`).
+    public func askTransitions() {
+        guard !asksTransitions else { return }
+        asksTransitions = true
+        endPlan = nil
+    }
+
+    /// A plugin's answer to `transitionAhead`: kept with the plan while `to` is still what
+    /// follows `from`. One that comes after the end's crossfade was placed is too late: the
+    /// default stands (the audio never waits for a plugin).
+    public func chooseTransition(from: Int, to: Int, reason: TransitionReason, _ choice: TransitionChoice) {
+        guard var plan = endPlan, plan.from == from, plan.to == to, currentID == from else { return }
+        if reason == .skip {
+            plan.skip = choice
+        } else {
+            guard !endConsidered else { return }
+            plan.natural = choice
+        }
+        endPlan = plan
+    }
+
     /// A change of track asked for (`next`, `previous`, `play N`): crossfaded over
-    /// `crossfade_manual` where the two tracks take one, else the short `transitionFade`.
+    /// `crossfade_manual` (or what a plugin chose for a skip to `id`) where the two tracks take
+    /// one, else the short `transitionFade`.
     private func skip(to id: Int, reason: StartReason) {
-        let seconds = settings.crossfade.length(manual: true)
+        let chosen = endPlan.flatMap { $0.from == currentID && $0.to == id ? $0.skip : nil }
+        let seconds = chosen?.seconds ?? settings.crossfade.length(manual: true)
+        let curve = chosen?.curve ?? settings.crossfade.curve
         guard seconds > 0, state == .playing, !buffering, !highlights, !fadingOut,
               let item = currentItem, let next = queue.item(id: id),
-              crossfades(from: item, lasting: duration ?? 0, to: next) else {
+              chosen != nil ? joinable(item, next) : crossfades(from: item, lasting: duration ?? 0, to: next) else {
             return change(to: .play(id: id, reason: reason, endReason: .skipped))
         }
-        crossfadeInto(over: seconds, ending: .skipped) { start(id, reason: reason) }
+        crossfadeInto(over: seconds, curve: curve == .mixRamp ? .equalPower : curve, ending: .skipped) { start(id, reason: reason) }
     }
 
     /// A pause, stop or skip is fading out (a fade-in after a resume is not one).
@@ -387,12 +470,91 @@ public final class PlayerEngine {
     }
 
     /// Frames of the current track to play before its natural-end crossfade starts (0: now),
-    /// nil when none is to be looked at.
-    private func framesBeforeCrossfade(_ decoder: any TrackDecoder) -> Int? {
-        guard !endConsidered, crossfade == nil, settings.crossfade.seconds > 0, !highlights,
-              let length = decoder.length else { return nil }
-        let overlap = Self.frameCount(settings.crossfade.seconds, rate: Double(decoder.format.sampleRate))
-        return max(0, length - overlap - decoder.position)
+    /// or before its end is planned; nil when none is to be looked at.
+    private func framesBeforeCrossfade(_ decoder: any TrackDecoder, of item: QueueItem) -> Int? {
+        guard !highlights, let length = decoder.length else { return nil }
+        // Asked at its start, also while it fades in.
+        if asksTransitions { _ = plan(for: item) }
+        guard !endConsidered, crossfade == nil, settings.crossfade.seconds > 0 || asksTransitions else { return nil }
+        let rate = Double(decoder.format.sampleRate)
+        let left = max(0, length - decoder.position)
+        let ahead = Self.frameCount(Self.planAhead, rate: rate)
+        guard left <= ahead || asksTransitions else { return left - ahead }
+        guard let join = join(of: plan(for: item), from: item, lasting: Double(length) / rate), join.overlap > 0 else { return nil }
+        return max(0, left - Self.frameCount(join.overlap, rate: rate))
+    }
+
+    /// The plan of `item`'s end: kept while the queue and the modes stay as they were, else
+    /// made again (a plugin's choices kept while the next item is the same). A new next item
+    /// is asked about (`transitionAhead`) when a plugin chooses transitions.
+    private func plan(for item: QueueItem) -> EndPlan {
+        if let endPlan, endPlan.from == item.id, endPlan.version == queue.version, endPlan.modes == modes { return endPlan }
+        let to = modes.single.isOn ? nil : following(item.id)
+        var made = EndPlan(from: item.id, version: queue.version, modes: modes, to: to)
+        if let old = endPlan, old.from == item.id, old.to == to {
+            made.natural = old.natural
+            made.skip = old.skip
+        } else if asksTransitions, let to, to != item.id, let next = queue.item(id: to) {
+            let crossfade = settings.crossfade
+            emit(.transitionAhead(from: item, to: next, reason: next.lane == .autoplay ? .autoplay : .natural,
+                                  crossfade: crossfade.seconds, curve: crossfade.curve))
+            emit(.transitionAhead(from: item, to: next, reason: .skip, crossfade: crossfade.length(manual: true),
+                                  curve: crossfade.curve == .mixRamp ? .equalPower : crossfade.curve))
+        }
+        endPlan = made
+        return made
+    }
+
+    /// The crossfade `plan` gives the natural end of `item` (`seconds` long): a plugin's
+    /// choice, else the settings'; nil for none.
+    private func join(of plan: EndPlan, from item: QueueItem, lasting seconds: Double) -> Join? {
+        guard let to = plan.to, to != item.id, let next = queue.item(id: to) else { return nil }
+        guard let chosen = plan.natural else { return naturalJoin(from: item, lasting: seconds, to: next) }
+        guard chosen.seconds > 0, joinable(item, next) else { return nil }
+        if chosen.curve == .mixRamp, let placed = mixRampJoin(from: item, lasting: seconds, to: next) { return placed }
+        return Join(overlap: min(chosen.seconds, seconds), curve: chosen.curve == .mixRamp ? .equalPower : chosen.curve)
+    }
+
+    /// Whether a plugin's crossfade may join `item` to `next`: never within an album in order,
+    /// nor into a track of unknown length (a station). (The length bounds are the plugin's call.)
+    private func joinable(_ item: QueueItem, _ next: QueueItem) -> Bool {
+        next.track.duration > 0 && !Self.isAlbumJoin(item, next)
+    }
+
+    /// The item the plan of `item`'s end chose, while it holds.
+    private func plannedSuccessor(of item: QueueItem) -> Int? {
+        guard let endPlan, endPlan.from == item.id, endPlan.version == queue.version, endPlan.modes == modes,
+              !modes.single.isOn else { return nil }
+        return endPlan.to
+    }
+
+    /// The crossfade at the natural end of `item` (`seconds` long) into `next` by the settings;
+    /// nil for none.
+    private func naturalJoin(from item: QueueItem, lasting seconds: Double, to next: QueueItem) -> Join? {
+        let settings = settings.crossfade
+        guard settings.seconds > 0, item.id != next.id, crossfades(from: item, lasting: seconds, to: next) else { return nil }
+        guard settings.curve == .mixRamp else { return Join(overlap: settings.seconds, curve: settings.curve) }
+        return mixRampJoin(from: item, lasting: seconds, to: next) ?? Join(overlap: settings.seconds, curve: .equalPower)
+    }
+
+    /// MixRamp's join of `item` into `next`, as MPD places it: they overlap by the time the
+    /// incoming track takes to reach `mixRampDB` plus the time the outgoing one is under it at
+    /// its end, less `mixRampDelay` (each level taken after the track's ReplayGain). Nil when
+    /// either lacks its points or never reaches the level; an overlap of 0 when the delay is
+    /// longer (they join gapless).
+    private func mixRampJoin(from item: QueueItem, lasting seconds: Double, to next: QueueItem) -> Join? {
+        let settings = settings.crossfade
+        guard let end = item.track.mixRamp?.end, let start = next.track.mixRamp?.start,
+              let tail = end.seconds(at: settings.mixRampDB - gainDecibels(of: item)),
+              let lead = start.seconds(at: settings.mixRampDB - gainDecibels(of: next)) else { return nil }
+        let overlap = max(0, min(lead + tail - settings.mixRampDelay, seconds, CrossfadeSettings.range.upperBound))
+        return Join(overlap: overlap, curve: .mixRamp, holdOut: max(0, overlap - tail))
+    }
+
+    /// The ReplayGain `item` plays at, in dB.
+    private func gainDecibels(of item: QueueItem) -> Double {
+        let scale = AppliedGain(item.track.replayGain, settings: settings.replayGain, random: modes.random).scale
+        return scale > 0 ? 20 * log10(scale) : 0
     }
 
     /// The current track is `crossfade` seconds from its end: the next one starts under it
@@ -406,9 +568,10 @@ public final class PlayerEngine {
         case .endOfQueue? where isLast(item.id): return
         default: break
         }
-        guard let successor = following(item.id), successor != item.id, let next = queue.item(id: successor),
-              crossfades(from: item, lasting: Double(length) / rate, to: next) else { return }
-        crossfadeInto(over: Double(max(0, length - decoder.position)) / rate, ending: .finished) {
+        guard let plan = endPlan, plan.from == item.id, let successor = plan.to,
+              let join = join(of: plan, from: item, lasting: Double(length) / rate) else { return }
+        crossfadeInto(over: Double(max(0, length - decoder.position)) / rate, curve: join.curve, holdOut: join.holdOut,
+                      ending: .finished) {
             advanceAtEnd(of: item, to: successor)
         }
     }
@@ -438,7 +601,8 @@ public final class PlayerEngine {
 
     /// Keeps the current track playing as the outgoing side of a crossfade of `seconds` and
     /// starts the next one through `startNext`, at the output's rate.
-    private func crossfadeInto(over seconds: Double, ending reason: EndReason, startNext: () -> Void) {
+    private func crossfadeInto(over seconds: Double, curve: CrossfadeCurve, holdOut: Double = 0, ending reason: EndReason,
+                               startNext: () -> Void) {
         guard let decoder, let item = currentItem else { return startNext() }
         let outgoing = Outgoing(decoder: decoder, item: item, gain: openTrackGain, delivered: delivered, reason: reason)
         joinRate = outputFormat?.sampleRate
@@ -448,7 +612,7 @@ public final class PlayerEngine {
             // Nothing came in (every next track failed): the outgoing one ends here.
             return endTrack(outgoing.item, outgoing.decoder, delivered: outgoing.delivered, reason: .stopped)
         }
-        crossfade = Crossfade(outgoing: outgoing, start: clock, length: seconds, curve: settings.crossfade.curve)
+        crossfade = Crossfade(outgoing: outgoing, start: clock, length: seconds, curve: curve, holdOut: holdOut)
     }
 
     /// Decodes as many frames of the outgoing track as `samples` holds (`seconds` of them) into
@@ -613,7 +777,7 @@ public final class PlayerEngine {
         }
         let rate = frameRate
         var wanted = min(settings.chunkFrames, max(1, maxFrames))
-        if let lead = framesBeforeCrossfade(decoder) {
+        if let lead = framesBeforeCrossfade(decoder, of: item) {
             guard lead > 0 else {
                 crossfadeAtEnd(of: item, decoder)
                 return .rendered(frames: 0)
@@ -805,6 +969,7 @@ public final class PlayerEngine {
         // the end: it still happens, at the start of what comes next.
         let pending = transition?.action
         let albumRate = albumJoinRate(after: item)
+        let planned = plannedSuccessor(of: item)
         endTrack(.finished)
         switch pending {
         case .stop?:
@@ -833,7 +998,7 @@ public final class PlayerEngine {
         default: break
         }
         joinRate = albumRate
-        advanceAtEnd(of: item)
+        advanceAtEnd(of: item, to: planned)
         joinRate = nil
     }
 
@@ -985,6 +1150,7 @@ public final class PlayerEngine {
         endOutgoing()
         crossfade = nil
         endConsidered = false
+        endPlan = nil
         joinedAt = nil
         decoder = nil
         streamTitle = nil

@@ -117,6 +117,10 @@ public enum PlayerEvent: Sendable, Hashable {
     case streamTitle(item: QueueItem, title: StreamTitle)
     /// The queue ran out (or the sleep timer or a stop ended playback).
     case stopped
+    /// The item after `from` is known: how `from` should give way to `to` for `reason` is asked
+    /// ahead (`songbox.player.on_transition`), with the default the settings give (`crossfade`
+    /// seconds, `curve`). The answer is `PlayerEngine.chooseTransition`.
+    case transitionAhead(from: QueueItem, to: QueueItem, reason: TransitionReason, crossfade: Double, curve: CrossfadeCurve)
 
     /// The events that only say a value changed (the newest of a kind says all of it): what a
     /// consumer that falls behind may lose the older ones of.
@@ -139,6 +143,7 @@ public enum PlayerEvent: Sendable, Hashable {
         case .lyric: "lyric"
         case .streamTitle: "stream_title"
         case .stopped: "stopped"
+        case .transitionAhead: "transition_ahead"
         }
     }
 }
@@ -204,4 +209,31 @@ public struct PlayerStatus: Sendable, Hashable {
     public var source: SourceFormat?
     /// The crossfade's length at a track's natural end, in seconds (MPD's `xfade`); 0: off.
     public var crossfade = 0.0
+    /// MixRamp's level (MPD's `mixrampdb`) and, when the curve is `mixramp`, its delay.
+    public var mixRampDB = -17.0
+    public var mixRampDelay: Double?
+}
+
+/// Why one track gives way to the next, as a transition hook is told (docs/player.md#plugins-choose).
+public enum TransitionReason: String, Sendable, Hashable, Codable {
+    /// The track ends by itself and the queue goes on.
+    case natural
+    /// `next`, or a jump to the item after it.
+    case skip
+    /// An alarm starts its music.
+    case alarm
+    /// The track ends by itself into one autoplay added.
+    case autoplay
+}
+
+/// A transition a plugin chose: seconds of crossfade (0: none) and its curve.
+public struct TransitionChoice: Sendable, Hashable {
+    public var seconds: Double
+    public var curve: CrossfadeCurve
+
+    /// `seconds` bounded to `CrossfadeSettings.range` (NaN: 0).
+    public init(seconds: Double, curve: CrossfadeCurve = .equalPower) {
+        self.seconds = CrossfadeSettings.bounded(seconds)
+        self.curve = curve
+    }
 }

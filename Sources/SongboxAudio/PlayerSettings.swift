@@ -40,6 +40,14 @@ public struct CrossfadeSettings: Sendable, Hashable, Codable {
     /// No crossfade into or out of a track shorter than this many seconds (a bridge, an intro).
     public var minTrackSeconds = 20.0 { didSet { minTrackSeconds = minTrackSeconds.isFinite ? max(0, minTrackSeconds) : 20 } }
     public var curve = CrossfadeCurve.equalPower
+    /// MixRamp's level (MPD's `mixrampdb`): two tracks overlap where the outgoing one falls
+    /// below it and the incoming one reaches it (dB to full scale, after each one's ReplayGain).
+    public var mixRampDB = -17.0 { didSet { mixRampDB = Self.mixRampLevels.clamp(mixRampDB, else: -17) } }
+    /// Seconds MixRamp's overlap is shortened by (MPD's `mixrampdelay`).
+    public var mixRampDelay = 0.0 { didSet { mixRampDelay = Self.range.clamp(mixRampDelay, else: 0) } }
+
+    /// The MixRamp levels there are, in dB.
+    public static let mixRampLevels = -96.0...0.0
 
     public init(seconds: Double = 0, manualSeconds: Double? = nil, minTrackSeconds: Double = 20,
                 curve: CrossfadeCurve = .equalPower) {
@@ -65,13 +73,25 @@ public enum CrossfadeCurve: String, Sendable, Hashable, Codable, CaseIterable {
     case equalPower = "equal-power"
     /// Straight lines: the summed amplitude of one signal stays even (a dip of 3 dB for two).
     case linear
+    /// Placed by the two tracks' MixRamp points: the incoming track at full level from its
+    /// start, overlapped so that it reaches `mixRampDB` where the outgoing one falls below it,
+    /// from where the outgoing one fades out (equal-power) to its end. Without the points, and
+    /// on a manual change, equal-power.
+    case mixRamp = "mixramp"
 
     /// The gains (outgoing, incoming) at `fraction` (0...1) of the way through.
     func gains(at fraction: Double) -> (out: Double, in: Double) {
         let t = fraction.isNaN ? 1 : max(0, min(1, fraction))
         switch self {
-        case .equalPower: return (cos(t * .pi / 2), sin(t * .pi / 2))
+        case .equalPower, .mixRamp: return (cos(t * .pi / 2), sin(t * .pi / 2))
         case .linear: return (1 - t, t)
         }
+    }
+}
+
+extension ClosedRange<Double> {
+    /// `value` within the range; `fallback` for NaN.
+    func clamp(_ value: Double, else fallback: Double) -> Double {
+        value.isNaN ? fallback : Swift.max(lowerBound, Swift.min(upperBound, value))
     }
 }

@@ -57,6 +57,8 @@ enum ID3v2Reader {
         case "replaygain_track_peak": tags.replayGainTrackPeak = Double(value.trimmingSpaces)
         case "replaygain_album_gain": tags.replayGainAlbumGain = decibels(value)
         case "replaygain_album_peak": tags.replayGainAlbumPeak = Double(value.trimmingSpaces)
+        case "mixramp_start": tags.mixRampStart = MixRamp.Ramp(parsing: value)?.text
+        case "mixramp_end": tags.mixRampEnd = MixRamp.Ramp(parsing: value)?.text
         default: break
         }
     }

@@ -364,6 +364,18 @@ enum Schema {
                    OR lower(path) GLOB '*.m4a' OR lower(path) GLOB '*.m4b' OR lower(path) GLOB '*.mp4'
                 """)
         }
+        migrator.registerMigration("v13: MixRamp") { db in
+            // Where a track's level rises at its start and falls at its end (`MixRamp.Ramp`
+            // text, "dB seconds;..."): from the file's MIXRAMP_START and MIXRAMP_END tags on
+            // `tracks`, from `analyze` on `audio_features`. The player reads them when a track
+            // is queued, so placing a MixRamp crossfade costs nothing at play time.
+            try db.execute(sql: """
+                ALTER TABLE tracks ADD COLUMN mixramp_start TEXT;
+                ALTER TABLE tracks ADD COLUMN mixramp_end TEXT;
+                ALTER TABLE audio_features ADD COLUMN mixramp_start TEXT;
+                ALTER TABLE audio_features ADD COLUMN mixramp_end TEXT;
+                """)
+        }
         return migrator
     }
 }

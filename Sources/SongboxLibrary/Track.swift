@@ -28,6 +28,9 @@ public struct FileTags: Equatable, Sendable {
     public var replayGainTrackPeak: Double?
     public var replayGainAlbumGain: Double?
     public var replayGainAlbumPeak: Double?
+    /// MPD's MixRamp tags (`MixRamp.Ramp` text: "dB seconds;..."), when the file has usable ones.
+    public var mixRampStart: String?
+    public var mixRampEnd: String?
 
     public init() {}
 }

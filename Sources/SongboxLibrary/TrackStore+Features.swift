@@ -75,17 +75,43 @@ extension TrackStore {
             try db.execute(sql: """
                 INSERT OR REPLACE INTO audio_features (track_id, size, mtime, version, analyzed, duration, tempo, tempo_alt,
                   beat_strength, beat_regularity, "key", key_strength, loudness, loudness_range, true_peak, track_gain,
-                  track_peak, energy, danceability, valence, brightness, vector, histogram)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                  track_peak, energy, danceability, valence, brightness, vector, histogram, mixramp_start, mixramp_end)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [
                     track.id, track.size, track.mtime, TrackAnalyzer.version, Int64(now.timeIntervalSince1970), features.duration,
                     features.tempo, features.tempoAlternative, features.beatStrength, features.beatRegularity,
                     features.key?.description, features.keyStrength, features.loudness, features.loudnessRange, features.truePeak,
                     features.trackGain, features.trackPeak, features.energy, features.danceability, features.valence,
                     features.brightness, features.vector.map(Self.vectorBlob), Data(features.histogram.encoded),
+                    Self.rampText(features.mixRampStart), Self.rampText(features.mixRampEnd),
                 ])
             try Self.updateAlbumGain(of: track.id, in: db)
             return true
+        }
+    }
+
+    private static func rampText(_ points: [LevelTime]) -> String? {
+        MixRamp.Ramp(points.map { ($0.level, $0.seconds) })?.text
+    }
+
+    /// The MixRamp of the tracks `ids` that have one: each side from the file's tag when it
+    /// has a usable one, else from the analysis of the file as it is now.
+    public func mixRamps(of ids: [Int64]) throws(SongboxError) -> [Int64: MixRamp] {
+        guard !ids.isEmpty else { return [:] }
+        return try runner.read { db in
+            var found: [Int64: MixRamp] = [:]
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT t.id, coalesce(t.mixramp_start, f.mixramp_start), coalesce(t.mixramp_end, f.mixramp_end)
+                FROM tracks t LEFT JOIN audio_features f ON f.track_id = t.id AND f.size = t.size AND f.mtime = t.mtime
+                WHERE t.id IN (SELECT value FROM json_each(?))
+                  AND coalesce(t.mixramp_start, f.mixramp_start, t.mixramp_end, f.mixramp_end) IS NOT NULL
+                """, arguments: [LibrarySQL.jsonList(ids)])
+            while let row = try rows.next() {
+                // Text that is not a ramp (a damaged row) reads as none.
+                found[row[0]] = MixRamp(start: String.fromDatabaseValue(row[1] as DatabaseValue),
+                                        end: String.fromDatabaseValue(row[2] as DatabaseValue))
+            }
+            return found
         }
     }
 

@@ -95,6 +95,7 @@ enum TrackWriter {
             ("mb_releasegroupid", tags.musicBrainzReleaseGroupID),
             ("rg_track_gain", tags.replayGainTrackGain), ("rg_track_peak", tags.replayGainTrackPeak),
             ("rg_album_gain", tags.replayGainAlbumGain), ("rg_album_peak", tags.replayGainAlbumPeak),
+            ("mixramp_start", tags.mixRampStart), ("mixramp_end", tags.mixRampEnd),
             ("duration", audio.duration), ("bitrate", audio.bitrate), ("samplerate", audio.sampleRate),
             ("channels", audio.channels), ("bits", audio.bits),
             ("path_key", SearchKey.fold(file.path) as String),  // `as`: Swift 6.2 finds the String? overload as good

@@ -14,10 +14,14 @@ public struct PlaybackEvent: Sendable {
     /// The words of a `lyric` event's line, from the library (the queue carries only times).
     public let lyricText: String?
     public let emitted: Double
+    /// The library's record of a `transition_ahead`'s incoming track (`track` is the outgoing one's).
+    public let nextTrack: Track?
 
-    public init(_ event: PlayerEvent, track: Track? = nil, lyricText: String? = nil, emitted: Double = MonotonicClock.seconds) {
+    public init(_ event: PlayerEvent, track: Track? = nil, lyricText: String? = nil, emitted: Double = MonotonicClock.seconds,
+                nextTrack: Track? = nil) {
         self.event = event
         self.track = track
+        self.nextTrack = nextTrack
         self.lyricText = lyricText
         self.emitted = emitted
     }
@@ -194,7 +198,8 @@ public final class EventPipeline: @unchecked Sendable {
 
     private func deliver(_ events: [(event: PlayerEvent, emitted: Double)]) {
         let delivered = events.map {
-            PlaybackEvent($0.event, track: track(of: $0.event), lyricText: lyricText(of: $0.event), emitted: $0.emitted)
+            PlaybackEvent($0.event, track: track(of: $0.event), lyricText: lyricText(of: $0.event), emitted: $0.emitted,
+                          nextTrack: nextTrack(of: $0.event))
         }
         for subscriber in lock.withLock({ subscribers }) { subscriber.receive(delivered) }
     }
@@ -207,13 +212,20 @@ public final class EventPipeline: @unchecked Sendable {
         case .trackStarted(let started, _, _): item = started
         case .trackEnded(let ended, _, _, _, _), .paused(let ended, _), .resumed(let ended, _),
              .seeked(let ended, _, _), .decodeError(let ended, _), .lyric(let ended, _, _),
-             .streamTitle(let ended, _): item = ended
+             .streamTitle(let ended, _), .transitionAhead(let ended, _, _, _, _): item = ended
         default: return nil
         }
         if let known = tracks.first(where: { $0.item == item.id }) { return known.track }
         let track = try? store.tracks.track(id: item.track.trackID)
         tracks = Array((tracks + [(item.id, track)]).suffix(2))
         return track
+    }
+
+    /// The library's track of a `transition_ahead`'s incoming item (read for each: one read a
+    /// track change, on this thread, never the audio's).
+    private func nextTrack(of event: PlayerEvent) -> Track? {
+        guard case .transitionAhead(_, let to, _, _, _) = event else { return nil }
+        return try? store.tracks.track(id: to.track.trackID)
     }
 
     /// The words of a lyric event's line: the library's line at its index, read once a track

@@ -10,11 +10,13 @@ extension TrackStore {
         let highlights = try highlights(of: files.map(\.id))
         let lyrics = try playableLyricTimes(of: files.map(\.id))
         let gains = try replayGains(of: files.map(\.id))
+        let ramps = try mixRamps(of: files.map(\.id))
         return files.map { file in
             PlayableTrack(trackID: file.id, path: file.path, duration: file.duration,
                           highlight: highlights[file.id].map { HighlightRange(start: $0.start, end: $0.end) },
                           lyricTimes: lyrics[file.id], replayGain: gains[file.id],
-                          album: AlbumPlace(album: file.album, by: file.albumArtist, disc: file.disc, number: file.track))
+                          album: AlbumPlace(album: file.album, by: file.albumArtist, disc: file.disc, number: file.track),
+                          mixRamp: ramps[file.id])
         }
     }
 
@@ -23,11 +25,13 @@ extension TrackStore {
         let highlights = try highlights(of: tracks.map(\.id))
         let lyrics = try playableLyricTimes(of: tracks.map(\.id))
         let gains = try replayGains(of: tracks.map(\.id))
+        let ramps = try mixRamps(of: tracks.map(\.id))
         return tracks.map { track in
             PlayableTrack(trackID: track.id, path: track.path, duration: track.duration,
                           highlight: highlights[track.id].map { HighlightRange(start: $0.start, end: $0.end) },
                           lyricTimes: lyrics[track.id], replayGain: gains[track.id],
-                          album: AlbumPlace(album: track.album, by: track.albumArtist ?? track.artist, disc: track.disc, number: track.track))
+                          album: AlbumPlace(album: track.album, by: track.albumArtist ?? track.artist, disc: track.disc, number: track.track),
+                          mixRamp: ramps[track.id])
         }
     }
 

@@ -84,7 +84,7 @@ public final class PlaybackRecorder: @unchecked Sendable {
     /// the next start does).
     public static func changesState(_ event: PlayerEvent) -> Bool {
         switch event {
-        case .trackEnded, .outputError, .decodeError, .lyric, .streamTitle: false
+        case .trackEnded, .outputError, .decodeError, .lyric, .streamTitle, .transitionAhead: false
         default: true
         }
     }
@@ -122,7 +122,7 @@ extension PlaybackRecorder {
 }
 
 extension PlaybackRecorder {
-    /// The lyric times and ReplayGain of a restored queue's tracks, as the library has them now
+    /// The lyric times, ReplayGain and MixRamp of a restored queue's tracks, as the library has them now
     /// (the saved queue holds neither). Without them, if they cannot be read: the tracks play,
     /// without lyric events, or without ReplayGain.
     func withLibraryDetails(_ queue: inout PlayQueue) {
@@ -136,6 +136,11 @@ extension PlaybackRecorder {
             queue.setReplayGains(try store.tracks.replayGains(of: ids))
         } catch {
             report(Message("the ReplayGain of the saved queue could not be read, its tracks play without it (\(error))").localized)
+        }
+        do {
+            queue.setMixRamps(try store.tracks.mixRamps(of: ids))
+        } catch {
+            report(Message("the MixRamp points of the saved queue could not be read, its tracks crossfade without them (\(error))").localized)
         }
     }
 }

@@ -401,8 +401,33 @@ public enum PlayerAPI {
             if let station = title.station { table["station"] = .string(station) }
         case .stopped:
             break
+        case .transitionAhead(let from, let to, let reason, let crossfade, let curve):
+            table["from"] = .table(trackTable(from, track))
+            table["to"] = .table(trackTable(to, delivered.nextTrack))
+            table["reason"] = .string(reason.rawValue)
+            table["crossfade"] = .number(crossfade)
+            table["curve"] = .string(curve.rawValue)
         }
         return .table(table)
+    }
+
+    /// Tells the player a transition hook is there (`songbox.player.on_transition`): it asks
+    /// ahead from now on. Nothing when the script has no player.
+    static func askTransitions(_ host: PlayerHost) {
+        _ = try? host.control.perform { $0.askTransitions() }
+    }
+
+    /// Hands a transition hook's `answer` to the `transition_ahead` `event` to the player (the
+    /// prelude checked it; its numbers are checked again at this bridge). The player takes it
+    /// only while it still stands (the same two tracks, not too late).
+    static func applyTransition(_ answer: LuaValue, of event: LuaValue, host: PlayerHost) {
+        guard let table = answer.tableValue, let seconds = table["crossfade"]?.doubleValue,
+              CrossfadeSettings.range.contains(seconds), let fields = event.tableValue,
+              let from = fields["from"]?.tableValue?["queue_id"]?.intValue, let to = fields["to"]?.tableValue?["queue_id"]?.intValue,
+              let reason = fields["reason"]?.stringValue.flatMap(TransitionReason.init(rawValue:)) else { return }
+        let curve = table["curve"]?.stringValue.flatMap(CrossfadeCurve.init(rawValue:)) ?? .equalPower
+        let choice = TransitionChoice(seconds: seconds, curve: curve)
+        _ = try? host.control.perform { $0.chooseTransition(from: from, to: to, reason: reason, choice) }
     }
 
     /// A queue item as a track table (every library field) with its `queue_id`.

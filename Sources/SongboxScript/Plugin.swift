@@ -225,7 +225,10 @@ public final class Plugin: Sendable {
                     plugin.log.flush()
                     continue
                 case .event(let event)?:
-                    call("dispatch", [event.value, .number(environment.now())])
+                    let results = call("dispatch", [event.value, .number(environment.now())])
+                    if event.name == "transition_ahead", results.count > 1 {
+                        PlayerAPI.applyTransition(results[1], of: event.value, host: environment.player())
+                    }
                     handled += 1
                 case .reload?:
                     unload(status: .starting)
@@ -312,7 +315,9 @@ public final class Plugin: Sendable {
             guard let results = try? runtime.callKeptFunction("listening", [listeningVersion.map { .integer($0) } ?? .nil]),
                   results.count == 2, let version = results[0].intValue, let names = results[1].arrayValue else { return }
             listeningVersion = version
-            plugin.listening.withLock { $0 = Set(names.compactMap(\.stringValue)) }
+            let listening = Set(names.compactMap(\.stringValue))
+            plugin.listening.withLock { $0 = listening }
+            if listening.contains("transition_ahead") { PlayerAPI.askTransitions(environment.player()) }
         }
 
         /// Value events the plugin lost to its bound because it fell behind: said, once a fall.

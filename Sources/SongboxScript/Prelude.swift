@@ -92,6 +92,43 @@ enum Prelude {
           return setmetatable({ id = last_id, event = event }, Handle)
         end)
 
+        -- `songbox.player.on_transition(fn)`: fn(from, to, ctx) is asked ahead how `from` gives
+        -- way to `to` (ctx.reason: natural, skip, autoplay; ctx.crossfade and ctx.curve: the
+        -- default) and returns { crossfade = SECONDS, curve = NAME } or nil for the default. Its
+        -- handler answers `dispatch` of the host's `transition_ahead` (not an event `songbox.on`
+        -- takes); an answer that is not a transition is an error at the hook's place.
+        local curves = { ["equal-power"] = true, linear = true, mixramp = true }
+        install("player.on_transition", function(fn)
+          check("songbox.player.on_transition", 1, fn, "function")
+          local function hook(event)
+            local choice = fn(event.from, event.to, { reason = event.reason, crossfade = event.crossfade, curve = event.curve })
+            if choice == nil then return nil end
+            local place = where(fn) or "songbox.player.on_transition"
+            if type(choice) ~= "table" then
+              error(format("%s: the transition hook returned a %s, not a table or nil", place, type(choice)), 0)
+            end
+            local seconds, curve = choice.crossfade, choice.curve
+            if type(seconds) ~= "number" or not (seconds >= 0 and seconds <= 30) then
+              error(format("%s: the transition's crossfade must be seconds from 0 to 30", place), 0)
+            end
+            if curve ~= nil and not curves[curve] then
+              error(format("%s: the transition's curve must be equal-power, linear or mixramp", place), 0)
+            end
+            for key in pairs(choice) do
+              if key ~= "crossfade" and key ~= "curve" then
+                error(format("%s: unknown key '%s' in the transition (crossfade, curve)", place, tostring(key)), 0)
+              end
+            end
+            return { crossfade = seconds, curve = curve }
+          end
+          last_id = last_id + 1
+          local list = handlers.transition_ahead or {}
+          handlers.transition_ahead = list
+          if #list == 0 then listen_version = listen_version + 1 end
+          list[#list + 1] = { id = last_id, fn = hook, place = fn, answers = true }
+          return setmetatable({ id = last_id, event = "transition_ahead" }, Handle)
+        end)
+
         local function timer(name, seconds, fn, every)
           check(name, 1, seconds, "number")
           -- NaN, negative, infinite or over a year: refused (a timer never fires at math.huge).
@@ -183,11 +220,14 @@ enum Prelude {
           -- A copy: a handler may add or remove handlers.
           local copy = {}
           for i = 1, #list do copy[i] = list[i] end
+          local answer
           for _, handler in ipairs(copy) do
             local ok, message = pcall(handler.fn, event)
-            if not ok then errors[#errors + 1] = failure(handler.fn, message) end
+            if not ok then errors[#errors + 1] = failure(handler.place or handler.fn, message)
+            elseif handler.answers and message ~= nil then answer = message end
           end
-          return errors
+          -- A transition hook's answer (the last one's, when there are several).
+          return errors, answer
         end)
 
         local function earliest()

@@ -54,6 +54,7 @@ public final class ScriptEventLoop {
     /// playback cleanly and keeps the place.
     public func run(interrupted: () -> Bool) throws(LuaScriptError) {
         if finished { return }  // songbox.exit() in the main chunk
+        noteTransitionHook()
         switch host.player {
         case let player? where player.steppedEngine != nil:
             try runStepped(player, engine: player.steppedEngine!, interrupted: interrupted)
@@ -156,8 +157,11 @@ public final class ScriptEventLoop {
 
     /// Runs the event's handlers; `now` is the script's clock when it happened.
     private func dispatch(_ event: PlaybackEvent, at now: Double) throws(LuaScriptError) {
-        let errors = try runtime.callKeptFunction("dispatch", [PlayerAPI.event(event), .number(now)])
-        note(errors.first)
+        let value = PlayerAPI.event(event)
+        let results = try runtime.callKeptFunction("dispatch", [value, .number(now)])
+        note(results.first)
+        if case .transitionAhead = event.event, results.count > 1 { PlayerAPI.applyTransition(results[1], of: value, host: host) }
+        noteTransitionHook()
         try dispatchPosted()
     }
 
@@ -179,10 +183,28 @@ public final class ScriptEventLoop {
     private func advanceTimers(to now: Double) throws(LuaScriptError) -> (deadline: Double?, once: Bool) {
         let results = try runtime.callKeptFunction("advance", [.number(now), .number(runtime.wallClock())])
         note(results.first)
+        noteTransitionHook()
         try dispatchPosted()
         return (results.count > 1 ? results[1].doubleValue : nil, results.count > 2 && results[2] == .boolean(true))
     }
 
+
+    /// Whether the player was told of the script's transition hook, and the handlers' count
+    /// as Lua last said it.
+    private var toldTransitions = false
+    private var listeningVersion: Int?
+
+    /// Tells the player, once, that the script has a transition hook
+    /// (`songbox.player.on_transition`), when it has one and a player.
+    private func noteTransitionHook() {
+        guard !toldTransitions, host.player != nil,
+              let results = try? runtime.callKeptFunction("listening", [listeningVersion.map { .integer($0) } ?? .nil]),
+              results.count == 2, let version = results[0].intValue, let names = results[1].arrayValue else { return }
+        listeningVersion = version
+        guard names.contains(.string("transition_ahead")) else { return }
+        toldTransitions = true
+        PlayerAPI.askTransitions(host)
+    }
 
     private func note(_ errors: LuaValue?) {
         for error in errors?.arrayValue ?? [] {

@@ -50,8 +50,8 @@ public struct IdleSubsystems: OptionSet, Sendable, Hashable {
         case .volumeChanged: self = .mixer
         case .optionsChanged: self = .options
         case .outputError, .outputChanged: self = .output
-        // A line of lyrics changes nothing an MPD client shows.
-        case .lyric: self = []
+        // A line of lyrics, or a transition asked ahead, changes nothing an MPD client shows.
+        case .lyric, .transitionAhead: self = []
         default: self = .player
         }
     }

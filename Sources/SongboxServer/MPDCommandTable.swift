@@ -92,8 +92,21 @@ public enum MPDCommandTable {
         Entry("listplaylists", .read, 0...0),
         Entry("load", .add, 1...3),
         Entry("lsinfo", .read, 0...1),
-        Entry("mixrampdb", .player, 1...1) { _ in .ignored },
-        Entry("mixrampdelay", .player, 1...1) { _ in .ignored },
+        Entry("mixrampdb", .player, 1...1) { args throws(MPDProtocol.Failure) in
+            let level = try args.decimal(0)
+            guard level.isFinite, CrossfadeSettings.mixRampLevels.contains(level) else {
+                throw MPDProtocol.Failure(.argument, "mixrampdb is from -96 to 0, got \(args.values[0])")
+            }
+            return .player(.mixRamp(level: level, delay: nil))
+        },
+        // As MPD: "nan" turns MixRamp off.
+        Entry("mixrampdelay", .player, 1...1) { args throws(MPDProtocol.Failure) in
+            let delay = try args.decimal(0)
+            guard delay.isNaN || CrossfadeSettings.range.contains(delay) else {
+                throw MPDProtocol.Failure(.argument, "mixrampdelay is from 0 to 30 seconds or nan, got \(args.values[0])")
+            }
+            return .player(.mixRamp(level: nil, delay: delay))
+        },
         Entry("move", .player, 2...2) { args throws(MPDProtocol.Failure) in .player(.move(try args.range(0), to: try args.place(1))) },
         Entry("moveid", .player, 2...2) { args throws(MPDProtocol.Failure) in
             .player(.moveItem(.id(try args.integer(0)), to: try args.place(1)))

@@ -373,7 +373,7 @@ public struct MPDCommands: MPDCommandHandler {
             ("repeat", snapshot.modes.repeat ? "1" : "0"), ("random", snapshot.modes.random ? "1" : "0"),
             ("single", Self.toggle(snapshot.modes.single)), ("consume", Self.toggle(snapshot.modes.consume)),
             ("playlist", String(snapshot.queue.version)), ("playlistlength", String(snapshot.queue.count)),
-            ("mixrampdb", "0.000000"),
+            ("mixrampdb", String(format: "%f", status.mixRampDB)),
             ("state", status.heading == .playing ? "play" : status.heading == .paused ? "pause" : "stop"),
         ])
         // Where playback is going: a skip's or a pause's short fade already counts as done.
@@ -402,6 +402,7 @@ public struct MPDCommands: MPDCommandHandler {
         }
         // As MPD: whole seconds, only when on.
         if status.crossfade > 0 { out.field("xfade", String(Int(status.crossfade.rounded()))) }
+        if let delay = status.mixRampDelay { out.field("mixrampdelay", String(format: "%f", delay)) }
         if let job = backend.updateJob { out.field("updating_db", String(job)) }
         if let error = status.outputError ?? status.playError { out.field("error", error) }
     }
@@ -828,6 +829,13 @@ struct Arguments {
     func integer(_ index: Int) throws(MPDProtocol.Failure) -> Int {
         let text = try string(index)
         guard let value = Int(text), abs(value) < Int(Int32.max) else { throw MPDProtocol.Failure(.argument, "Integer expected: \(text)") }
+        return value
+    }
+
+    /// A decimal number, or "nan" (MPD's `ParseFloat`).
+    func decimal(_ index: Int) throws(MPDProtocol.Failure) -> Double {
+        let text = try string(index)
+        guard let value = Double(text), !value.isInfinite else { throw MPDProtocol.Failure(.argument, "Float expected: \(text)") }
         return value
     }
 

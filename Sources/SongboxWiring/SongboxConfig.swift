@@ -19,7 +19,9 @@ import SongboxServer
 /// crossfade = 6           # seconds one track fades into the next at its end (0 to 30; 0: off)
 /// crossfade_manual = 2    # ... and on next, previous, play N (default: as crossfade)
 /// crossfade_min_track = 20  # no crossfade into or out of a track shorter than this
-/// crossfade_curve = equal-power  # or linear
+/// crossfade_curve = equal-power  # or linear, or mixramp (placed by the tracks' MixRamp points)
+/// mixramp_db = -17        # MixRamp's level: the tracks overlap where they cross it (-96 to 0)
+/// mixramp_delay = 0       # seconds MixRamp's overlap is shortened by (0 to 30)
 /// replay_gain = auto      # off, track, album or auto (album in order, track on random)
 /// replay_gain_preamp = 0  # dB added to a ReplayGain (-15 to 15)
 /// replay_gain_missing_preamp = 0  # dB for tracks without ReplayGain (-15 to 15)
@@ -157,7 +159,7 @@ public struct SongboxConfig: Sendable, Equatable {
     }
 
     static let keys = ["output", "play_fraction", "play_seconds", "skip_after", "fade", "sleep_fade", "crossfade",
-                       "crossfade_manual", "crossfade_min_track", "crossfade_curve", "replay_gain",
+                       "crossfade_manual", "crossfade_min_track", "crossfade_curve", "mixramp_db", "mixramp_delay", "replay_gain",
                        "replay_gain_preamp", "replay_gain_missing_preamp", "missing_days", "music", "plugins",
                        "rescan_minutes", "socket", "plugin_restart_pause", "plugin_failures", "bind", "max_connections",
                        "password", "default_permissions", "tls_certificates", "cache_folder", "cache_size", "allow_local_streams",
@@ -276,7 +278,7 @@ public struct SongboxConfig: Sendable, Equatable {
         }
         if key == "crossfade_curve" {
             guard let curve = CrossfadeCurve(rawValue: value) else {
-                throw SongboxError(.invalidArgument, "crossfade_curve is equal-power or linear, got '\(value)'", at: place)
+                throw SongboxError(.invalidArgument, "crossfade_curve is equal-power, linear or mixramp, got '\(value)'", at: place)
             }
             settings.crossfade.curve = curve
             return
@@ -311,6 +313,8 @@ public struct SongboxConfig: Sendable, Equatable {
         case "crossfade": settings.crossfade.seconds = number
         case "crossfade_manual": settings.crossfade.manualSeconds = number
         case "crossfade_min_track": settings.crossfade.minTrackSeconds = number
+        case "mixramp_db": settings.crossfade.mixRampDB = number
+        case "mixramp_delay": settings.crossfade.mixRampDelay = number
         case "replay_gain_preamp": settings.replayGain.preamp = number
         case "replay_gain_missing_preamp": settings.replayGain.missingPreamp = number
         case "rescan_minutes": rescanMinutes = number
@@ -336,6 +340,8 @@ public struct SongboxConfig: Sendable, Equatable {
         "crossfade": NumberRange(.seconds, CrossfadeSettings.range.lowerBound, CrossfadeSettings.range.upperBound),
         "crossfade_manual": NumberRange(.seconds, CrossfadeSettings.range.lowerBound, CrossfadeSettings.range.upperBound),
         "crossfade_min_track": NumberRange(.seconds, 0, 3_600),
+        "mixramp_db": NumberRange(.decibels, CrossfadeSettings.mixRampLevels.lowerBound, CrossfadeSettings.mixRampLevels.upperBound),
+        "mixramp_delay": NumberRange(.seconds, CrossfadeSettings.range.lowerBound, CrossfadeSettings.range.upperBound),
         "replay_gain_preamp": NumberRange(.decibels, ReplayGainSettings.preampRange.lowerBound, ReplayGainSettings.preampRange.upperBound),
         "replay_gain_missing_preamp": NumberRange(.decibels, ReplayGainSettings.preampRange.lowerBound,
                                                   ReplayGainSettings.preampRange.upperBound),

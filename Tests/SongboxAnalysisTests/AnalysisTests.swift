@@ -237,3 +237,44 @@ private func expectSane(_ features: AudioFeatures) {
         #expect(TrackAnalyzer(sampleRate: .max).sampleRate == 192_000)
     }
 }
+
+/// MixRamp's points: where a generated track first reaches a level and where its tail falls
+/// below it, within 50 ms of where the signal was made to cross it.
+@Suite struct MixRampPointTests {
+    let signals = Signals(rate: 44_100)
+
+    /// The seconds of `points` at `level`, interpolated between the two levels around it.
+    func seconds(_ points: [LevelTime], at level: Double) -> Double? {
+        guard let above = points.firstIndex(where: { $0.level >= level }) else { return nil }
+        guard above > 0 else { return points[0].seconds }
+        let low = points[above - 1], high = points[above]
+        return low.seconds + (high.seconds - low.seconds) * (level - low.level) / (high.level - low.level)
+    }
+
+    @Test func theStartIsWhereTheLevelIsFirstReachedAndTheEndWhereTheTailFallsBelowIt() throws {
+        let rate = 44_100.0
+        let lead = Array(repeating: 0.0, count: Int(1.3 * rate))
+        let body = signals.sine(frequency: 440, dBFS: -6, seconds: 8)
+        // The tail decays by 20 dB a second: its RMS (3 dB under the peak, -9 dBFS at first)
+        // is at -17 dB 0.4 s in, 2.6 s before the end.
+        let tail = (0..<Int(3 * rate)).map { index in
+            let t = Double(index) / rate
+            return pow(10, (-6 - 20 * t) / 20) * sin(2 * .pi * 440 * (8 + t))
+        }
+        let features = analyze(signals.stereo(lead + body + tail))
+        let start = try #require(seconds(features.mixRampStart, at: -17))
+        let end = try #require(seconds(features.mixRampEnd, at: -17))
+        #expect(abs(start - 1.3) <= 0.05, "reached at \(start) s")
+        let crossing = 3 - (17 - 6 - 10 * log10(2.0)) / 20  // a sine's RMS is its peak less 3.01 dB
+        #expect(abs(end - crossing) <= 0.05, "falls below \(end) s before the end, made to at \(crossing)")
+        // The levels rise, the times too: louder is reached later from the start, earlier from the end.
+        #expect(features.mixRampStart.map(\.seconds) == features.mixRampStart.map(\.seconds).sorted())
+        #expect(features.mixRampEnd.map(\.seconds) == features.mixRampEnd.map(\.seconds).sorted())
+        #expect(features.mixRampStart.last?.level ?? 0 < -6, "never louder than the tone")
+    }
+
+    @Test func silenceHasNoPoints() {
+        let features = analyze(Array(repeating: 0, count: 44_100 * 2))
+        #expect(features.mixRampStart.isEmpty && features.mixRampEnd.isEmpty)
+    }
+}

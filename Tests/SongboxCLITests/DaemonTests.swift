@@ -349,9 +349,9 @@ import Testing
         var loaded: [String: [String: String]] = [:]
         try waitFor(timeout: 30, "every plugin to run") {
             loaded = try plugins(daemon)
-            return loaded.count == 9 && loaded.values.allSatisfy { $0["status"] == "running" }
+            return loaded.count == 10 && loaded.values.allSatisfy { $0["status"] == "running" }
         }
-        #expect(loaded.keys.sorted() == ["alarm", "autoplay", "forgotten", "liked", "mine", "moods", "recently-added", "scrobble", "top10"],
+        #expect(loaded.keys.sorted() == ["alarm", "autoplay", "forgotten", "liked", "mine", "moods", "recently-added", "scrobble", "smart-fades", "top10"],
                 "\(loaded)")
         #expect(loaded.values.allSatisfy { $0["status"] == "running" }, "\(loaded)")
         daemon.signal(SIGTERM)

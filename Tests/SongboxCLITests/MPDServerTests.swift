@@ -65,6 +65,8 @@ extension TestLibrarySuite {
             (nil, "    éîéí èåáéí", "MPD shows the same bytes as Latin-1"),
             ("sendmessage mpc-test hello -> 0", "sendmessage mpc-test hello -> 1", "every message reaches songbox's plugins, so a channel needs no client (MPD: nobody is subscribed)"),
             ("volume 50 -> 0", "volume 50 -> 1", "songbox's volume is its own, in software; the reference MPD's null output has no mixer"),
+            ("    mixrampdb: -17.000000", "    mixrampdb: 0.000000",
+             "songbox's MixRamp level defaults to -17 dB (mixramp_db), where its analysis's points are useful; MPD's 0 dB is never reached by music"),
         ]
         var ours = songbox.lines, theirs = reference.lines
         for difference in differences {
@@ -151,6 +153,24 @@ extension TestLibrarySuite {
             print(c.status().get("xfade")); c.crossfade(0); print(c.status().get("xfade")); c.crossfade(99); print(c.status().get("xfade"))
             """, String(port)])
         #expect(status.lines == ["5", "None", "30"], "\(status.stderr)")
+    }
+
+    /// `mixrampdb` and `mixrampdelay` do what MPD documents: the level, shown as `mixrampdb`;
+    /// a delay turns MixRamp on (shown as `mixrampdelay`), `nan` turns it off (not shown);
+    /// a level out of range is refused with MPD's argument error.
+    @Test func mixRampLevelAndDelayAsMPDHasThem() throws {
+        let (daemon, port) = try startDaemon(config: "crossfade = 3\n")
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        let status = try SongboxRunner.run(executable: "/usr/bin/python3", ["-c", """
+            import mpd, sys
+            c = mpd.MPDClient(); c.connect("127.0.0.1", int(sys.argv[1]))
+            def show(): s = c.status(); print(s.get("mixrampdb"), s.get("mixrampdelay"))
+            show(); c.mixrampdb(-20); c.mixrampdelay(1.5); show(); c.mixrampdelay("nan"); show()
+            try: c.mixrampdb(5)
+            except mpd.CommandError as e: print(e)
+            """, String(port)])
+        #expect(status.lines == ["-17.000000 None", "-20.000000 1.500000", "-20.000000 None",
+                                 "[2@0] {mixrampdb} mixrampdb is from -96 to 0, got 5"], "\(status.stderr)")
     }
 
     /// A crossfade a client set is kept across a restart, as MPD keeps it in its state file;

@@ -219,6 +219,29 @@ import Testing
         #expect(try store.tracks.matching("bits:16").map(\.path) == [music + "/a.flac"])
     }
 
+    /// The MixRamp migration keeps what a library held: a track analyzed by the songbox of
+    /// before keeps its features (shown until `analyze` measures it again, for its MixRamp
+    /// points), and has no points meanwhile.
+    @Test func theMixRampMigrationKeepsTheFeaturesAndAnalyzeDoesTheTrackAgain() throws {
+        let path = directory + "/v12.db"
+        let queue = try DatabaseQueue(path: path)
+        try Schema.migrator.migrate(queue, upTo: "v12: bits per sample")
+        try queue.write { db in
+            try db.execute(sql: "INSERT INTO tracks (id, path, size, mtime, duration, added, path_key) VALUES (1, '/m/a.mp3', 10, 20, 3, 1, '/m/a.mp3')")
+            try db.execute(sql: """
+                INSERT INTO audio_features (track_id, size, mtime, version, analyzed, duration, tempo, energy, histogram)
+                VALUES (1, 10, 20, 1, 1, 3, 121.5, 0.25, x'')
+                """)
+        }
+        try queue.writeWithoutTransaction { try $0.execute(sql: "PRAGMA user_version = 12") }
+        try queue.close()
+        let store = try LibraryStore(path: path)
+        let track = try #require(try store.tracks.track(id: 1))
+        #expect(track.tempo == 121.5 && track.energy == 0.25, "the features are kept")
+        #expect(try store.tracks.mixRamps(of: [1]).isEmpty)
+        #expect(try store.tracks.tracksToAnalyze(matching: "").pending.map(\.id) == [1], "analyzed again, for its points")
+    }
+
     @Test func anID3ChunkInAWAVOrAIFFComesBeforeItsTextChunks() throws {
         let wav = try source(frames: 22_050)
         let tagged = directory + "/id3.wav", aiff = directory + "/id3.aiff"
@@ -288,6 +311,42 @@ import Testing
         let retagged = try read(aac)
         #expect(retagged.tags.replayGainTrackGain == -4.25 && retagged.tags.musicBrainzAlbumID == "9e6d0bd2")
         #expect(retagged.audio.duration == Double(0x15F90) / 44_100)
+    }
+
+    /// MPD's MixRamp tags, as mutagen writes them into each kind of file (ID3 TXXX in MP3, WAV
+    /// and AIFF; Vorbis comments in FLAC, Ogg Vorbis and Opus; freeform items in MP4): read back
+    /// as they were written; one that is not a ramp is left out.
+    @Test func mixRampTagsInEveryFormat() throws {
+        let wav = try source(frames: 44_100)
+        let start = "-30.00 0.50;-17.00 1.00;-6.00 1.20", end = "-30.00 2.00;-17.00 1.50"
+        for (name, options) in [("a.mp3", ["-c:a", "libmp3lame"]), ("a.flac", []), ("a.ogg", ["-c:a", "libvorbis"]),
+                                ("a.opus", ["-c:a", "libopus"]), ("a.m4a", ["-c:a", "aac"]), ("a.wav", []), ("a.aiff", [])] {
+            let path = directory + "/" + name
+            try AudioFixtures.run("ffmpeg", ["-loglevel", "error", "-y", "-i", wav] + options + [path])
+            let script = """
+                import sys, mutagen
+                from mutagen.id3 import TXXX
+                from mutagen.mp4 import MP4FreeForm
+                path, start, end = sys.argv[1:4]
+                audio = mutagen.File(path)
+                if path.endswith(".m4a"):
+                    audio["----:com.apple.iTunes:MIXRAMP_START"] = [MP4FreeForm(start.encode())]
+                    audio["----:com.apple.iTunes:MIXRAMP_END"] = [MP4FreeForm(b"not a ramp")]
+                elif path.endswith((".mp3", ".wav", ".aiff")):
+                    if audio.tags is None: audio.add_tags()
+                    audio.tags.add(TXXX(encoding=3, desc="MIXRAMP_START", text=[start]))
+                    audio.tags.add(TXXX(encoding=3, desc="MIXRAMP_END", text=[end]))
+                else:
+                    audio["MIXRAMP_START"] = [start]
+                    audio["MIXRAMP_END"] = [end]
+                audio.save()
+                """
+            let result = try Oracle.run("/usr/bin/python3", ["-c", script, path, start, end], mergeErrors: true)
+            try #require(result.status == 0, "mutagen: \(String(decoding: result.output, as: UTF8.self))")
+            let tags = try read(path).tags
+            #expect(tags.mixRampStart == start, "\(name)")
+            #expect(tags.mixRampEnd == (name == "a.m4a" ? nil : end), "\(name)")
+        }
     }
 
     // MARK: Lying and broken files

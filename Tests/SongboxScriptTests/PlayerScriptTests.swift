@@ -212,6 +212,78 @@ import Testing
         #expect(try AudioFixtures.pcm(ofWAV: wav).count == 3 * 44_100 * 2)
     }
 
+    /// `songbox.player.on_transition`: asked ahead for each next track (its end and a skip to
+    /// it), with both tracks' features; its answers are the crossfades heard (lua/player-transition.lua).
+    @Test func aTransitionHookChoosesEachChangeAhead() throws {
+        try makeLibrary()
+        let analyzed = try songbox.run(["analyze"])
+        #expect(analyzed.status == 0, "\(analyzed.stderr)")
+        let output = try run("player-transition.lua")
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(oks(output) == ["transitions"])
+        #expect(output.lines.contains("asked twenty>thirty natural 0.0, twenty>thirty skip 0.0, thirty>twenty natural 0.0, "
+                                      + "thirty>twenty skip 0.0, twenty>three natural 0.0, twenty>three skip 0.0"), "\(output.stdout)")
+        let timeline = ["track_started twenty 0.00 user", "track_started thirty 16.00 next", "track_ended twenty 20.00 finished",
+                        "track_started twenty 21.00 user", "track_ended thirty 23.00 skipped", "track_ended twenty 41.00 finished",
+                        "track_started three 41.00 next", "track_ended three 44.00 finished"]
+        #expect(output.lines.filter { $0.hasPrefix("track_") } == timeline, "\(output.stdout)")
+        #expect(try AudioFixtures.pcm(ofWAV: wav).count == 44 * 44_100 * 2, "20 + 30 + 20 + 3 s less the 4 s and 2 s fades and the 25 s skipped")
+    }
+
+    /// A hook that fails or answers wrongly is reported with its file and line, and the default
+    /// stands: the three tracks join gapless.
+    @Test func aFailingTransitionHookLeavesTheDefault() throws {
+        try makeLibrary()
+        let output = try run("player-transition-errors.lua")
+        #expect(output.status == 1, "a callback failed")
+        #expect(output.lines == ["asked 4"])
+        let errors = output.stderr.split(separator: "\n").map(String.init)
+        #expect(errors.count == 4, "\(output.stderr)")
+        #expect(errors.first?.hasSuffix("/player-transition-errors.lua:8: boom in a hook") == true, "\(output.stderr)")
+        #expect(errors.dropFirst().first?.hasSuffix("/player-transition-errors.lua:6: the transition's crossfade must be seconds from 0 to 30") == true,
+                "\(output.stderr)")
+        #expect(errors.last?.hasSuffix("/player-transition-errors.lua:6: unknown key 'fade' in the transition (crossfade, curve)") == true,
+                "\(output.stderr)")
+        #expect(try AudioFixtures.pcm(ofWAV: wav).count == 9 * 44_100 * 2)
+    }
+
+    /// The bundled `plugins/smart-fades.lua`, turned on: between two metronomes of about the
+    /// same tempo a fade that its energy rule gives (8 s calm to 2 s energetic), none into one
+    /// much faster (gapless). Its key rule is left out (`key_jump = 6`): clicks have no key.
+    @Test func smartFadesFadesByEnergyAndNotAcrossATempoJump() throws {
+        try FileManager.default.createDirectory(atPath: music, withIntermediateDirectories: true)
+        try AudioFixtures.clicks(in: music, name: "a120", bpm: 120, beats: 40)
+        try AudioFixtures.clicks(in: music, name: "b122", bpm: 122, beats: 41)
+        try AudioFixtures.clicks(in: music, name: "c180", bpm: 180, beats: 60)
+        try library.scan()
+        #expect(try songbox.run(["analyze"]).status == 0)
+        let work = try Fixtures.temporaryDirectory()
+        try FileManager.default.copyItem(atPath: Fixtures.packageRoot + "/plugins/smart-fades.lua", toPath: work + "/smart-fades.lua")
+        try """
+            local sb = require "songbox"
+            require "smart-fades"
+            local function track(name) return assert(sb.library.query('path:"/' .. name .. '.mp3"'))[1] end
+            local a, b, c = track("a120"), track("b122"), track("c180")
+            local starts = {}
+            sb.on("track_started", function(e) starts[#starts + 1] = ("%.4f"):format(sb.player.status().clock) end)
+            sb.queue.add({ a, b, c })
+            sb.player.play()
+            sb.on("stopped", function()
+              print("starts " .. table.concat(starts, " "))
+              print(("tracks %.6f %.6f %.6f %.6f"):format(a.duration, b.duration, a.energy, b.energy))
+            end)
+            """.write(toFile: work + "/drive.lua", atomically: true, encoding: .utf8)
+        try "plugin.drive.enabled = true\nplugin.drive.key_jump = 6\n".write(toFile: work + "/config", atomically: true, encoding: .utf8)
+        let output = try songbox.run(["run", "--fast", "--output", "null", work + "/drive.lua"], environment: ["SONGBOX_CONFIG": work + "/config"])
+        #expect(output.status == 0, "\(output.stderr)")
+        let starts = try #require(output.lines.first { $0.hasPrefix("starts ") }).split(separator: " ").dropFirst().compactMap { Double($0) }
+        let tracks = try #require(output.lines.first { $0.hasPrefix("tracks ") }).split(separator: " ").dropFirst().compactMap { Double($0) }
+        try #require(starts.count == 3 && tracks.count == 4, "\(output.stdout)")
+        let fade = 8 + (2 - 8) * (tracks[2] + tracks[3]) / 2
+        #expect(abs(starts[1] - (tracks[0] - fade)) < 0.001, "a120 fades into b122 over \(fade) s: \(starts)")
+        #expect(abs(starts[2] - (starts[1] + tracks[1])) < 0.001, "b122 joins c180 gapless: \(starts)")
+    }
+
     @Test func dryRunRefusesQueueAndPlayerCommands() throws {
         try makeLibrary()
         let output = try run("player-dry-run.lua", options: ["--dry-run"])

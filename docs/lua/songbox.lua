@@ -568,6 +568,26 @@ function songbox.player.replay_gain(mode) end
 ---@return number
 function songbox.player.crossfade(seconds) end
 
+---@class songbox.player.transition_context
+---@field reason "natural"|"skip"|"autoplay" Why `from` gives way: its end, `next` (or a jump to `to`), its end into a track autoplay added.
+---@field crossfade number The default: the crossfade's seconds the settings give (0: none).
+---@field curve "equal-power"|"linear"|"mixramp" The default curve.
+
+---@class songbox.player.transition
+---@field crossfade number Seconds the two overlap (0 to 30; 0: no crossfade).
+---@field curve? "equal-power"|"linear"|"mixramp" Default equal-power.
+
+---Chooses how one track gives way to the next. `fn(from, to, ctx)` is asked ahead, when the
+---next track is known (at the start of `from`), never at the moment of the change: it sees
+---both tracks (with their features: tempo, energy, key, loudness once analyzed) and returns a
+---transition, or nil for the default. A hook that fails, returns something else or runs out
+---of its budget leaves the default (logged with file:line); an answer that comes after the
+---change was placed is dropped. Never between the tracks of an album in order.
+---docs/player.md#plugins-choose.
+---@param fn fun(from: songbox.queue_item, to: songbox.queue_item, ctx: songbox.player.transition_context): songbox.player.transition?
+---@return songbox.handle
+function songbox.player.on_transition(fn) end
+
 ---(writes) Moves the volume over seconds of playback.
 ---@param options {to: number, over?: number, curve?: "linear"|"log"}
 ---@return true

@@ -1,4 +1,5 @@
 import Foundation
+import SongboxFiles
 
 /// Bytes read in order from somewhere bounded: a block of a file, or packets spread over Ogg pages.
 protocol ByteSource {
@@ -147,7 +148,7 @@ enum VorbisComments {
         "MUSICBRAINZ_TRACKID", "MUSICBRAINZ_RELEASETRACKID", "MUSICBRAINZ_ALBUMID", "MUSICBRAINZ_ARTISTID",
         "MUSICBRAINZ_ALBUMARTISTID", "MUSICBRAINZ_RELEASEGROUPID",
         "REPLAYGAIN_TRACK_GAIN", "REPLAYGAIN_TRACK_PEAK", "REPLAYGAIN_ALBUM_GAIN", "REPLAYGAIN_ALBUM_PEAK",
-        "R128_TRACK_GAIN", "R128_ALBUM_GAIN", "LYRICS", "UNSYNCEDLYRICS",
+        "R128_TRACK_GAIN", "R128_ALBUM_GAIN", "LYRICS", "UNSYNCEDLYRICS", "MIXRAMP_START", "MIXRAMP_END",
     ]
 
     /// Sets the field of `key` from its values: several values of a text field are joined as the
@@ -187,6 +188,8 @@ enum VorbisComments {
         case "REPLAYGAIN_TRACK_PEAK": block.tags.replayGainTrackPeak = Double(first)
         case "REPLAYGAIN_ALBUM_GAIN": block.tags.replayGainAlbumGain = decibels(first)
         case "REPLAYGAIN_ALBUM_PEAK": block.tags.replayGainAlbumPeak = Double(first)
+        case "MIXRAMP_START": block.tags.mixRampStart = MixRamp.Ramp(parsing: first)?.text
+        case "MIXRAMP_END": block.tags.mixRampEnd = MixRamp.Ramp(parsing: first)?.text
         case "R128_TRACK_GAIN": block.r128TrackGain = Int(first)
         case "R128_ALBUM_GAIN": block.r128AlbumGain = Int(first)
         case "LYRICS", "UNSYNCEDLYRICS": block.lyrics = block.lyrics ?? values.joined(separator: "\n")
