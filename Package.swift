@@ -29,6 +29,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // Already built for async-http-client's certificates: its `Insecure.MD5` signs Last.fm's calls.
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        // The web app and its JSON API (`http = ...`): an HTTP/1.1 server over the same SwiftNIO.
+        // Its default traits (swift-configuration, full Foundation) are not needed.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        // Its request and response types (HTTP field names), which Hummingbird uses.
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // C libraries, found with pkg-config. Each exposes a shim header only.
@@ -128,6 +133,28 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // The web app and its JSON API: one more adapter over the command table and the event
+        // bus (Hummingbird), and the page's files from web/, compiled in (`BundleFiles`).
+        .target(
+            name: "SongboxWeb",
+            dependencies: [
+                "SongboxMessages",
+                "SongboxServer",
+                "SongboxAudio",
+                "SongboxLibrary",
+                "SongboxPlayback",
+                // The events as plugins get them (`BusEvent`), written as JSON.
+                "SongboxScript",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            plugins: ["BundleFiles"]
+        ),
         // The wiring: builds the library, the player and the plugin host from the config (for
         // `songbox daemon`, `play` and `run` alike), the daemon's services, and the local
         // control socket its clients (the CLI) speak to. Nothing imports it but the CLI.
@@ -141,6 +168,7 @@ let package = Package(
                 "SongboxAudio",
                 "SongboxPlayback",
                 "SongboxRemote",
+                "SongboxWeb",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -150,7 +178,7 @@ let package = Package(
             // The bundled plugins and the alarm tone, compiled in: a copied binary is complete.
             plugins: ["BundleFiles"]
         ),
-        // plugins/ into Swift source, at build time (for SongboxWiring).
+        // plugins/ (for SongboxWiring) and web/ (for SongboxWeb) into Swift source, at build time.
         .executableTarget(name: "bundle-files"),
         .plugin(name: "BundleFiles", capability: .buildTool(), dependencies: ["bundle-files"]),
         .target(
@@ -197,8 +225,8 @@ let package = Package(
         ),
         .testTarget(
             name: "SongboxCLITests",
-            dependencies: ["SongboxCLI", "SongboxWiring", "SongboxServer", "SongboxRemote", "SongboxFiles", "SongboxMessages", "SongboxLibrary", "SongboxAudio", "SongboxTestSupport"],
-            exclude: ["mpd"]
+            dependencies: ["SongboxCLI", "SongboxWiring", "SongboxServer", "SongboxWeb", "SongboxRemote", "SongboxFiles", "SongboxMessages", "SongboxLibrary", "SongboxAudio", "SongboxTestSupport"],
+            exclude: ["mpd", "web"]
         ),
     ]
 )

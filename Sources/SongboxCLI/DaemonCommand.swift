@@ -41,6 +41,9 @@ struct DaemonCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp(tr("Where MPD clients connect over TCP, HOST:PORT (may be given again; none: only the socket; default: the config's `bind`, else 127.0.0.1:6600)."), valueName: "address"))
     var bind: [String] = []
 
+    @Option(name: .long, help: ArgumentHelp(tr("Where the web app listens, HOST:PORT (none: no web app; default: the config's `http`, else 127.0.0.1:8680)."), valueName: "address"))
+    var http: String?
+
     @Flag(help: ArgumentHelp(tr("Play wav, fifo and null outputs as fast as the machine allows (tests and demos).")))
     var fast = false
 
@@ -55,6 +58,7 @@ struct DaemonCommand: AsyncParsableCommand {
         options.pluginFolders = plugins.isEmpty ? nil : plugins.map(Self.absolute)
         options.socketPath = socket
         options.binds = bind.isEmpty ? nil : bind.filter { $0 != "none" }
+        options.http = http
         options.fast = fast
         options.replayGain = replayGain
         let logger = Logger(label: "songbox.daemon") { _ in StandardErrorLogHandler() }

@@ -129,3 +129,49 @@ public enum Catalog {
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 }
+
+extension Catalog {
+    /// Every translation of the catalog of `language` (`he`), English text to translated text,
+    /// read from its compiled file whatever language this process speaks: what a web page in
+    /// that language is given. Empty when there is no such catalog (English) or it is damaged.
+    public static func translations(language: String) -> [String: String] {
+        guard !language.isEmpty, language.allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "_") }),
+              let file = fopen(localeDirectory() + "/\(language)/LC_MESSAGES/\(domain).mo", "rb") else { return [:] }
+        defer { fclose(file) }
+        // A catalog is small (tens of KiB); a file past this is not one of songbox's.
+        var bytes = [UInt8](repeating: 0, count: 4 << 20)
+        let count = fread(&bytes, 1, bytes.count, file)
+        return MOFile.entries(Array(bytes[..<count]))
+    }
+}
+
+/// GNU gettext's compiled catalog (`.mo`): a header, then two tables of (length, offset) pairs,
+/// the original strings' and the translations'. Plural forms keep their first (singular) form.
+enum MOFile {
+    static func entries(_ bytes: [UInt8]) -> [String: String] {
+        func word(_ at: Int, _ littleEndian: Bool) -> Int? {
+            guard at >= 0, at + 4 <= bytes.count else { return nil }
+            let value = bytes[at..<(at + 4)].enumerated().reduce(UInt32(0)) { total, byte in
+                total | UInt32(byte.element) << (littleEndian ? 8 * byte.offset : 8 * (3 - byte.offset))
+            }
+            return Int(value)
+        }
+        guard let magic = word(0, true) else { return [:] }
+        let littleEndian = magic == 0x9504_12DE
+        guard littleEndian || magic == 0xDE12_0495, let count = word(8, littleEndian), let originals = word(12, littleEndian),
+              let translations = word(16, littleEndian), count < 1 << 20 else { return [:] }
+        func string(_ table: Int, _ index: Int) -> String? {
+            guard let length = word(table + 8 * index, littleEndian), let offset = word(table + 8 * index + 4, littleEndian),
+                  offset + length <= bytes.count else { return nil }
+            // The first of a plural's forms (they are NUL-separated).
+            let text = bytes[offset..<(offset + length)].split(separator: 0, omittingEmptySubsequences: false).first ?? []
+            return String(decoding: text, as: UTF8.self)
+        }
+        var entries: [String: String] = [:]
+        for index in 0..<count {
+            guard let original = string(originals, index), !original.isEmpty, let translated = string(translations, index) else { continue }
+            entries[original] = translated
+        }
+        return entries
+    }
+}

@@ -2,10 +2,10 @@ import SongboxLibrary
 
 /// JSON for `songbox.json`: Lua values to text and back. Objects are encoded with sorted keys;
 /// an empty table is `{}`.
-enum LuaJSON {
-    struct Failure: Error, CustomStringConvertible { let description: String }
+public enum LuaJSON {
+    public struct Failure: Error, CustomStringConvertible { public let description: String }
 
-    static func encode(_ value: LuaValue, pretty: Bool = false) throws(Failure) -> String {
+    public static func encode(_ value: LuaValue, pretty: Bool = false) throws(Failure) -> String {
         var out = ""
         try encode(value, pretty: pretty, indent: 0, into: &out)
         return out

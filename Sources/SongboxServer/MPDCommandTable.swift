@@ -142,6 +142,8 @@ public enum MPDCommandTable {
         Entry("prio", .player, from(2)) { _ in .ignored },
         Entry("prioid", .player, from(2)) { _ in .ignored },
         Entry("protocol", [], from(0)),
+        // songbox's own: the songs a songbox query finds (QUERY [START:END]), as `search` lists them.
+        Entry("query", .read, 1...2),
         Entry("queryplay", .add, from(0)),
         Entry("random", .player, 1...1) { args throws(MPDProtocol.Failure) in .player(.mode(.random, try args.boolean(0) ? .on : .off)) },
         Entry("rangeid", .add, 2...2) { _ in .ignored },

@@ -186,21 +186,12 @@ public struct MPDCommands: MPDCommandHandler {
 
         // The database
         case "find", "search":
-            let roots = roots()
-            let selection = try MPDSelection(arguments, exact: command == "find", roots: roots)
-            let window = selection.window ?? 0..<Int.max
-            let query = try library { () throws(SongboxError) in try LibraryQuery.parse(selection.query) }
-            let evaluated = try library { () throws(SongboxError) in try store.playlists.evaluateScriptPlaylists(reachedBy: query) }
-            // The ids found, in order; then their songs in pieces, each sent before the next is read.
-            let ids = try library { () throws(SongboxError) in
-                try store.runner.readRaw { reader in
-                    // Kept prepared: a client that repeats a search skips SQLite's compile.
-                    var ids: [Int64] = []
-                    try reader.forEachRow(of: try reader.statement(for: query, selecting: "id", evaluated: evaluated), reusing: true) { ids.append($0.int64(0)) }
-                    return ids
-                }
-            }
-            try await songs(ids[window.clamped(to: 0..<ids.count)], roots: roots, client: client, out: out)
+            let selection = try MPDSelection(arguments, exact: command == "find", roots: roots())
+            try await songs(matching: selection.query, window: selection.window ?? 0..<Int.max, client: client, out: out)
+        case "query":
+            // songbox's own: what a songbox query finds (the web app's search), in its order.
+            let window = args.values.count > 1 ? try MPDSelection.range(try args.string(1)) : 0..<Int.max
+            try await songs(matching: try args.string(0), window: window, client: client, out: out)
         case "findadd", "searchadd":
             let selection = try MPDSelection(arguments, exact: command == "findadd", roots: roots())
             var tracks = try library { () throws(SongboxError) in try store.tracks.playable(matching: selection.query) }
@@ -498,6 +489,23 @@ public struct MPDCommands: MPDCommandHandler {
             await out.flush()
             guard out.open else { return }
         }
+    }
+
+    /// The songs a songbox query finds, in its order, the `window` of them (`find`, `search`, `query`).
+    private func songs(matching text: String, window: Range<Int>, client: MPDClient, out: MPDResponse) async throws(Failure) {
+        let roots = roots()
+        let query = try library { () throws(SongboxError) in try LibraryQuery.parse(text) }
+        let evaluated = try library { () throws(SongboxError) in try store.playlists.evaluateScriptPlaylists(reachedBy: query) }
+        // The ids found, in order; then their songs in pieces, each sent before the next is read.
+        let ids = try library { () throws(SongboxError) in
+            try store.runner.readRaw { reader in
+                // Kept prepared: a client that repeats a search skips SQLite's compile.
+                var ids: [Int64] = []
+                try reader.forEachRow(of: try reader.statement(for: query, selecting: "id", evaluated: evaluated), reusing: true) { ids.append($0.int64(0)) }
+                return ids
+            }
+        }
+        try await songs(ids[window.clamped(to: 0..<ids.count)], roots: roots, client: client, out: out)
     }
 
     /// Songs read raw (by column index, written as SQLite gives them), in the order of `ids`: in

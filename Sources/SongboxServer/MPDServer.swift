@@ -598,10 +598,12 @@ public struct DaemonError: Error, CustomStringConvertible, Sendable {
 }
 
 /// A value set once (the first time) and awaited by any number of tasks.
-final class Outcome<Value: Sendable>: Sendable {
+public final class Outcome<Value: Sendable>: Sendable {
     private let state = Mutex<(result: Result<Value, any Error>?, waiting: [CheckedContinuation<Value, any Error>])>((nil, []))
 
-    func set(_ result: Result<Value, any Error>) {
+    public init() {}
+
+    public func set(_ result: Result<Value, any Error>) {
         let waiting = state.withLock { state -> [CheckedContinuation<Value, any Error>] in
             guard state.result == nil else { return [] }
             state.result = result
@@ -611,7 +613,7 @@ final class Outcome<Value: Sendable>: Sendable {
         for continuation in waiting { continuation.resume(with: result) }
     }
 
-    func value() async throws -> Value {
+    public func value() async throws -> Value {
         try await withCheckedThrowingContinuation { continuation in
             let known = state.withLock { state -> Result<Value, any Error>? in
                 if state.result == nil { state.waiting.append(continuation) }

@@ -18,8 +18,9 @@ public final class DaemonProcess: @unchecked Sendable {
         _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
         _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
         process.executableURL = URL(fileURLWithPath: executable)
-        // No TCP port unless the test names one: tests run side by side, and beside a real MPD.
-        let binds = arguments.contains("--bind") ? [] : ["--bind", "none"]
+        // No TCP port unless the test names one (MPD's or the web app's): tests run side by side,
+        // and beside a real MPD.
+        let binds = (arguments.contains("--bind") ? [] : ["--bind", "none"]) + (arguments.contains("--http") ? [] : ["--http", "none"])
         process.arguments = ["--db", database, "daemon"] + (namingSocket ? ["--socket", socket] : []) + binds + arguments
         if let workingDirectory { process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory) }
         process.environment = SongboxRunner.environment(environment, isolated: false)

@@ -8,6 +8,7 @@ import SongboxLibrary
 import SongboxPlayback
 import SongboxRemote
 import SongboxScript
+import SongboxWeb
 import Synchronization
 import UnixSignals
 
@@ -26,6 +27,9 @@ public struct DaemonOptions: Sendable {
     /// TCP addresses for MPD clients (`--bind`); nil: the config's `bind`, else 127.0.0.1:6600;
     /// empty: none.
     public var binds: [String]?
+    /// The web app's address (`--http`); nil: the config's `http`, else 127.0.0.1:8680;
+    /// `none`: no web app.
+    public var http: String?
     /// Play wav, fifo and null outputs as fast as possible (tests, demos).
     public var fast = false
     /// The ReplayGain mode (`--replay-gain`); nil: the config file's `replay_gain`.
@@ -58,6 +62,10 @@ public final class Daemon: MPDBackend, Sendable {
     private let claim: LibraryDaemon
     /// The private folder made for the socket (`defaultSocket`), removed on the way out.
     private let madeFolder = Mutex<String?>(nil)
+    /// Where the web app listens, and who may use it; nil: no web app.
+    let web: WebConfiguration?
+    /// The event bus as the web app's pages get it.
+    let webEvents = WebEvents()
 
     /// Opens the library and the output and loads the plugins; nothing is served yet.
     public init(options: DaemonOptions, logger: Logger) throws {
@@ -75,6 +83,15 @@ public final class Daemon: MPDBackend, Sendable {
         let config = wiring.config
         let current = CurrentConfig(config)
         self.config = current
+        // A web app beyond this machine without a password is refused before anything starts.
+        let webAddress = options.http ?? config.http
+        if let webAddress, webAddress != "none" {
+            let web = try WebConfiguration(address: webAddress, password: config.httpPassword, hostNames: config.httpHosts)
+            try web.check()
+            self.web = web
+        } else {
+            web = nil
+        }
         let store = try LibraryStore(path: options.database, access: .shared)
         // The daemon records every play and saves the queue: a library it cannot write is refused.
         try store.checkWritable()
@@ -131,6 +148,7 @@ public final class Daemon: MPDBackend, Sendable {
         session.pipeline.subscribe(clients)
         session.pipeline.subscribe(plugins)
         session.pipeline.subscribe(ProblemLog(logger: logger))
+        session.pipeline.subscribe(webEvents)
         ScriptPlaylistHost.install(on: store, next: ChainedEvaluator(first: LivePluginPlaylists { [plugins] in plugins.current },
                                                                      then: Wiring.scriptPlaylistRunner(logger: logger) { current.value.pluginOptions }))
     }
@@ -145,19 +163,22 @@ public final class Daemon: MPDBackend, Sendable {
         for bind in options.binds ?? config.value.binds ?? ["127.0.0.1:6600"] {
             do { endpoints.append(try MPDEndpoint(parsing: bind)) } catch { throw DaemonError(error.message) }
         }
-        let server = MPDServer(endpoints: endpoints, commands: MPDCommands(backend: self, clients: clients), clients: clients,
+        let commands = MPDCommands(backend: self, clients: clients)
+        let server = MPDServer(endpoints: endpoints, commands: commands, clients: clients,
                                access: config.value.access, maximumConnections: config.value.maxConnections)
+        // The web app: the same commands, through the same table.
+        let webServer = web.map { WebServer(configuration: $0, commands: CommandCall(commands: commands, clients: clients), events: webEvents, logger: logger) }
         // Shut down in the reverse order: the watcher and the rescans first, then the MPD server
         // (no client left), the player and the plugins last. Each waits for the server to listen:
         // a daemon that cannot bind starts nothing and says why.
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: [
-                .init(service: CoreService(daemon: self, server: server, socket: socketPath)),
+                .init(service: CoreService(daemon: self, server: server, web: webServer, socket: socketPath)),
                 .init(service: server),
                 .init(service: ReloadService(daemon: self)),
                 .init(service: RescanService(daemon: self, server: server), successTerminationBehavior: .ignore),
                 .init(service: WatchService(daemon: self, server: server), successTerminationBehavior: .ignore),
-            ],
+            ] + (webServer.map { [.init(service: $0)] } ?? []),
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
         defer { madeFolder.withLock { $0 }.map { _ = rmdir($0) } }
@@ -180,7 +201,7 @@ public final class Daemon: MPDBackend, Sendable {
     }
 
     /// The server listens: the library's clients can find it, and the log says where.
-    func listening(on socketPath: String, tcpPorts: [Int]) {
+    func listening(on socketPath: String, tcpPorts: [Int], webPort: Int?) {
         claim.announce(socket: socketPath)
         FetchPolicy.listening(on: tcpPorts)
         let tcp = tcpPorts.map(String.init).joined(separator: ", ")
@@ -188,6 +209,10 @@ public final class Daemon: MPDBackend, Sendable {
         let musicFolders = rescans.musicFolders
         let folders = musicFolders.isEmpty ? "the folders scanned before" : musicFolders.joined(separator: ", ")
         logger.info("songbox daemon: library \(options.database), config \(configured), music \(folders)")
+        if let web, let webPort {
+            let host = web.host.contains(":") ? "[\(web.host)]" : web.host
+            logger.info("songbox daemon: the web app is at http://\(host):\(webPort)/\(web.password == nil ? "" : " (with a password)")")
+        }
         logger.info("songbox daemon: listening on \(socketPath)\(tcp.isEmpty ? "" : " and TCP port \(tcp)"), playing to \(output)")
     }
 
@@ -275,10 +300,13 @@ struct ChainedEvaluator: ScriptPlaylistEvaluator {
 struct CoreService: Service {
     let daemon: Daemon
     let server: MPDServer
+    let web: WebServer?
     let socket: String
 
     func run() async throws {
-        daemon.listening(on: socket, tcpPorts: try await server.listening())
+        let tcpPorts = try await server.listening()
+        let webPort = try await web?.listening()
+        daemon.listening(on: socket, tcpPorts: tcpPorts, webPort: webPort)
         daemon.start()
         try? await gracefulShutdown()
         daemon.stop()

@@ -3,6 +3,7 @@ import SongboxAudio
 import SongboxLibrary
 import SongboxRemote
 import SongboxServer
+import SongboxWeb
 
 /// The config file (`~/.config/songbox/config`): one `key = value` a line, `#` starts a
 /// comment. With no file, the defaults apply. The player's settings, and each plugin's options
@@ -33,6 +34,9 @@ import SongboxServer
 /// socket = /run/songbox/control.sock  # the daemon's control socket
 /// bind = 127.0.0.1:6600   # where MPD clients connect over TCP (may be given again; none: socket only)
 /// max_connections = 100   # clients connected at once
+/// http = 127.0.0.1:8680   # the web app and its JSON API (none: off); beyond loopback it needs:
+/// http_password = secret  # the web app's login
+/// http_host = songbox.local   # a name the web app is reached by (may be given again)
 /// password = secret@read,add,player,control,admin   # what a TCP client may do after `password secret`
 /// default_permissions = read   # what it may do before (default: everything)
 /// plugin_restart_pause = 1  # seconds before a failed plugin is restarted (doubling each time)
@@ -77,6 +81,12 @@ public struct SongboxConfig: Sendable, Equatable {
     public var binds: [String]?
     /// The most clients connected at once (MPD's `max_connections`).
     public var maxConnections = 100
+    /// Where the web app listens (`http = HOST:PORT`); nil: `http = none`, no web app.
+    public var http: String? = WebConfiguration.defaultAddress
+    /// The web app's login password (`http_password`); needed for an address beyond loopback.
+    public var httpPassword: String?
+    /// Names the web app may be reached by beside its addresses (`http_host`, again for more).
+    public var httpHosts: [String] = []
     /// Who may do what over TCP (`password = SECRET@read,add,...`, `default_permissions`).
     public var access = MPDAccess()
     /// Seconds before a failed plugin is restarted; the pause doubles with each failure.
@@ -163,7 +173,7 @@ public struct SongboxConfig: Sendable, Equatable {
                        "replay_gain_preamp", "replay_gain_missing_preamp", "missing_days", "music", "plugins",
                        "rescan_minutes", "socket", "plugin_restart_pause", "plugin_failures", "bind", "max_connections",
                        "password", "default_permissions", "tls_certificates", "cache_folder", "cache_size", "allow_local_streams",
-                       "max_queue_length", "restore_paused", "watch"]
+                       "max_queue_length", "restore_paused", "watch", "http", "http_password", "http_host"]
 
     /// `500M`, `4G`, `1.5G`, `800K` or a number of bytes; at most 1 PiB.
     static func byteCount(_ text: String) -> Int64? {
@@ -246,6 +256,24 @@ public struct SongboxConfig: Sendable, Equatable {
             }
             binds = (binds ?? []) + (value == "none" ? [] : [value])
             return
+        }
+        switch key {
+        case "http":
+            guard value != "none" else { http = nil; return }
+            do { _ = try WebConfiguration(address: value) } catch { throw SongboxError(.invalidArgument, error.text, at: place) }
+            http = value
+            return
+        case "http_password":
+            guard !value.isEmpty else { throw SongboxError(.invalidArgument, "http_password is empty", at: place) }
+            httpPassword = value
+            return
+        case "http_host":
+            guard !value.isEmpty, !value.contains(where: { $0 == ":" || $0 == "/" || $0 == " " }) else {
+                throw SongboxError(.invalidArgument, "http_host is a host name (songbox.local), got '\(value)'", at: place)
+            }
+            httpHosts.append(value)
+            return
+        default: break
         }
         if key == "password" || key == "default_permissions" {
             do {

@@ -9,9 +9,9 @@ guard let output = arguments.first else {
     exit(2)
 }
 var source = """
-    // Made at build time by bundle-files from the package's plugins/ folder: do not edit.
+    // Made at build time by bundle-files from a folder of the package: do not edit.
 
-    /// The files of the package's `plugins/` folder when songbox was built: name and bytes (base64).
+    /// The files of the bundled folder when songbox was built: name and bytes (base64).
     let bundledFiles: [(name: String, base64: String)] = [
 
     """

@@ -198,7 +198,7 @@ import Testing
         }
         defer { try? FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: home + "/lib") }
         let asUser: [String] = getuid() == 0 ? ["/usr/sbin/runuser", "-u", "nobody", "--"] : []
-        let command = asUser + [SongboxRunner.executable, "--db", database, "daemon", "--output", "null", "--bind", "none",
+        let command = asUser + [SongboxRunner.executable, "--db", database, "daemon", "--output", "null", "--bind", "none", "--http", "none",
                                 "--socket", home + "/control.sock", "--config", "/dev/null", "--plugins", home]
         // A daemon that started after all is ended by `timeout` (status 124), and the test fails.
         let daemon = try SongboxRunner.run(executable: "/usr/bin/timeout", ["30"] + command, environment: ["HOME": home])

@@ -140,7 +140,7 @@ import Testing
         }
         #expect(try songbox.run(["run", script], environment: ["SONGBOX_CONFIG": missing]).stderr
                     .contains("\(missing): there is no config file here"))
-        let daemon = try songbox.run(["daemon", "--config", missing, "--output", "null", "--bind", "none", "--socket", folder + "/d.sock"])
+        let daemon = try songbox.run(["daemon", "--config", missing, "--output", "null", "--bind", "none", "--http", "none", "--socket", folder + "/d.sock"])
         #expect(daemon.status == 78, "\(daemon.stderr)")
         #expect(daemon.stderr.contains("\(missing): there is no config file here"), "\(daemon.stderr)")
         // Not named, and not there: the defaults, as before.

@@ -41,7 +41,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try "outptu = null\n".write(toFile: folder + "/config", atomically: true, encoding: .utf8)
         let daemon = try SongboxRunner.run(executable: SongboxRunner.executable,
-                                           ["--db", folder + "/library.db", "daemon", "--config", folder + "/config", "--bind", "none",
+                                           ["--db", folder + "/library.db", "daemon", "--config", folder + "/config", "--bind", "none", "--http", "none",
                                             "--socket", folder + "/control.sock"])
         #expect(daemon.status == 78, "\(daemon.stderr)")
         #expect(daemon.stderr.contains("config:1: unknown setting 'outptu' (did you mean 'output'?)"), "\(daemon.stderr)")

@@ -1,0 +1,73 @@
+import NIOCore
+
+/// One command of the table run inside the daemon, as a connection runs it (the table's lookup,
+/// permission and argument checks, then `MPDCommandHandler.handle`), for an adapter that is not
+/// an MPD connection: the web app's JSON API. Its answer is the fields an MPD client would read.
+public struct CommandCall: Sendable {
+    private let commands: any MPDCommandHandler
+    private let clients: Clients
+
+    /// The commands about a connection itself (waiting, lists, its password, its subscriptions,
+    /// its tag and protocol choices) and those that answer in binary: they mean nothing outside
+    /// a connection of MPD's protocol.
+    public static let connectionCommands: Set<String> = [
+        "idle", "noidle", "close", "password", "command_list_begin", "command_list_ok_begin", "command_list_end",
+        "binarylimit", "albumart", "readpicture", "subscribe", "unsubscribe", "readmessages", "tagtypes", "protocol",
+    ]
+
+    public init(commands: any MPDCommandHandler, clients: Clients) {
+        self.commands = commands
+        self.clients = clients
+    }
+
+    /// Runs `command`; its fields, or the failure an MPD client would get in its `ACK`. An answer
+    /// of more than `most` bytes stops the command and is refused (ask for a window of it).
+    public func run(_ command: String, _ arguments: [String], permissions: MPDPermissions, most: Int) async throws(MPDProtocol.Failure) -> [(String, String)] {
+        guard !Self.connectionCommands.contains(command) else {
+            throw MPDProtocol.Failure(.unknown, "\(command) is a command of MPD's protocol connections only")
+        }
+        let entry = try MPDCommandTable.entry(command)
+        guard permissions.isSuperset(of: entry.permission) else {
+            throw MPDProtocol.Failure(.permission, "you don't have permission for \"\(command)\"")
+        }
+        try entry.check(count: arguments.count)
+        let collected = Collected(most: most)
+        let out = MPDResponse { bytes in collected.take(bytes) }
+        let client = MPDClient(id: -1, clients: clients, permissions: permissions)
+        try await commands.handle(command, arguments, client: client, out: out)
+        await out.send()
+        guard !collected.tooLong else {
+            throw MPDProtocol.Failure(.argument, "the answer to \(command) is longer than \(most >> 10) KiB: ask for a window of it")
+        }
+        return collected.fields()
+    }
+}
+
+/// An answer's bytes as they are sent, up to a bound. Used by one command's task only.
+private final class Collected: @unchecked Sendable {
+    private var bytes: [UInt8] = []
+    private let most: Int
+    private(set) var tooLong = false
+
+    init(most: Int) { self.most = most }
+
+    /// False (the command stops) once the answer passed the bound.
+    func take(_ buffer: ByteBuffer) -> Bool {
+        guard bytes.count + buffer.readableBytes <= most else {
+            tooLong = true
+            return false
+        }
+        bytes += buffer.readableBytesView
+        return true
+    }
+
+    /// The `key: value` lines (values are one line each: `MPDProtocol.fieldValue`).
+    func fields() -> [(String, String)] {
+        bytes.split(separator: UInt8(ascii: "\n")).compactMap { line in
+            // The first ": " ends the key (`0:file: x` is the key `0:file`).
+            guard let colon = line.indices.first(where: { line[$0] == UInt8(ascii: ":") && line.index(after: $0) < line.endIndex
+                                                          && line[line.index(after: $0)] == UInt8(ascii: " ") }) else { return nil }
+            return (String(decoding: line[..<colon], as: UTF8.self), String(decoding: line[(colon + 2)...], as: UTF8.self))
+        }
+    }
+}

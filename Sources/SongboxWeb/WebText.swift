@@ -1,0 +1,43 @@
+import SongboxLibrary
+import SongboxMessages
+import Synchronization
+
+/// The words of the web app's pages, in English as its scripts write them (`t("Queue")`): each
+/// is a message of the catalogs, so the pages speak the CLI's languages (po/he.po), whatever
+/// language the daemon itself runs in. A page asks for its language's (`/api/messages?lang=he`).
+enum WebText {
+    static let messages: [Message] = [
+        Message("Now playing"), Message("Queue"), Message("Library"), Message("Playlists"), Message("Plugins"),
+        Message("Play"), Message("Pause"), Message("Next"), Message("Previous"), Message("Stop"),
+        Message("Volume"), Message("Position"), Message("Repeat"), Message("Random"), Message("Single"), Message("Consume"),
+        Message("Nothing is playing"), Message("The queue is empty"), Message("Clear the queue"), Message("Save as playlist"),
+        Message("Playlist name"), Message("Save"), Message("Remove"), Message("Move up"), Message("Move down"),
+        Message("Search"), Message("artist:Name year:1960..1970 sort:-plays"), Message("Add to the queue"), Message("No results"),
+        Message("Load"), Message("No saved playlists"), Message("Enable"), Message("Disable"), Message("Reload"),
+        Message("Errors"), Message("Log in"), Message("Password"), Message("Wrong password"),
+        Message("Too many attempts: wait a little"), Message("Offline: reconnecting"), Message("Done"),
+    ]
+
+    /// Right-to-left languages among those songbox may be translated into.
+    static let rightToLeft: Set<String> = ["he", "ar", "fa", "ur", "yi"]
+
+    private static let cache = Mutex<[String: String]>([:])
+
+    /// `{"language", "direction", "messages": {English: translated}}` for `language` (its first
+    /// two letters: `he-IL` is `he`); English (no translations) when there is no catalog.
+    static func json(language: String) -> String {
+        let code = String(language.lowercased().prefix { $0.isASCII && $0.isLetter }.prefix(3))
+        if let known = cache.withLock({ $0[code] }) { return known }
+        let catalog = Catalog.translations(language: code)
+        let translated = messages.compactMap { message in catalog[message.key].map { (message.key, $0) } }
+        let chosen = translated.isEmpty ? "en" : code
+        let text = WebAnswer.object(fields: [
+            ("language", JSONText.quoted(chosen)),
+            ("direction", JSONText.quoted(rightToLeft.contains(chosen) ? "rtl" : "ltr")),
+            ("messages", WebAnswer.object(fields: translated.map { ($0.0, JSONText.quoted($0.1)) })),
+        ])
+        // A few languages at most: the codes are letters, three at most.
+        cache.withLock { $0[code] = text }
+        return text
+    }
+}

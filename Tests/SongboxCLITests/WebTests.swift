@@ -1,0 +1,392 @@
+import Foundation
+import SongboxTestSupport
+import Testing
+
+/// One HTTP/1.1 exchange on a plain socket, every header as the test writes it (a foreign
+/// `Host`, an `Origin`): the request, then the answer read to its end (`Connection: close`).
+struct HTTPExchange {
+    struct Answer {
+        let status: Int
+        let headers: [(String, String)]
+        let body: String
+
+        func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
+        var json: Any? { try? JSONSerialization.jsonObject(with: Data(body.utf8), options: [.fragmentsAllowed]) }
+        var errorCode: String? { ((json as? [String: Any])?["error"] as? [String: Any])?["code"] as? String }
+        var errorMessage: String? { ((json as? [String: Any])?["error"] as? [String: Any])?["message"] as? String }
+    }
+
+    let port: Int
+
+    /// Sends a request; `host` nil: the server's own address.
+    func send(_ method: String, _ path: String, host: String? = nil, headers: [(String, String)] = [], body: String? = nil,
+              contentType: String? = "application/json") throws -> Answer {
+        let socket = try connect()
+        defer { close(socket) }
+        var request = "\(method) \(path) HTTP/1.1\r\nHost: \(host ?? "127.0.0.1:\(port)")\r\nConnection: close\r\n"
+        for (name, value) in headers { request += "\(name): \(value)\r\n" }
+        if let body {
+            if let contentType { request += "Content-Type: \(contentType)\r\n" }
+            request += "Content-Length: \(body.utf8.count)\r\n"
+        }
+        request += "\r\n" + (body ?? "")
+        try write(socket, request)
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = recv(socket, &chunk, chunk.count, 0)
+            guard count > 0 else { break }
+            bytes += chunk[..<count]
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard let end = text.range(of: "\r\n\r\n") else { throw FixtureError("no HTTP answer: \(text)") }
+        let lines = text[..<end.lowerBound].components(separatedBy: "\r\n")
+        let status = Int(lines[0].split(separator: " ")[1]) ?? 0
+        let headers = lines.dropFirst().compactMap { line -> (String, String)? in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        var body = String(text[end.upperBound...])
+        if headers.contains(where: { $0.0.lowercased() == "transfer-encoding" && $0.1 == "chunked" }) { body = Self.unchunked(body) }
+        return Answer(status: status, headers: headers, body: body)
+    }
+
+    static func unchunked(_ text: String) -> String {
+        var rest = Substring(text), out = ""
+        while let line = rest.range(of: "\r\n"), let size = Int(rest[..<line.lowerBound], radix: 16), size > 0 {
+            let start = rest.utf8.index(line.upperBound, offsetBy: 0)
+            let end = rest.utf8.index(start, offsetBy: size)
+            out += String(rest[start..<end])
+            rest = rest[end...].dropFirst(2)
+        }
+        return out
+    }
+
+    func connect() throws -> Int32 {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            close(socket)
+            throw FixtureError("cannot connect to the web app on port \(port)")
+        }
+        return socket
+    }
+
+    func write(_ socket: Int32, _ text: String) throws {
+        let bytes = Array(text.utf8)
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes[sent...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard count > 0 else { throw FixtureError("the web app closed the connection") }
+            sent += count
+        }
+    }
+}
+
+/// The parts of OpenAPI's schemas `web/openapi.json` uses (type, properties, required,
+/// additionalProperties, items, oneOf, allOf, enum, nullable, $ref), checked on real answers.
+struct OpenAPISchemas {
+    let document: [String: Any]
+
+    init() throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: Fixtures.packageRoot + "/web/openapi.json"))
+        document = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    /// The schema of `path`'s `method` answer with `status` (JSON), resolved.
+    func schema(_ path: String, _ method: String, _ status: Int) throws -> [String: Any] {
+        let operation = try #require(((document["paths"] as? [String: Any])?[path] as? [String: Any])?[method] as? [String: Any], "\(method) \(path)")
+        var response = try #require((operation["responses"] as? [String: Any])?[String(status)] as? [String: Any], "\(status) of \(method) \(path)")
+        response = resolve(response)
+        let content = try #require(response["content"] as? [String: Any], "\(status) of \(method) \(path) has no content")
+        return try #require((content["application/json"] as? [String: Any])?["schema"] as? [String: Any])
+    }
+
+    func resolve(_ schema: [String: Any]) -> [String: Any] {
+        guard let reference = schema["$ref"] as? String else { return schema }
+        var node: Any = document
+        for part in reference.dropFirst(2).split(separator: "/") { node = (node as? [String: Any])?[String(part)] ?? [:] }
+        return resolve(node as? [String: Any] ?? [:])
+    }
+
+    /// What in `value` the schema does not allow; empty when it fits.
+    func problems(_ value: Any, _ schema: [String: Any], at place: String = "$") -> [String] {
+        let schema = resolve(schema)
+        if value is NSNull { return schema["nullable"] as? Bool == true ? [] : ["\(place) is null"] }
+        var found: [String] = []
+        for part in schema["allOf"] as? [[String: Any]] ?? [] { found += problems(value, part, at: place) }
+        if let choices = schema["oneOf"] as? [[String: Any]], choices.filter({ problems(value, $0, at: place).isEmpty }).count != 1 {
+            found.append("\(place) fits not exactly one of its choices")
+        }
+        if let allowed = schema["enum"] as? [String], !allowed.contains(value as? String ?? "") { found.append("\(place) is not one of \(allowed)") }
+        switch schema["type"] as? String {
+        case "object"?:
+            guard let object = value as? [String: Any] else { return found + ["\(place) is not an object"] }
+            for key in schema["required"] as? [String] ?? [] where object[key] == nil { found.append("\(place).\(key) is missing") }
+            let properties = schema["properties"] as? [String: Any] ?? [:]
+            for (key, item) in object {
+                if let property = properties[key] as? [String: Any] {
+                    found += problems(item, property, at: place + "." + key)
+                } else if let extra = schema["additionalProperties"] as? [String: Any] {
+                    found += problems(item, extra, at: place + "." + key)
+                } else if schema["additionalProperties"] as? Bool == false {
+                    found.append("\(place).\(key) is not in the schema")
+                }
+            }
+        case "array"?:
+            guard let array = value as? [Any] else { return found + ["\(place) is not an array"] }
+            if let items = schema["items"] as? [String: Any] {
+                for (index, item) in array.enumerated() { found += problems(item, items, at: "\(place)[\(index)]") }
+            }
+        case "string"?:
+            if !(value is String) { found.append("\(place) is not a string") }
+        case "integer"?:
+            if !(value is Int) { found.append("\(place) is not an integer") }
+        default: break
+        }
+        return found
+    }
+
+    /// Checks an answer against the file: its status is documented for the call, and its body fits.
+    func check(_ answer: HTTPExchange.Answer, _ path: String, _ method: String) throws {
+        let schema = try self.schema(path, method, answer.status)
+        let body = try #require(answer.json, "\(method) \(path): not JSON: \(answer.body)")
+        let found = problems(body, schema)
+        #expect(found.isEmpty, "\(method) \(path) → \(answer.status): \(found) in \(answer.body.prefix(500))")
+    }
+}
+
+/// The web app's JSON API against a real daemon: the answers the OpenAPI file describes, the same
+/// errors as an MPD client's, and what it refuses (a foreign Host, a call from another site, a
+/// body too large, a password's absence beyond loopback).
+@Suite(.serialized) struct WebAPITests: TestLibrarySuite {
+    let library: TestLibrary
+
+    init() throws {
+        library = try TestLibrary()
+        try library.scanExamples()
+    }
+
+    func startDaemon(config: String = "", extra: [String] = []) throws -> (DaemonProcess, web: HTTPExchange, mpdPort: Int) {
+        try config.write(toFile: folder + "/config", atomically: true, encoding: .utf8)
+        let mpdPort = try freePort(), webPort = try freePort()
+        let daemon = try DaemonProcess(database: songbox.database, folder: folder, arguments: [
+            "--plugins", folder, "--output", "null", "--config", folder + "/config",
+            "--bind", "127.0.0.1:\(mpdPort)", "--http", "127.0.0.1:\(webPort)",
+        ] + extra)
+        return (daemon, HTTPExchange(port: webPort), mpdPort)
+    }
+
+    func mpc(_ port: Int, _ arguments: String...) throws -> SongboxRunner.Output {
+        try SongboxRunner.run(executable: "/usr/bin/mpc", ["--host", "127.0.0.1", "--port", String(port)] + arguments)
+    }
+
+    @Test func answersAreWhatTheOpenAPIFileSays() throws {
+        let (daemon, web, mpdPort) = try startDaemon()
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        #expect(daemon.errors.contains("the web app is at http://127.0.0.1:\(web.port)/"), "\(daemon.errors)")
+        let schemas = try OpenAPISchemas()
+
+        let search = try web.send("GET", "/api/search?q=" + "artist:\"Mabel Grey\" sort:title".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)
+        try schemas.check(search, "/api/search", "get")
+        let songs = try #require((search.json as? [String: Any])?["songs"] as? [[String: Any]])
+        #expect(songs.compactMap { $0["Title"] as? String } == ["Northern Skies", "Old Roads", "The River's Lullaby"])
+
+        // Added through the API, seen by mpc; the queue and the state as the file says.
+        for song in songs {
+            let call = String(decoding: try JSONSerialization.data(withJSONObject: ["args": [song["file"]!]]), as: UTF8.self)
+            let added = try web.send("POST", "/api/command/addid", body: call)
+            try schemas.check(added, "/api/command/{name}", "post")
+        }
+        #expect(try mpc(mpdPort, "playlist", "-f", "%title%").lines == ["Northern Skies", "Old Roads", "The River's Lullaby"])
+        try schemas.check(try web.send("GET", "/api/queue"), "/api/queue", "get")
+        try schemas.check(try web.send("GET", "/api/status"), "/api/status", "get")
+        try schemas.check(try web.send("POST", "/api/command/play", body: #"{"args": [1]}"#), "/api/command/{name}", "post")
+        let status = try web.send("GET", "/api/status")
+        try schemas.check(status, "/api/status", "get")
+        let song = try #require((status.json as? [String: Any])?["song"] as? [String: Any])
+        #expect(song["Title"] as? String == "Old Roads")
+        let state = try #require((status.json as? [String: Any])?["status"] as? [String: Any])
+        #expect(state["state"] as? String == "play" && state["playlistlength"] as? String == "3" && state["song"] as? String == "1", "\(state)")
+        #expect(try mpc(mpdPort, "current", "-f", "%title%").lines == ["Old Roads"])
+        try schemas.check(try web.send("GET", "/api/messages?lang=he"), "/api/messages", "get")
+
+        // The same errors as an MPD client's, with MPD's codes: mpc's message, word for word.
+        let outOfRange = try web.send("POST", "/api/command/play", body: #"{"args": [99]}"#)
+        try schemas.check(outOfRange, "/api/command/{name}", "post")
+        #expect(outOfRange.status == 400 && outOfRange.errorCode == "argument")
+        let mpcSays = try mpc(mpdPort, "play", "100").stderr
+        #expect(mpcSays.contains(try #require(outOfRange.errorMessage)), "\(mpcSays) vs \(outOfRange.body)")
+        let unknown = try web.send("POST", "/api/command/frobnicate")
+        try schemas.check(unknown, "/api/command/{name}", "post")
+        #expect(unknown.status == 404 && unknown.errorCode == "unknown" && unknown.errorMessage == "unknown command \"frobnicate\"")
+        let badQuery = try web.send("GET", "/api/search?q=year%3A1960..abc")
+        try schemas.check(badQuery, "/api/search", "get")
+        #expect(badQuery.status == 400 && badQuery.errorCode == "argument")
+        let idle = try web.send("POST", "/api/command/idle")
+        #expect(idle.status == 404 && idle.errorCode == "unknown", "\(idle.body)")
+        let wrongType = try web.send("POST", "/api/command/setvol", body: #"{"args": [{"no": 1}]}"#)
+        try schemas.check(wrongType, "/api/command/{name}", "post")
+        #expect(wrongType.status == 400)
+    }
+
+    /// A call from another site, a foreign Host, a form post, a body past the bound: refused,
+    /// and nothing changed.
+    @Test func refusesForeignHostsCrossSiteCallsAndLargeBodies() throws {
+        let (daemon, web, mpdPort) = try startDaemon()
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        let schemas = try OpenAPISchemas()
+        _ = try mpc(mpdPort, "add", "Mabel Grey")
+        let before = try mpc(mpdPort, "playlist").stdout
+
+        let page = try web.send("GET", "/")
+        #expect(page.status == 200 && page.body.contains("<script type=\"module\" src=\"/app.js\">"))
+        let policy = try #require(page.header("Content-Security-Policy"))
+        #expect(policy.contains("script-src 'self'") && !policy.contains("unsafe-inline") && policy.contains("frame-ancestors 'none'"))
+
+        let rebound = try web.send("GET", "/api/status", host: "attacker.example:\(web.port)")
+        #expect(rebound.status == 421 && rebound.errorCode == "host")
+        #expect(try web.send("GET", "/api/status", host: "localhost:\(web.port)").status == 200)
+
+        let crossSite = try web.send("POST", "/api/command/clear", headers: [("Origin", "http://attacker.example")], body: "{}")
+        try schemas.check(crossSite, "/api/command/{name}", "post")
+        #expect(crossSite.status == 403 && crossSite.errorCode == "origin")
+        let form = try web.send("POST", "/api/command/clear", body: "args=1", contentType: "application/x-www-form-urlencoded")
+        try schemas.check(form, "/api/command/{name}", "post")
+        #expect(form.status == 415)
+        let large = try web.send("POST", "/api/command/clear", body: "{\"args\": [\"" + String(repeating: "x", count: 100_000) + "\"]}")
+        try schemas.check(large, "/api/command/{name}", "post")
+        #expect(large.status == 413 && large.errorCode == "too-large")
+        #expect(try mpc(mpdPort, "playlist").stdout == before)
+
+        // The page's own origin is taken.
+        let sameSite = try web.send("POST", "/api/command/clear", headers: [("Origin", "http://127.0.0.1:\(web.port)")], body: "{}")
+        #expect(sameSite.status == 200, "\(sameSite.body)")
+        #expect(try mpc(mpdPort, "playlist").stdout.isEmpty)
+    }
+
+    /// Beyond loopback without a password the daemon does not start, and says why; with one, the
+    /// API wants the login, whose cookie is HttpOnly and SameSite=Strict, and tries are limited.
+    @Test func aPasswordGuardsTheAppAndIsNeededBeyondLoopback() throws {
+        let port = try freePort()
+        let refused = try songbox.run(["daemon", "--output", "null", "--config", "/dev/null", "--bind", "none",
+                                       "--socket", folder + "/refused.sock", "--http", "0.0.0.0:\(port)"])
+        #expect(refused.status == 78 && refused.stderr.contains("http_password"), "\(refused.stderr)")
+
+        let (daemon, web, _) = try startDaemon(config: "http_password = correct horse\n")
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        let schemas = try OpenAPISchemas()
+        let locked = try web.send("GET", "/api/status")
+        try schemas.check(locked, "/api/status", "get")
+        #expect(locked.status == 401 && locked.errorCode == "login")
+        #expect(try web.send("GET", "/").header("Location") == "/login")
+        #expect(try web.send("GET", "/login").status == 200)
+
+        let wrong = try web.send("POST", "/api/login", body: #"{"password": "battery staple"}"#)
+        try schemas.check(wrong, "/api/login", "post")
+        #expect(wrong.status == 401)
+        let right = try web.send("POST", "/api/login", body: #"{"password": "correct horse"}"#)
+        #expect(right.status == 204)
+        let cookie = try #require(right.header("Set-Cookie"))
+        #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"))
+        let session = String(cookie.prefix { $0 != ";" })
+        #expect(try web.send("GET", "/api/status", headers: [("Cookie", session)]).status == 200)
+        #expect(try web.send("GET", "/api/status", headers: [("Authorization", "Bearer correct horse")]).status == 200)
+
+        // Guessing is slowed down: past a few tries, refused before the password is compared.
+        var statuses: [Int] = []
+        for _ in 0..<8 { statuses.append(try web.send("POST", "/api/login", body: #"{"password": "guess"}"#).status) }
+        #expect(statuses.contains(429), "\(statuses)")
+        let limited = try web.send("POST", "/api/login", body: #"{"password": "correct horse"}"#)
+        try schemas.check(limited, "/api/login", "post")
+        #expect(limited.status == 429 && limited.header("Retry-After") != nil)
+    }
+
+    /// The event stream carries the bus's events as plugins get them: a play started by mpc.
+    @Test func theEventStreamCarriesThePlayersEvents() throws {
+        let (daemon, web, mpdPort) = try startDaemon()
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        let socket = try web.connect()
+        defer { close(socket) }
+        try web.write(socket, "GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:\(web.port)\r\n\r\n")
+        var received = ""
+        func read(until text: String) throws {
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            while !received.contains(text) {
+                let count = recv(socket, &chunk, chunk.count, 0)
+                guard count > 0 else { throw FixtureError("the stream ended before \(text): \(received)") }
+                received += String(decoding: chunk[..<count], as: UTF8.self)
+            }
+        }
+        try read(until: "retry: 2000")
+        #expect(received.contains("text/event-stream"))
+        _ = try mpc(mpdPort, "add", "Mabel Grey/Old Roads/01 - Old Roads.mp3")
+        _ = try mpc(mpdPort, "play")
+        try read(until: "\"type\":\"track_started\"")
+        #expect(received.contains("\"title\":\"Old Roads\""), "\(received)")
+    }
+}
+
+/// The web app in a real browser (Debian's chromium, headless, with Selenium: `web/browser.py`),
+/// on a phone-sized window, against a real daemon; what it changed read back with mpc. The
+/// screenshots it takes are docs/web.md's (written there with `SONGBOX_SCREENSHOTS=1`).
+@Suite(.serialized) struct WebBrowserTests: TestLibrarySuite {
+    let library: TestLibrary
+
+    static let python = Fixtures.packageRoot + "/.build/test-venv/bin/python"
+    static let script = Fixtures.packageRoot + "/Tests/SongboxCLITests/web/browser.py"
+    static let hostileTitle = "<img src=x onerror=alert(1)>"
+
+    init() throws {
+        library = try TestLibrary()
+        // The examples and a track whose title is markup, in one music folder (MPD's URIs are
+        // relative to it).
+        try FileManager.default.copyItem(atPath: TestLibrary.examples, toPath: library.music)
+        try Fixtures.writeMP3(to: library.music + "/hostile.mp3", v2: ID3v2Tag(version: 4, frames: [
+            .text("TIT2", Self.hostileTitle), .text("TPE1", "<b>bold</b>"),
+        ]), audio: try Fixtures.audio("tone-mono-44k.mp3"))
+        try library.scan()
+    }
+
+    /// Starts a daemon on free ports and runs `scenario` of browser.py against it.
+    func run(_ scenario: String, config: String = "", password: String? = nil) throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.python) else {
+            throw FixtureError("no Selenium: run scripts/install-deps.sh --test (it makes \(Self.python))")
+        }
+        try config.write(toFile: folder + "/config", atomically: true, encoding: .utf8)
+        let mpdPort = try freePort(), webPort = try freePort()
+        let daemon = try DaemonProcess(database: songbox.database, folder: folder, arguments: [
+            "--plugins", folder, "--output", "null", "--config", folder + "/config",
+            "--bind", "127.0.0.1:\(mpdPort)", "--http", "127.0.0.1:\(webPort)",
+        ])
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        let shots = folder + "/screenshots"
+        try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
+        let result = try SongboxRunner.run(executable: Self.python,
+                                           [Self.script, scenario, "http://127.0.0.1:\(webPort)/", String(mpdPort), shots] + (password.map { [$0] } ?? []))
+        #expect(result.status == 0 && result.stdout.contains("ok \(scenario)"), "\(result.stdout)\(result.stderr)\n\(daemon.errors.suffix(2000))")
+        if ProcessInfo.processInfo.environment["SONGBOX_SCREENSHOTS"] == "1" {
+            let docs = Fixtures.packageRoot + "/docs/web"
+            try? FileManager.default.createDirectory(atPath: docs, withIntermediateDirectories: true)
+            for name in try FileManager.default.contentsOfDirectory(atPath: shots) {
+                try? FileManager.default.removeItem(atPath: docs + "/" + name)
+                try FileManager.default.copyItem(atPath: shots + "/" + name, toPath: docs + "/" + name)
+            }
+        }
+    }
+
+    @Test func playFromTheLibraryAndNowPlayingFollowsOverTheEventStream() throws { try run("play") }
+    @Test func reorderTheQueueInThePageAndMpcReadsIt() throws { try run("reorder") }
+    @Test func aTitleThatIsMarkupIsShownAsText() throws { try run("xss") }
+    @Test func theHebrewInterfaceIsRightToLeft() throws { try run("hebrew") }
+    @Test func aPasswordAsksForTheLoginPage() throws { try run("login", config: "http_password = open sesame\n", password: "open sesame") }
+    @Test func nowPlayingWorksWithTheKeyboardAlone() throws { try run("keyboard") }
+}

@@ -1,0 +1,208 @@
+#!/usr/bin/env python3
+"""The web app in a real browser: Debian's chromium, headless, through chromium-driver, with
+Selenium. Run by WebBrowserTests with the songbox daemon's addresses:
+
+  browser.py SCENARIO WEB_URL MPD_PORT SCREENSHOTS [PASSWORD]
+
+Each scenario drives the page as a person would, checks what it shows, and reads back what the
+daemon did with mpc (a real MPD client). Prints "ok SCENARIO" at the end; an assertion that fails
+exits non-zero with what was seen.
+"""
+import subprocess
+import sys
+import time
+
+from selenium import webdriver
+from selenium.common.exceptions import NoAlertPresentException, StaleElementReferenceException, TimeoutException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+scenario, base, mpd_port, screenshots = sys.argv[1:5]
+password = sys.argv[5] if len(sys.argv) > 5 else None
+
+
+def mpc(*args):
+    out = subprocess.run(["mpc", "--host", "127.0.0.1", "--port", mpd_port, *args], capture_output=True, text=True, timeout=30)
+    return out.stdout.splitlines()
+
+
+def browser(language="en-US"):
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--lang=" + language, "--disable-gpu"]:
+        options.add_argument(argument)
+    # A phone's screen (a window is at least 500 pixels wide: the page is told it is a phone's).
+    options.add_experimental_option("mobileEmulation", {"deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 1}})
+    options.add_experimental_option("prefs", {"intl.accept_languages": language})
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver.set_page_load_timeout(30)
+    return driver
+
+
+def wait(driver, what, condition, timeout=20):
+    # The page redraws a list as events come: an element may go stale between two looks.
+    try:
+        return WebDriverWait(driver, timeout, poll_frequency=0.05,
+                             ignored_exceptions=[StaleElementReferenceException, IndexError]).until(lambda d: condition(d))
+    except TimeoutException:
+        raise AssertionError(f"timed out waiting for {what}; the page says: {driver.find_element(By.TAG_NAME, 'body').text!r}")
+
+
+def text(driver, element_id):
+    return driver.find_element(By.ID, element_id).text
+
+
+def live(driver):
+    wait(driver, "the event stream", lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-live") == "yes")
+
+
+def shot(driver, name):
+    driver.save_screenshot(f"{screenshots}/{name}.png")
+
+
+def search(driver, query):
+    driver.get(base + "#library")
+    live(driver)
+    box = driver.find_element(By.ID, "search-query")
+    box.clear()
+    box.send_keys(query)
+    driver.find_element(By.CSS_SELECTOR, "#search button[type=submit]").click()
+    return wait(driver, "results for " + query, lambda d: d.find_elements(By.CSS_SELECTOR, "#search-results li"))
+
+
+def play_from_library(driver):
+    results = search(driver, 'artist:"Mabel Grey" sort:title')
+    assert [r.find_element(By.CSS_SELECTOR, ".name").text.split("\n")[0] for r in results] == [
+        "Mabel Grey – Northern Skies", "Mabel Grey – Old Roads", "Mabel Grey – The River's Lullaby"], [r.text for r in results]
+    shot(driver, "library")
+    # The examples are seconds long: the one played plays on (repeat, single) while the test looks.
+    mpc("repeat", "on")
+    mpc("single", "on")
+    # Now playing is open in a second tab of the same page: it follows through the event stream.
+    driver.switch_to.new_window("tab")
+    driver.get(base + "#now")
+    live(driver)
+    now = driver.current_window_handle
+    driver.switch_to.window(driver.window_handles[0])
+    results[1].find_element(By.CSS_SELECTOR, "button[data-action=play]").click()
+    driver.switch_to.window(now)
+    wait(driver, "Now playing to show Old Roads", lambda d: text(d, "now-title") == "Old Roads")
+    assert text(driver, "now-artist") == "Mabel Grey"
+    assert mpc("current", "-f", "%title%") == ["Old Roads"]
+    # A pause from another client reaches the page too.
+    mpc("pause")
+    wait(driver, "the play button", lambda d: d.find_element(By.ID, "now-toggle").get_attribute("aria-label") == "Play")
+    mpc("play")
+    wait(driver, "the pause button", lambda d: d.find_element(By.ID, "now-toggle").get_attribute("aria-label") == "Pause")
+    shot(driver, "now-playing")
+
+
+def reorder_queue(driver):
+    mpc("clear")
+    for name in ["Mabel Grey/Old Roads/01 - Old Roads.mp3", "Mabel Grey/Old Roads/02 - The River's Lullaby.mp3",
+                 "Mabel Grey/Northern Skies/01 - Northern Skies.mp3"]:
+        mpc("add", name)
+    driver.get(base + "#queue")
+    live(driver)
+    items = wait(driver, "the queue", lambda d: len(d.find_elements(By.CSS_SELECTOR, "#queue-list li")) == 3 and d.find_elements(By.CSS_SELECTOR, "#queue-list li"))
+    # The first song down one, the last one up one: Lullaby, Northern Skies, Old Roads.
+    items[0].find_element(By.CSS_SELECTOR, "button[data-action=down]").click()
+    wait(driver, "the queue to follow", lambda d: d.find_elements(By.CSS_SELECTOR, "#queue-list li .name")[1].text.startswith("Mabel Grey – Old Roads"))
+    driver.find_elements(By.CSS_SELECTOR, "#queue-list li")[2].find_element(By.CSS_SELECTOR, "button[data-action=up]").click()
+    expected = ["The River's Lullaby", "Northern Skies", "Old Roads"]
+    wait(driver, "mpc to read the new order", lambda d: mpc("playlist", "-f", "%title%") == expected)
+    wait(driver, "the page to show it", lambda d: [e.text.split("\n")[0] for e in d.find_elements(By.CSS_SELECTOR, "#queue-list li .name")]
+         == ["Mabel Grey – " + t for t in expected])
+    shot(driver, "queue")
+    driver.find_elements(By.CSS_SELECTOR, "#queue-list li")[0].find_element(By.CSS_SELECTOR, "button[data-action=remove]").click()
+    wait(driver, "the removal", lambda d: mpc("playlist", "-f", "%title%") == expected[1:])
+
+
+def hostile_title(driver):
+    hostile = "<img src=x onerror=alert(1)>"
+    results = search(driver, "title:onerror")
+    name = results[0].find_element(By.CSS_SELECTOR, ".name").text.split("\n")[0]
+    assert name == "<b>bold</b> – " + hostile, name
+    assert not driver.find_elements(By.CSS_SELECTOR, "#search-results img, #search-results b"), "an element was made from a tag"
+    results[0].find_element(By.CSS_SELECTOR, "button[data-action=play]").click()
+    driver.get(base + "#now")
+    live(driver)
+    wait(driver, "the title as text", lambda d: text(d, "now-title") == hostile)
+    assert text(driver, "now-artist") == "<b>bold</b>"
+    assert not driver.find_elements(By.CSS_SELECTOR, "main img, main b")
+    try:
+        alert = driver.switch_to.alert
+        raise AssertionError("the title's script ran: " + alert.text)
+    except NoAlertPresentException:
+        pass
+
+
+def hebrew(driver):
+    driver.get(base + "?lang=he#now")
+    live(driver)
+    direction = driver.execute_script("return getComputedStyle(document.body).direction")
+    assert direction == "rtl", direction
+    assert driver.find_element(By.CSS_SELECTOR, "#tabs a[href='#queue']").text == "תור"
+    assert driver.execute_script("return document.documentElement.lang") == "he"
+    results = search(driver, "גליל")
+    assert any("אַהֲבָה בַּגָּלִיל" in r.text for r in results), [r.text for r in results]
+    shot(driver, "library-hebrew")
+    mpc("repeat", "on")
+    mpc("single", "on")
+    next(r for r in results if "אַהֲבָה בַּגָּלִיל" in r.text).find_element(By.CSS_SELECTOR, "button[data-action=play]").click()
+    wait(driver, "mpc to say playing", lambda d: any(line.startswith("[playing]") for line in mpc("status")))
+    driver.get(base + "?lang=he#now")
+    live(driver)
+    wait(driver, "the Hebrew title", lambda d: text(d, "now-title") == "אַהֲבָה בַּגָּלִיל")
+    wait(driver, "the pause button, in Hebrew", lambda d: d.find_element(By.ID, "now-toggle").get_attribute("aria-label") == "השהיה")
+    shot(driver, "now-playing-hebrew")
+    # Back to English for whoever comes next.
+    driver.get(base + "?lang=en#now")
+
+
+def login(driver):
+    driver.get(base)
+    wait(driver, "the login page", lambda d: d.current_url.endswith("/login"))
+    box = driver.find_element(By.ID, "login-password")
+    box.send_keys("not it")
+    driver.find_element(By.CSS_SELECTOR, "#login button[type=submit]").click()
+    wait(driver, "the refusal", lambda d: d.find_element(By.ID, "notice").is_displayed())
+    shot(driver, "login")
+    box.clear()
+    box.send_keys(password)
+    driver.find_element(By.CSS_SELECTOR, "#login button[type=submit]").click()
+    wait(driver, "the app", lambda d: d.find_elements(By.ID, "page-now"))
+    live(driver)
+    cookie = driver.get_cookie("songbox_session")
+    assert cookie and cookie["httpOnly"] and cookie.get("sameSite") == "Strict", cookie
+    assert driver.execute_script("return document.cookie") == "", "the session cookie is readable by scripts"
+
+
+def keyboard(driver):
+    """Now playing with the keyboard alone: Tab to the play button, Enter."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+    mpc("clear")
+    mpc("add", "Mabel Grey/Old Roads/01 - Old Roads.mp3")
+    driver.get(base + "#now")
+    live(driver)
+    for _ in range(30):
+        ActionChains(driver).send_keys(Keys.TAB).perform()
+        if driver.switch_to.active_element.get_attribute("id") == "now-toggle":
+            break
+    assert driver.switch_to.active_element.get_attribute("id") == "now-toggle"
+    ActionChains(driver).send_keys(Keys.ENTER).perform()
+    wait(driver, "mpc to say playing", lambda d: any(line.startswith("[playing]") for line in mpc("status")))
+
+
+scenarios = {"play": play_from_library, "reorder": reorder_queue, "xss": hostile_title, "hebrew": hebrew, "login": login,
+             "keyboard": keyboard}
+driver = browser("he" if scenario == "hebrew" else "en-US")
+try:
+    scenarios[scenario](driver)
+    errors = [entry for entry in driver.get_log("browser") if entry.get("level") == "SEVERE"] if scenario != "login" else []
+    assert not errors, errors
+finally:
+    driver.quit()
+print("ok", scenario)

@@ -1,0 +1,73 @@
+// Now playing: what plays, where in it, the buttons; follows the event stream.
+import { get, run, clock } from "./api.js";
+import { t } from "./i18n.js";
+
+const $ = (id) => document.getElementById(id);
+let state = { status: {}, song: null };
+// Where the track was when the status was read, and when (the bar moves on by itself while
+// playing; the daemon is asked again only when an event says something changed).
+let anchor = { elapsed: 0, at: 0 };
+let ticking = null;
+let seeking = false;
+
+export async function refresh() {
+  state = await get("/api/status");
+  show();
+}
+
+function show() {
+  const { status, song } = state;
+  const first = (value) => (Array.isArray(value) ? value.join(", ") : value);
+  $("now-title").textContent = song ? first(song.Title) ?? song.file : t("Nothing is playing");
+  $("now-artist").textContent = song ? first(song.Artist) ?? "" : "";
+  $("now-album").textContent = song ? first(song.Album) ?? "" : "";
+  const duration = Number(status.duration ?? song?.duration ?? 0);
+  $("now-seek").max = String(Math.round(duration));
+  $("now-duration").textContent = clock(duration);
+  anchor = { elapsed: Number(status.elapsed ?? 0), at: performance.now() };
+  const playing = status.state === "play";
+  const toggle = $("now-toggle");
+  toggle.querySelector(".play").hidden = playing;
+  toggle.querySelector(".pause").hidden = !playing;
+  toggle.dataset.tLabel = playing ? "Pause" : "Play";
+  toggle.setAttribute("aria-label", t(toggle.dataset.tLabel));
+  toggle.title = t(toggle.dataset.tLabel);
+  $("now-volume").value = String(status.volume ?? 0);
+  $("mode-repeat").checked = status.repeat === "1";
+  $("mode-random").checked = status.random === "1";
+  $("mode-single").checked = status.single !== "0" && status.single !== undefined;
+  $("mode-consume").checked = status.consume !== "0" && status.consume !== undefined;
+  if (!song) $("now-lyric").textContent = "";
+  clearInterval(ticking);
+  ticking = playing ? setInterval(tick, 1000) : null;
+  tick();
+}
+
+function tick() {
+  const playing = state.status.state === "play";
+  const elapsed = anchor.elapsed + (playing ? (performance.now() - anchor.at) / 1000 : 0);
+  const shown = Math.min(elapsed, Number($("now-seek").max) || elapsed);
+  if (!seeking) $("now-seek").value = String(Math.floor(shown));
+  $("now-elapsed").textContent = clock(shown);
+}
+
+export function onEvent(event) {
+  if (event.type === "lyric") $("now-lyric").textContent = event.text ?? "";
+  if (event.type === "track_started") $("now-lyric").textContent = "";
+  if (["track_started", "paused", "resumed", "seeked", "stopped", "volume_changed", "options_changed", "queue_changed", "stream_title"].includes(event.type)) {
+    refresh();
+  }
+}
+
+export function setUp() {
+  $("now-toggle").addEventListener("click", () => run(state.status.state === "play" ? "pause" : "play"));
+  $("now-next").addEventListener("click", () => run("next"));
+  $("now-previous").addEventListener("click", () => run("previous"));
+  const seek = $("now-seek");
+  seek.addEventListener("input", () => { seeking = true; $("now-elapsed").textContent = clock(seek.value); });
+  seek.addEventListener("change", async () => { await run("seekcur", Number(seek.value)); seeking = false; });
+  $("now-volume").addEventListener("change", (event) => run("setvol", Number(event.target.value)));
+  for (const mode of ["repeat", "random", "single", "consume"]) {
+    $("mode-" + mode).addEventListener("change", (event) => run(mode, event.target.checked));
+  }
+}
