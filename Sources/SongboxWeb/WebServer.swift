@@ -122,6 +122,19 @@ public final class WebServer: Service {
                                 try await writer.finish(nil)
                             })
         }
+        router.get("/api/cover") { request, _ in
+            do throws(MPDProtocol.Failure) {
+                let file = request.uri.queryParameters.get("file") ?? ""
+                guard let picture = try await self.commands.picture(of: file, permissions: .all, most: Self.pictureLimit),
+                      let type = Self.imageType(of: picture.bytes) else {
+                    return WebAnswer.error(.notFound, code: "no-exist", "the song has no picture")
+                }
+                return Response(status: .ok, headers: [.contentType: type, .cacheControl: "private, max-age=3600"],
+                                body: ResponseBody(byteBuffer: ByteBuffer(bytes: picture.bytes)))
+            } catch {
+                return WebAnswer.failure(error)
+            }
+        }
         router.get("/api/messages") { request, _ in
             WebAnswer.json(WebText.json(language: request.uri.queryParameters.get("lang") ?? "en"))
         }
@@ -154,6 +167,22 @@ public final class WebServer: Service {
             response.headers[.setCookie] = Sessions.setCookie("", maxAge: 0)
             return response
         }
+    }
+
+    /// The largest picture served (a cover is a few hundred KiB).
+    static let pictureLimit = 4 << 20
+
+    /// A picture's type from its first bytes, never from its tags (a tag saying `text/html` or an
+    /// SVG would be a page of this site): JPEG, PNG, GIF or WebP, else nil.
+    static func imageType(of bytes: [UInt8]) -> String? {
+        func starts(_ prefix: [UInt8], at offset: Int = 0) -> Bool {
+            bytes.count >= offset + prefix.count && Array(bytes[offset..<(offset + prefix.count)]) == prefix
+        }
+        if starts([0xFF, 0xD8, 0xFF]) { return "image/jpeg" }
+        if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return "image/png" }
+        if starts(Array("GIF8".utf8)) { return "image/gif" }
+        if starts(Array("RIFF".utf8)), starts(Array("WEBP".utf8), at: 8) { return "image/webp" }
+        return nil
     }
 
     /// Runs a command of the table with every permission (the page is the box's owner, as a
