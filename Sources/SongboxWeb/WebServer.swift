@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 import SongboxServer
+import Synchronization
 
 /// The web app and its JSON API, as a `Service` beside the MPD server: Hummingbird on one
 /// address, every request through `WebGuard`, the API one more adapter over the command table
@@ -18,6 +19,8 @@ public final class WebServer: Service {
     private let logger: Logger
     private let sessions: Sessions
     private let bound = Outcome<Int>()
+    /// Whether it listened (a failure after that is not a failure to bind).
+    private let started = Atomic(false)
 
     /// The largest request body taken (a JSON call is a few hundred bytes).
     static let bodyLimit = 64 << 10
@@ -54,7 +57,10 @@ public final class WebServer: Service {
             server: .http1(configuration: .init(idleTimeout: Self.idleTimeout)),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil,
                                  availableConnectionsDelegate: MaximumAvailableConnections(Self.maximumConnections)),
-            onServerRunning: { channel in bound.set(.success(channel.localAddress?.port ?? 0)) },
+            onServerRunning: { [self] channel in
+                started.store(true, ordering: .relaxed)
+                bound.set(.success(channel.localAddress?.port ?? 0))
+            },
             logger: quiet)
         do {
             try await withGracefulShutdownHandler {
@@ -63,7 +69,7 @@ public final class WebServer: Service {
                 // A page's event stream would hold the server open.
                 events.finishAll()
             }
-        } catch {
+        } catch where !started.load(ordering: .relaxed) {
             let reason = (error as? IOError).map { String(cString: strerror($0.errnoCode)) } ?? "\(error)"
             let failure = DaemonError("cannot listen on \(configuration.host):\(configuration.port) for the web app: \(reason)",
                                       hint: "another program may have the port: set http = HOST:PORT (or none) in the config, or --http")

@@ -293,6 +293,11 @@ struct OpenAPISchemas {
 
         let (daemon, web, _) = try startDaemon(config: "http_password = correct horse\n")
         defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        // A port already taken: the second daemon says so and ends.
+        let other = try TestLibrary()
+        let taken = try other.songbox.run(["daemon", "--output", "null", "--config", "/dev/null", "--bind", "none",
+                                           "--socket", other.folder + "/taken.sock", "--http", "127.0.0.1:\(web.port)"])
+        #expect(taken.status != 0 && taken.stderr.contains("cannot listen on 127.0.0.1:\(web.port) for the web app"), "\(taken.stderr)")
         let schemas = try OpenAPISchemas()
         let locked = try web.send("GET", "/api/status")
         try schemas.check(locked, "/api/status", "get")
@@ -352,6 +357,11 @@ struct OpenAPISchemas {
         _ = try mpc(mpdPort, "play")
         try read(until: "\"type\":\"track_started\"")
         #expect(received.contains("\"title\":\"Old Roads\""), "\(received)")
+        // An open stream does not hold the daemon: SIGTERM ends the stream, then the daemon, cleanly.
+        daemon.signal(SIGTERM)
+        #expect(try daemon.waitForExit() == 0, "\(daemon.errors)")
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while recv(socket, &chunk, chunk.count, 0) > 0 {}
     }
 }
 
