@@ -33,6 +33,8 @@ async function search(query) {
     list.append(item);
   }
   $("search-none").hidden = songs.length > 0;
+  // What the list shows the results of.
+  list.dataset.query = query;
 }
 
 export function setUp() {

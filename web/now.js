@@ -21,6 +21,7 @@ function show() {
   $("now-title").textContent = song ? first(song.Title) ?? song.file : t("Nothing is playing");
   $("now-artist").textContent = song ? first(song.Artist) ?? "" : "";
   $("now-album").textContent = song ? first(song.Album) ?? "" : "";
+  showCover(song?.file);
   const duration = Number(status.duration ?? song?.duration ?? 0);
   $("now-seek").max = String(Math.round(duration));
   $("now-duration").textContent = clock(duration);
@@ -43,6 +44,18 @@ function show() {
   tick();
 }
 
+// The song's picture (embedded, else a file beside it), or the note when it has none.
+let coverFile;
+function showCover(file) {
+  if (file === coverFile) return;
+  coverFile = file;
+  const image = $("cover-image");
+  image.hidden = true;
+  $("cover-note").hidden = false;
+  if (file) image.src = "/api/cover?file=" + encodeURIComponent(file);
+  else image.removeAttribute("src");
+}
+
 function tick() {
   const playing = state.status.state === "play";
   const elapsed = anchor.elapsed + (playing ? (performance.now() - anchor.at) / 1000 : 0);
@@ -60,6 +73,8 @@ export function onEvent(event) {
 }
 
 export function setUp() {
+  $("cover-image").addEventListener("load", () => { $("cover-image").hidden = false; $("cover-note").hidden = true; });
+  $("cover-image").addEventListener("error", () => { $("cover-image").hidden = true; $("cover-note").hidden = false; });
   $("now-toggle").addEventListener("click", () => run(state.status.state === "play" ? "pause" : "play"));
   $("now-next").addEventListener("click", () => run("next"));
   $("now-previous").addEventListener("click", () => run("previous"));

@@ -4,8 +4,11 @@ import { t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 
+// The most songs the page lists (a long queue's first ones; the API answers in windows).
+const most = 1000;
+
 export async function refresh() {
-  const [{ songs }, { status }] = await Promise.all([get("/api/queue"), get("/api/status")]);
+  const [{ songs }, { status }] = await Promise.all([get("/api/queue?window=0:" + most), get("/api/status")]);
   const list = $("queue-list");
   list.replaceChildren();
   songs.forEach((song, position) => {
@@ -28,6 +31,8 @@ export async function refresh() {
     item.append(play, up, down, remove);
     list.append(item);
   });
+  const length = Number(status.playlistlength ?? 0);
+  if (length > songs.length) list.append(element("li", "… +" + (length - songs.length)));
   $("queue-empty").hidden = songs.length > 0;
 }
 

@@ -26,6 +26,39 @@ public struct CommandCall: Sendable {
         guard !Self.connectionCommands.contains(command) else {
             throw MPDProtocol.Failure(.unknown, "\(command) is a command of MPD's protocol connections only")
         }
+        return try await collect(command, arguments, permissions: permissions, most: most).fields()
+    }
+
+    /// A song's picture, through the table as an MPD client reads it: `readpicture` (embedded),
+    /// else `albumart` (a file beside it), a piece at a time; its bytes and MIME type (`type`,
+    /// `readpicture`'s only), at most `most` bytes; nil when it has none.
+    public func picture(of uri: String, permissions: MPDPermissions, most: Int) async throws(MPDProtocol.Failure) -> (type: String?, bytes: [UInt8])? {
+        for command in ["readpicture", "albumart"] {
+            var bytes: [UInt8] = []
+            var type: String?
+            while true {
+                let piece: Collected
+                do throws(MPDProtocol.Failure) {
+                    piece = try await collect(command, [uri, String(bytes.count)], permissions: permissions, most: Self.pictureChunk + 1024)
+                } catch where command == "albumart" && error.code == .noExist {
+                    return nil
+                }
+                guard let (fields, data) = piece.binary() else { break }
+                let size = fields.first { $0.0 == "size" }.flatMap { Int($0.1) } ?? 0
+                guard size <= most else { throw MPDProtocol.Failure(.argument, "the picture is larger than \(most >> 20) MiB") }
+                type = type ?? fields.first { $0.0 == "type" }?.1
+                bytes += data
+                if data.isEmpty || bytes.count >= size { return (type, bytes) }
+            }
+        }
+        return nil
+    }
+
+    /// The pieces a picture is read in (a client's `binarylimit`).
+    static let pictureChunk = 256 << 10
+
+    /// Runs `command` (checked as `run` checks it) and keeps its answer's bytes.
+    private func collect(_ command: String, _ arguments: [String], permissions: MPDPermissions, most: Int) async throws(MPDProtocol.Failure) -> Collected {
         let entry = try MPDCommandTable.entry(command)
         guard permissions.isSuperset(of: entry.permission) else {
             throw MPDProtocol.Failure(.permission, "you don't have permission for \"\(command)\"")
@@ -34,12 +67,13 @@ public struct CommandCall: Sendable {
         let collected = Collected(most: most)
         let out = MPDResponse { bytes in collected.take(bytes) }
         let client = MPDClient(id: -1, clients: clients, permissions: permissions)
+        client.binaryLimit = Self.pictureChunk
         try await commands.handle(command, arguments, client: client, out: out)
         await out.send()
         guard !collected.tooLong else {
             throw MPDProtocol.Failure(.argument, "the answer to \(command) is longer than \(most >> 10) KiB: ask for a window of it")
         }
-        return collected.fields()
+        return collected
     }
 }
 
@@ -59,6 +93,18 @@ private final class Collected: @unchecked Sendable {
         }
         bytes += buffer.readableBytesView
         return true
+    }
+
+    /// A binary answer's fields (`size`, `type`) and its bytes (after `binary: N`); nil when
+    /// there is none (a song without a picture).
+    func binary() -> (fields: [(String, String)], bytes: [UInt8])? {
+        guard let marker = bytes.firstRange(of: Array("binary: ".utf8)) else { return nil }
+        let head = Collected(most: most)
+        head.bytes = Array(bytes[..<marker.lowerBound])
+        guard let newline = bytes[marker.upperBound...].firstIndex(of: UInt8(ascii: "\n")),
+              let count = Int(String(decoding: bytes[marker.upperBound..<newline], as: UTF8.self)),
+              count >= 0, newline + 1 + count <= bytes.count else { return nil }
+        return (head.fields(), Array(bytes[(newline + 1)..<(newline + 1 + count)]))
     }
 
     /// The `key: value` lines (values are one line each: `MPDProtocol.fieldValue`).

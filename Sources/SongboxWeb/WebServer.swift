@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 import SongboxServer
+import Synchronization
 
 /// The web app and its JSON API, as a `Service` beside the MPD server: Hummingbird on one
 /// address, every request through `WebGuard`, the API one more adapter over the command table
@@ -18,6 +19,8 @@ public final class WebServer: Service {
     private let logger: Logger
     private let sessions: Sessions
     private let bound = Outcome<Int>()
+    /// Whether it listened (a failure after that is not a failure to bind).
+    private let started = Atomic(false)
 
     /// The largest request body taken (a JSON call is a few hundred bytes).
     static let bodyLimit = 64 << 10
@@ -54,7 +57,10 @@ public final class WebServer: Service {
             server: .http1(configuration: .init(idleTimeout: Self.idleTimeout)),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil,
                                  availableConnectionsDelegate: MaximumAvailableConnections(Self.maximumConnections)),
-            onServerRunning: { channel in bound.set(.success(channel.localAddress?.port ?? 0)) },
+            onServerRunning: { [self] channel in
+                started.store(true, ordering: .relaxed)
+                bound.set(.success(channel.localAddress?.port ?? 0))
+            },
             logger: quiet)
         do {
             try await withGracefulShutdownHandler {
@@ -63,7 +69,7 @@ public final class WebServer: Service {
                 // A page's event stream would hold the server open.
                 events.finishAll()
             }
-        } catch {
+        } catch where !started.load(ordering: .relaxed) {
             let reason = (error as? IOError).map { String(cString: strerror($0.errnoCode)) } ?? "\(error)"
             let failure = DaemonError("cannot listen on \(configuration.host):\(configuration.port) for the web app: \(reason)",
                                       hint: "another program may have the port: set http = HOST:PORT (or none) in the config, or --http")
@@ -122,6 +128,19 @@ public final class WebServer: Service {
                                 try await writer.finish(nil)
                             })
         }
+        router.get("/api/cover") { request, _ in
+            do throws(MPDProtocol.Failure) {
+                let file = request.uri.queryParameters.get("file") ?? ""
+                guard let picture = try await self.commands.picture(of: file, permissions: .all, most: Self.pictureLimit),
+                      let type = Self.imageType(of: picture.bytes) else {
+                    return WebAnswer.error(.notFound, code: "no-exist", "the song has no picture")
+                }
+                return Response(status: .ok, headers: [.contentType: type, .cacheControl: "private, max-age=3600"],
+                                body: ResponseBody(byteBuffer: ByteBuffer(bytes: picture.bytes)))
+            } catch {
+                return WebAnswer.failure(error)
+            }
+        }
         router.get("/api/messages") { request, _ in
             WebAnswer.json(WebText.json(language: request.uri.queryParameters.get("lang") ?? "en"))
         }
@@ -154,6 +173,22 @@ public final class WebServer: Service {
             response.headers[.setCookie] = Sessions.setCookie("", maxAge: 0)
             return response
         }
+    }
+
+    /// The largest picture served (a cover is a few hundred KiB).
+    static let pictureLimit = 4 << 20
+
+    /// A picture's type from its first bytes, never from its tags (a tag saying `text/html` or an
+    /// SVG would be a page of this site): JPEG, PNG, GIF or WebP, else nil.
+    static func imageType(of bytes: [UInt8]) -> String? {
+        func starts(_ prefix: [UInt8], at offset: Int = 0) -> Bool {
+            bytes.count >= offset + prefix.count && Array(bytes[offset..<(offset + prefix.count)]) == prefix
+        }
+        if starts([0xFF, 0xD8, 0xFF]) { return "image/jpeg" }
+        if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return "image/png" }
+        if starts(Array("GIF8".utf8)) { return "image/gif" }
+        if starts(Array("RIFF".utf8)), starts(Array("WEBP".utf8), at: 8) { return "image/webp" }
+        return nil
     }
 
     /// Runs a command of the table with every permission (the page is the box's owner, as a

@@ -8,7 +8,8 @@ struct HTTPExchange {
     struct Answer {
         let status: Int
         let headers: [(String, String)]
-        let body: String
+        let bytes: [UInt8]
+        var body: String { String(decoding: bytes, as: UTF8.self) }
 
         func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
         var json: Any? { try? JSONSerialization.jsonObject(with: Data(body.utf8), options: [.fragmentsAllowed]) }
@@ -38,26 +39,25 @@ struct HTTPExchange {
             guard count > 0 else { break }
             bytes += chunk[..<count]
         }
-        let text = String(decoding: bytes, as: UTF8.self)
-        guard let end = text.range(of: "\r\n\r\n") else { throw FixtureError("no HTTP answer: \(text)") }
-        let lines = text[..<end.lowerBound].components(separatedBy: "\r\n")
+        guard let end = bytes.firstRange(of: Array("\r\n\r\n".utf8)) else { throw FixtureError("no HTTP answer: \(bytes.count) bytes") }
+        let lines = String(decoding: bytes[..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
         let status = Int(lines[0].split(separator: " ")[1]) ?? 0
         let headers = lines.dropFirst().compactMap { line -> (String, String)? in
             guard let colon = line.firstIndex(of: ":") else { return nil }
             return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
         }
-        var body = String(text[end.upperBound...])
+        var body = Array(bytes[end.upperBound...])
         if headers.contains(where: { $0.0.lowercased() == "transfer-encoding" && $0.1 == "chunked" }) { body = Self.unchunked(body) }
-        return Answer(status: status, headers: headers, body: body)
+        return Answer(status: status, headers: headers, bytes: body)
     }
 
-    static func unchunked(_ text: String) -> String {
-        var rest = Substring(text), out = ""
-        while let line = rest.range(of: "\r\n"), let size = Int(rest[..<line.lowerBound], radix: 16), size > 0 {
-            let start = rest.utf8.index(line.upperBound, offsetBy: 0)
-            let end = rest.utf8.index(start, offsetBy: size)
-            out += String(rest[start..<end])
-            rest = rest[end...].dropFirst(2)
+    static func unchunked(_ bytes: [UInt8]) -> [UInt8] {
+        var rest = bytes[...], out: [UInt8] = []
+        while let line = rest.firstRange(of: Array("\r\n".utf8)),
+              let size = Int(String(decoding: rest[..<line.lowerBound], as: UTF8.self), radix: 16), size > 0,
+              line.upperBound + size <= rest.endIndex {
+            out += rest[line.upperBound..<(line.upperBound + size)]
+            rest = rest[(line.upperBound + size)...].dropFirst(2)
         }
         return out
     }
@@ -219,6 +219,16 @@ struct OpenAPISchemas {
         #expect(try mpc(mpdPort, "current", "-f", "%title%").lines == ["Old Roads"])
         try schemas.check(try web.send("GET", "/api/messages?lang=he"), "/api/messages", "get")
 
+        // A song's picture: the bytes mpc reads with readpicture, typed by what they are.
+        let lanterns = "The Lanterns/Morning Light/01 - Morning Light.mp3"
+        let cover = try web.send("GET", "/api/cover?file=" + lanterns.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)
+        let picture = try SongboxRunner.run(executable: "/usr/bin/mpc", ["--host", "127.0.0.1", "--port", String(mpdPort), "readpicture", lanterns])
+        #expect(cover.status == 200 && !cover.bytes.isEmpty && cover.bytes == Array(picture.stdoutBytes), "\(cover.status) \(cover.bytes.count) vs \(picture.stdoutBytes.count)")
+        #expect(["image/jpeg", "image/png"].contains(cover.header("Content-Type") ?? ""))
+        let none = try web.send("GET", "/api/cover?file=" + "Mabel Grey/Old Roads/01 - Old Roads.mp3".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)
+        try schemas.check(none, "/api/cover", "get")
+        #expect(none.status == 404)
+
         // The same errors as an MPD client's, with MPD's codes: mpc's message, word for word.
         let outOfRange = try web.send("POST", "/api/command/play", body: #"{"args": [99]}"#)
         try schemas.check(outOfRange, "/api/command/{name}", "post")
@@ -283,6 +293,11 @@ struct OpenAPISchemas {
 
         let (daemon, web, _) = try startDaemon(config: "http_password = correct horse\n")
         defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        // A port already taken: the second daemon says so and ends.
+        let other = try TestLibrary()
+        let taken = try other.songbox.run(["daemon", "--output", "null", "--config", "/dev/null", "--bind", "none",
+                                           "--socket", other.folder + "/taken.sock", "--http", "127.0.0.1:\(web.port)"])
+        #expect(taken.status != 0 && taken.stderr.contains("cannot listen on 127.0.0.1:\(web.port) for the web app"), "\(taken.stderr)")
         let schemas = try OpenAPISchemas()
         let locked = try web.send("GET", "/api/status")
         try schemas.check(locked, "/api/status", "get")
@@ -310,6 +325,16 @@ struct OpenAPISchemas {
         #expect(limited.status == 429 && limited.header("Retry-After") != nil)
     }
 
+    /// The whole app (every file the pages load, and the OpenAPI file) is under 150 KB before
+    /// compression: a Pi 3 sends it in a moment.
+    @Test func theWholeAppIsUnder150KB() throws {
+        let folder = Fixtures.packageRoot + "/web"
+        let sizes = try FileManager.default.contentsOfDirectory(atPath: folder).map { name in
+            (try FileManager.default.attributesOfItem(atPath: folder + "/" + name)[.size] as? Int) ?? 0
+        }
+        #expect(sizes.reduce(0, +) < 150_000, "\(sizes.reduce(0, +)) bytes")
+    }
+
     /// The event stream carries the bus's events as plugins get them: a play started by mpc.
     @Test func theEventStreamCarriesThePlayersEvents() throws {
         let (daemon, web, mpdPort) = try startDaemon()
@@ -332,6 +357,11 @@ struct OpenAPISchemas {
         _ = try mpc(mpdPort, "play")
         try read(until: "\"type\":\"track_started\"")
         #expect(received.contains("\"title\":\"Old Roads\""), "\(received)")
+        // An open stream does not hold the daemon: SIGTERM ends the stream, then the daemon, cleanly.
+        daemon.signal(SIGTERM)
+        #expect(try daemon.waitForExit() == 0, "\(daemon.errors)")
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while recv(socket, &chunk, chunk.count, 0) > 0 {}
     }
 }
 
