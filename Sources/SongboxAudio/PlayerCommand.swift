@@ -55,6 +55,8 @@ public enum PlayerCommand: Sendable, Hashable {
     case crossfade(Double)
     /// MixRamp's level in dB and its delay in seconds (NaN: MixRamp off), each when given.
     case mixRamp(level: Double?, delay: Double?)
+    /// Announcements mixed over the ducked music, in order (docs/player.md#announcements).
+    case announce([PlayerEngine.Announcement])
     // The queue.
     case clear, shuffle
     /// The items at these positions (the range may run past the end, not start there).
@@ -103,6 +105,8 @@ public enum PlayerCommand: Sendable, Hashable {
         case .sleep(let timer): engine.setSleepTimer(timer)
         case .crossfade(let seconds): engine.setCrossfade(seconds)
         case .mixRamp(let level, let delay): engine.setMixRamp(level: level, delay: delay)
+        case .announce(let announcements):
+            guard announcements.allSatisfy({ engine.announce($0) }) else { throw .notPlaying }
         case .clear: engine.clear()
         case .shuffle: engine.shuffle()
         case .delete(let range):

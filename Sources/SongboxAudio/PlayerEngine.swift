@@ -141,6 +141,35 @@ public final class PlayerEngine {
 
     private var endPlan: EndPlan?
 
+    /// An announcement asked for: a file or URL mixed over the music ducked by `duck` dB.
+    public struct Announcement: Sendable, Hashable {
+        public var source: String
+        public var duck: Double
+
+        /// The ducks there are, in dB (0: the music stays as it is).
+        public static let duckRange = -60.0...0.0
+
+        public init(source: String, duck: Double = -15) {
+            self.source = source
+            self.duck = Self.duckRange.clamp(duck, else: -15)
+        }
+    }
+
+    /// The music under announcements: going down to an announcement's duck, held there while
+    /// it plays (mixed on top), coming back up once none is left.
+    private enum Ducking {
+        case goingDown(from: Double, to: Double, start: Double)
+        case playing(any TrackDecoder, level: Double)
+        case goingUp(from: Double, start: Double)
+    }
+
+    static let duckDown = 0.3, duckUp = 0.5
+    /// The announcements waiting, in order, and where the music is under them (nil: at its level).
+    private var announcements: [Announcement] = []
+    private var ducking: Ducking?
+    /// An announcement's samples of a chunk, before they are added to `buffer`.
+    private let announceBuffer: UnsafeMutableBufferPointer<Int16>
+
     /// Seconds before a track's end that its join is planned: the longest crossfade, and time
     /// for what decides it ahead.
     static let planAhead = CrossfadeSettings.range.upperBound + 10
@@ -180,6 +209,7 @@ public final class PlayerEngine {
         random = SeededRandom(seed: seed)
         buffer = .allocate(capacity: max(1, settings.chunkFrames) * AudioFormat.channels)
         mixBuffer = .allocate(capacity: max(1, settings.chunkFrames) * AudioFormat.channels)
+        announceBuffer = .allocate(capacity: max(1, settings.chunkFrames) * AudioFormat.channels)
     }
 
     private static func outputs(_ madeWith: any AudioOutput, _ settings: PlayerSettings) -> [String] {
@@ -191,6 +221,7 @@ public final class PlayerEngine {
         if output !== madeWith { madeWith.close() }
         buffer.deallocate()
         mixBuffer.deallocate()
+        announceBuffer.deallocate()
     }
 
     public var hasPendingEvents: Bool { !events.isEmpty }
@@ -659,6 +690,110 @@ public final class PlayerEngine {
         endTrack(outgoing.item, outgoing.decoder, delivered: outgoing.delivered, reason: reason ?? outgoing.reason)
     }
 
+    // MARK: Announcements
+
+    /// Queues an announcement (docs/player.md#announcements): once those before it are over, the
+    /// music goes down by its duck over `duckDown` seconds, it plays mixed on top at the output's
+    /// rate, and the music comes back over `duckUp` after the last one. The queue, the place and
+    /// the counts are untouched. False when nothing plays to duck (it is not kept).
+    @discardableResult
+    public func announce(_ announcement: Announcement) -> Bool {
+        guard state == .playing else { return false }
+        announcements.append(announcement)
+        return true
+    }
+
+    /// Announcements waiting or playing.
+    public var announcementsPending: Int {
+        if case .playing? = ducking { return announcements.count + 1 }
+        return announcements.count
+    }
+
+    /// The music's gain under the announcements at `time` (1: as it is).
+    private func duckGain(at time: Double) -> Double {
+        switch ducking {
+        case nil: 1
+        case .goingDown(let from, let to, let start)?: from + (to - from) * max(0, min(1, (time - start) / Self.duckDown))
+        case .playing(_, let level)?: level
+        case .goingUp(let from, let start)?: from + (1 - from) * max(0, min(1, (time - start) / Self.duckUp))
+        }
+    }
+
+    /// When the music's gain next stops moving (the end of a ramp), if it is moving.
+    private var duckRampEnd: Double? {
+        switch ducking {
+        case .goingDown(_, _, let start)?: start + Self.duckDown
+        case .goingUp(_, let start)?: start + Self.duckUp
+        default: nil
+        }
+    }
+
+    /// Moves the ducking on at `clock`: an announcement waiting takes the music down, the
+    /// music down plays it, the music back up ends the ducking.
+    private func stepDucking() {
+        switch ducking {
+        case nil, .goingUp?:
+            guard let next = announcements.first else {
+                if let end = duckRampEnd, clock >= end - 1e-9 { ducking = nil }
+                return
+            }
+            ducking = .goingDown(from: duckGain(at: clock), to: pow(10, next.duck / 20), start: clock)
+        case .goingDown(_, let level, let start)?:
+            guard clock >= start + Self.duckDown - 1e-9 else { return }
+            startAnnouncement(from: level)
+        case .playing?:
+            break
+        }
+    }
+
+    /// The music is down at `level`: the next announcement plays, opened at the output's rate.
+    /// One that cannot be opened is reported, and the next is tried; none left, the music
+    /// comes back.
+    private func startAnnouncement(from level: Double) {
+        while !announcements.isEmpty {
+            let next = announcements.removeFirst()
+            do throws(DecodeError) {
+                let opened = try openDecoder(for: PlayableTrack(trackID: PlayableTrack.notInLibrary, path: next.source, duration: 0),
+                                             rate: outputFormat?.sampleRate)
+                ducking = .playing(opened, level: level)
+                return
+            } catch {
+                emit(.announcementFailed(source: next.source, message: error.message))
+            }
+        }
+        ducking = .goingUp(from: level, start: clock)
+    }
+
+    /// Adds the playing announcement's next frames (as many as `samples` holds), at `volume`
+    /// (at the chunk's start and end); once it is over, the next one goes on at its duck, or
+    /// the music comes back.
+    private func mixAnnouncement(into samples: UnsafeMutableBufferPointer<Int16>, volume: (Double, Double)) {
+        guard case .playing(let decoder, let level)? = ducking else { return }
+        let wanted = samples.count / AudioFormat.channels
+        var filled = 0
+        var ended = false
+        while filled < wanted, !ended {
+            let room = UnsafeMutableBufferPointer(rebasing: announceBuffer[filled * AudioFormat.channels..<wanted * AudioFormat.channels])
+            switch (try? decoder.decode(into: room)) ?? .ended {
+            case .frames(let count): filled += count
+            case .ended, .waiting: ended = true
+            }
+        }
+        let mixed = UnsafeMutableBufferPointer(rebasing: announceBuffer[0..<filled * AudioFormat.channels])
+        Gain.apply(mixed, from: volume.0, to: volume.1)
+        for index in mixed.indices {
+            samples[index] = Int16(clamping: Int32(samples[index]) + Int32(mixed[index]))
+        }
+        guard ended else { return }
+        // From its last frame: the next one at once (its duck reached), or the music back up.
+        let end = clock + Double(filled) / frameRate
+        if let next = announcements.first {
+            ducking = .goingDown(from: level, to: pow(10, next.duck / 20), start: end - Self.duckDown)
+        } else {
+            ducking = .goingUp(from: level, start: end)
+        }
+    }
+
     // MARK: Volume, modes, timers
 
     /// The volumes there are: 0 (silent) to 100 (the samples as decoded). The one bound of
@@ -775,8 +910,15 @@ public final class PlayerEngine {
         } catch {
             return outputFailed(error)
         }
+        stepDucking()
         let rate = frameRate
         var wanted = min(settings.chunkFrames, max(1, maxFrames))
+        if ducking != nil {
+            // Short chunks under an announcement: the music's ramps are drawn in them (one ends
+            // a chunk), and the music comes back within one of the announcement's end.
+            wanted = min(wanted, Self.crossfadeChunk)
+            if let end = duckRampEnd, end > clock { wanted = min(wanted, frames(in: end - clock)) }
+        }
         if let lead = framesBeforeCrossfade(decoder, of: item) {
             guard lead > 0 else {
                 crossfadeAtEnd(of: item, decoder)
@@ -847,11 +989,15 @@ public final class PlayerEngine {
         // next track's gain applies from its first sample.
         // In a crossfade, each track's gain and fade apply to it, the volume to the mix.
         let replayGainScale = replayGain.scale
-        let volume = (gain(at: clock), gain(at: clock + seconds))
+        // An announcement is heard at the volume; the music (both sides of a crossfade) under it
+        // at its duck too.
+        let plain = (gain(at: clock), gain(at: clock + seconds))
+        let volume = (plain.0 * duckGain(at: clock), plain.1 * duckGain(at: clock + seconds))
         let fadeIn = crossfade.map { ($0.gains(at: clock).in, $0.gains(at: clock + seconds).in) } ?? (1, 1)
         Gain.apply(samples, from: volume.0 * fadeIn.0 * replayGainScale, to: volume.1 * fadeIn.1 * replayGainScale)
         let outgoingStart = crossfade?.outgoing?.decoder.position
         let mixed = mixOutgoing(into: samples, volume: volume, seconds: seconds)
+        mixAnnouncement(into: samples, volume: plain)
         do throws(AudioOutputError) {
             try output.write(UnsafeBufferPointer(samples))
         } catch {
@@ -1192,6 +1338,9 @@ public final class PlayerEngine {
 
     /// Stops with the current item kept, so `play()` starts it again.
     private func stopPlayback() {
+        // Announcements duck the music: with none playing, they are over.
+        announcements = []
+        ducking = nil
         endOutgoing(.stopped)
         closeTrack()
         state = .stopped

@@ -121,6 +121,8 @@ public enum PlayerEvent: Sendable, Hashable {
     /// ahead (`songbox.player.on_transition`), with the default the settings give (`crossfade`
     /// seconds, `curve`). The answer is `PlayerEngine.chooseTransition`.
     case transitionAhead(from: QueueItem, to: QueueItem, reason: TransitionReason, crossfade: Double, curve: CrossfadeCurve)
+    /// An announcement (`PlayerEngine.announce`) could not be played: passed over.
+    case announcementFailed(source: String, message: String)
 
     /// The events that only say a value changed (the newest of a kind says all of it): what a
     /// consumer that falls behind may lose the older ones of.
@@ -144,6 +146,7 @@ public enum PlayerEvent: Sendable, Hashable {
         case .streamTitle: "stream_title"
         case .stopped: "stopped"
         case .transitionAhead: "transition_ahead"
+        case .announcementFailed: "announcement_failed"
         }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SongboxAudio
+import SongboxFiles
 import SongboxServer
 
 /// Where the client commands connect, as mpc reads it.
@@ -22,7 +23,7 @@ struct ServerOptions: ParsableArguments {
 enum ClientCommands {
     static let all: [any ParsableCommand.Type] = [
         Status.self, Toggle.self, Pause.self, Stop.self, Next.self, Previous.self, Seek.self, Volume.self,
-        Queue.self, Add.self, Clear.self, Shuffle.self, Sleep.self, Crossfade.self, Search.self,
+        Queue.self, Add.self, Clear.self, Shuffle.self, Sleep.self, Crossfade.self, Announce.self, Search.self,
     ]
 
     /// `Artist - Title`, `[playing] #2/3   0:01/0:05 (20%)`, the options line.
@@ -225,6 +226,29 @@ enum ClientCommands {
             if let seconds { _ = try client.send("crossfade", [seconds]) }
             // As mpc prints it; MPD leaves `xfade` out when it is off.
             print("crossfade: " + (try client.send("status").first { $0.0 == "xfade" }?.1 ?? "0"))
+        }
+    }
+
+    struct Announce: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: tr("Play a file or URL over the music, which goes down meanwhile (songbox's daemon only)."))
+        @OptionGroup var server: ServerOptions
+        @Argument(help: ArgumentHelp(tr("A sound file or a URL."), valueName: "source")) var source: String
+        @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(tr("Decibels the music goes down by (-60 to 0)."), valueName: "dB"))
+        var duck = "-15"
+        @Flag(name: .long, help: ArgumentHelp(tr("The bundled chime first."))) var chime = false
+
+        func validate() throws {
+            guard let value = Double(duck), PlayerEngine.Announcement.duckRange.contains(value) else {
+                throw ValidationError(tr("the duck is decibels from -60 to 0, got \(duck)"))
+            }
+        }
+
+        func run() throws {
+            // The daemon opens a file from where it runs: the path made absolute here.
+            let file = source.hasPrefix("/") || TrackLocation.isURL(source)
+                ? source : FileManager.default.currentDirectoryPath + "/" + source
+            _ = try server.client().send("announce", [file, duck, chime ? "1" : "0"])
+            print(tr("Announced over the music."))
         }
     }
 

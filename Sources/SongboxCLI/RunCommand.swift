@@ -117,6 +117,7 @@ struct Run: ParsableCommand {
         // The user's own rights, except over songbox's files (the library's are always kept).
         runtime.fileAccess = FileAccess.user.protecting([SongboxConfig.defaultPath()])
         runtime.alarmTone = Wiring.alarmTone
+        runtime.chime = Wiring.chime
         // The hosts the config grants this file's name (`net.NAME`), as a daemon's plugin has them.
         try wiring.grantNetwork(to: runtime, file: file)
         try DaemonAPI.install(on: runtime, database: store.path)

@@ -91,6 +91,8 @@ public final class LuaRuntime {
     public private(set) var entries = 0
     /// The bundled alarm tone (`songbox.alarm.tone()`), set by the wiring.
     public var alarmTone: String?
+    /// The bundled chime (`songbox.player.announce`'s `chime`).
+    public var chime: String?
     /// The files that define the preset moods (`plugins/moods.lua`, then the user's), run in
     /// this state the first time a script uses `songbox.mood`; set by the wiring.
     public var moodPresetFiles: [String] = []

@@ -1,5 +1,6 @@
 import Foundation
 import SongboxAudio
+import SongboxFiles
 import SongboxLibrary
 import SongboxPlayback
 
@@ -79,6 +80,7 @@ public enum PlayerAPI {
                 })]
             }),
             ("player.fade", true, { args in try fade(args, host) }),
+            ("player.announce", true, { [weak runtime] args in try announce(args, host, runtime) }),
             ("player.outputs", false, { _ in [try outputs(host)] }),
             ("player.use_output", true, { args in try useOutput(args, host) }),
             ("player.set", true, { args in try setModes(args, host) }),
@@ -213,6 +215,42 @@ public enum PlayerAPI {
         case let value: throw LuaFunctionError.argument(1, "'curve' must be \"linear\" or \"log\", got \(value.stringValue ?? value.typeName)")
         }
         try host.control.perform { $0.fade(to: to, over: over, curve: curve) }
+        return [.boolean(true)]
+    }
+
+    /// `player.announce(file, {duck = -15, chime = true})`: mixed over the ducked music
+    /// (docs/player.md#announcements); a file the script may read (a plugin: its granted
+    /// folders), the bundled chime first with `chime`. Nil and why when nothing plays.
+    private static func announce(_ args: LuaArguments, _ host: PlayerHost, _ runtime: LuaRuntime?) throws -> [LuaValue] {
+        let source = try args.string(1)
+        let options = args.isNil(2) ? [:] : try args.table(2).tableValue ?? [:]
+        for key in options.keys where !["duck", "chime"].contains(key) {
+            throw LuaFunctionError.argument(2, "unknown option '\(key)' (options: duck, chime)")
+        }
+        let duck = options["duck"].map { $0.doubleValue ?? .nan } ?? -15
+        guard PlayerEngine.Announcement.duckRange.contains(duck) else {
+            throw LuaFunctionError.argument(2, "'duck' is dB from -60 to 0")
+        }
+        var chime = false
+        switch options["chime"] ?? .nil {
+        case .nil: break
+        case .boolean(let on): chime = on
+        case let value: throw LuaFunctionError.argument(2, "'chime' must be a boolean, got \(value.typeName)")
+        }
+        guard !TrackLocation.isURL(source) else {
+            throw LuaFunctionError.argument(1, "a file expected (a URL is announced by `songbox announce` or MPD's `sendmessage announce`)")
+        }
+        let file = try (runtime?.fileAccess ?? .user).check(source, writing: false)
+        var announcements = [PlayerEngine.Announcement(source: file, duck: duck)]
+        if chime {
+            guard let tone = runtime?.chime, FileManager.default.fileExists(atPath: tone) else {
+                return [.nil, .string("songbox.player.announce: the bundled chime is missing (chime.mp3 beside the bundled plugins)")]
+            }
+            announcements.insert(PlayerEngine.Announcement(source: tone, duck: duck), at: 0)
+        }
+        let asked = announcements
+        let queued = try host.control.perform { engine in asked.allSatisfy { engine.announce($0) } }
+        guard queued else { return [.nil, .string("songbox.player.announce: nothing plays (an announcement is mixed over the music)")] }
         return [.boolean(true)]
     }
 
@@ -407,6 +445,9 @@ public enum PlayerAPI {
             table["reason"] = .string(reason.rawValue)
             table["crossfade"] = .number(crossfade)
             table["curve"] = .string(curve.rawValue)
+        case .announcementFailed(let source, let message):
+            table["source"] = .string(source)
+            table["message"] = .string(message)
         }
         return .table(table)
     }

@@ -67,6 +67,8 @@ public final class Plugin: Sendable {
         public var post: (@Sendable (LuaValue) -> Void)?
         /// The bundled alarm tone.
         public var alarmTone: String?
+        /// The bundled chime.
+        public var chime: String?
         /// The preset moods' files (`LuaRuntime.moodPresetFiles`).
         public var moodPresetFiles: [String] = []
         public var policy = Policy()
@@ -284,6 +286,7 @@ public final class Plugin: Sendable {
                 made.timeZone = environment.timeZone
                 made.postEvent = environment.post
                 made.alarmTone = environment.alarmTone
+                made.chime = environment.chime
                 made.moodPresetFiles = environment.moodPresetFiles
                 if let grant = environment.network(name), let http = environment.http { try made.grantNetwork(grant, client: http) }
                 let subscriptions = environment.subscriptions

@@ -17,7 +17,7 @@ enum Prelude {
     static let events = [
         "track_started", "track_ended", "paused", "resumed", "seeked", "queue_changed", "volume_changed",
         "options_changed", "output_error", "output_changed", "decode_error", "stopped", "library_updated", "playlist_changed",
-        "alarm", "message", "startup", "shutdown", "lyric", "stream_title",
+        "alarm", "message", "startup", "shutdown", "lyric", "stream_title", "announcement_failed",
     ]
 
     static let source = """

@@ -137,6 +137,8 @@ public enum MPDCommandTable {
         Entry("plugindisable", .admin, 1...1),
         Entry("pluginenable", .admin, 1...1),
         Entry("pluginreload", .admin, 0...1),
+        // songbox's own: `announce SOURCE DUCK CHIME` (`songbox announce`); a file is read by the daemon.
+        Entry("announce", .admin, 3...3),
         Entry("plugins", .read, 0...0),
         Entry("previous", .player, 0...0) { _ in .player(.previous) },
         Entry("prio", .player, from(2)) { _ in .ignored },

@@ -1,4 +1,5 @@
 import Foundation
+import SongboxFiles
 import SongboxAudio
 import SongboxLibrary
 import SongboxPlayback
@@ -282,6 +283,11 @@ public struct MPDCommands: MPDCommandHandler {
         case "sendmessage":
             let channel = try args.string(0), text = try args.string(1)
             guard Self.validChannel(channel) else { throw Failure(.argument, "invalid channel name") }
+            if channel == "announce" {
+                // An announcement over the music (docs/player.md#announcements): a URL, at the usual duck.
+                guard TrackLocation.isURL(text) else { throw Failure(.argument, "announce takes a URL (a file: songbox announce FILE)") }
+                _ = try backend.songboxCommand("announce", [text, "-15", "0"])?.get()
+            }
             // Every message reaches the plugins, so a channel needs no listening client.
             client.clients.send(text, to: channel)
             backend.deliver(message: text, channel: channel)

@@ -134,6 +134,7 @@ public final class Daemon: MPDBackend, Sendable {
         let everyPlugin = PluginSetHolder()
         environment.post = { event in everyPlugin.current.forEach { $0.deliver(event) } }
         environment.alarmTone = Wiring.alarmTone
+        environment.chime = Wiring.chime
         environment.moodPresetFiles = Wiring.moodPresetFiles(userFolder: config.pluginFolder)
         environment.policy.firstPause = config.pluginRestartPause
         environment.policy.longestPause = max(60, config.pluginRestartPause)

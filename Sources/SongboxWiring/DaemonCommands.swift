@@ -34,9 +34,28 @@ extension Daemon {
         case "plugindisable":
             try plugin(arguments.first ?? "").disable()
             return []
+        case "announce":
+            return try announce(arguments)
         default:
             throw Failure(.unknown, "unknown command \"\(command)\"")
         }
+    }
+
+    /// `announce SOURCE DUCK CHIME`: SOURCE (a file or URL) over the music ducked by DUCK dB,
+    /// the bundled chime first when CHIME is 1. Refused when nothing plays.
+    private func announce(_ arguments: [String]) throws(Failure) -> [(String, String)] {
+        guard arguments.count == 3, let duck = Double(arguments[1]), PlayerEngine.Announcement.duckRange.contains(duck) else {
+            throw Failure(.argument, "the duck is dB from -60 to 0")
+        }
+        var sources = [arguments[0]]
+        if arguments[2] == "1" {
+            guard let chime = Wiring.chime else { throw Failure(.system, "the bundled chime is missing") }
+            sources.insert(chime, at: 0)
+        }
+        let asked = sources.map { PlayerEngine.Announcement(source: $0, duck: duck) }
+        let queued = session.perform { engine in asked.allSatisfy { engine.announce($0) } }
+        guard queued else { throw Failure(.playerSync, "nothing plays: an announcement is mixed over the music") }
+        return [("announcements", String(asked.count))]
     }
 
     /// Replaces the queue with the tracks `query` finds and plays them.

@@ -59,6 +59,8 @@ public struct Wiring: Sendable {
 
     /// The alarm tone that comes with the bundled plugins (`songbox.alarm.tone()`).
     public static var alarmTone: String? { bundledPlugin("alarm-tone.mp3") }
+    /// The bundled chime an announcement may start with.
+    public static var chime: String? { bundledPlugin("chime.mp3") }
 
     /// The files that define the preset moods: the bundled `plugins/moods.lua`, then a
     /// `moods.lua` in the user's plugin folder (`userFolder`, else beside the config file), whose

@@ -50,6 +50,30 @@ import Testing
         #expect(wrong.status != 0 && wrong.stderr.contains("the volume is a number"), "\(wrong.stderr)")
     }
 
+    /// `songbox announce` and MPD's `sendmessage announce`: taken while music plays (the chime
+    /// first with --chime), a bad duck refused, a file refused from MPD (only URLs), and refused
+    /// with the reason when nothing plays.
+    @Test func announcementsReachTheDaemonsPlayer() throws {
+        let daemon = try DaemonProcess(database: songbox.database, folder: folder,
+                                       arguments: ["--plugins", folder, "--output", "null"])
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        let environment = daemon.clientEnvironment
+        let bell = folder + "/bell.wav"
+        try AudioFixtures.run("sox", ["-n", "-r", "22050", "-c", "1", "-b", "16", bell, "synth", "0.5", "sine", "1000"])
+        #expect(try run(["add", "Mabel Grey"], environment).status == 0)
+        #expect(try run(["toggle"], environment).status == 0)
+        let announced = try run(["announce", bell, "--duck", "-20", "--chime"], environment)
+        #expect(announced.status == 0 && announced.stdout == "Announced over the music.\n", "\(announced.stderr)")
+        let loud = try run(["announce", bell, "--duck", "5"], environment)
+        #expect(loud.status != 0 && loud.stderr.contains("from -60 to 0"), "\(loud.stderr)")
+        let socket = try #require(environment["SONGBOX_SOCKET"])
+        let file = try SongboxRunner.run(executable: "/usr/bin/mpc", ["--host", socket, "sendmessage", "announce", bell])
+        #expect(file.status != 0 && file.stderr.contains("announce takes a URL"), "\(file.stderr)")
+        #expect(try run(["stop"], environment).status == 0)
+        let stopped = try run(["announce", bell], environment)
+        #expect(stopped.status != 0 && stopped.stderr.contains("nothing plays"), "\(stopped.stderr)")
+    }
+
     @Test func theRemoteControlDrivesARealMPDToo() throws {
         let mpd = try ReferenceMPD(music: TestLibrary.examples, folder: folder + "/mpd", settings: """
             password "s3cret@read,add,control,admin"

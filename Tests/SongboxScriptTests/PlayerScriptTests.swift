@@ -284,6 +284,26 @@ import Testing
         #expect(abs(starts[2] - (starts[1] + tracks[1])) < 0.001, "b122 joins c180 gapless: \(starts)")
     }
 
+    /// `songbox.player.announce` from Lua (lua/player-announce.lua): the chime, then the file,
+    /// over the music ducked by 20 dB; a missing file is passed over with `announcement_failed`;
+    /// nothing counts.
+    @Test func aScriptAnnouncesOverTheMusic() throws {
+        try makeLibrary()
+        let bell = folder + "/bell.wav"
+        try AudioFixtures.run("sox", ["-R", "-D", "-n", "-r", "22050", "-c", "1", "-b", "16", bell, "synth", "1", "sine", "1000", "vol", "0.1"])
+        let output = try songbox.run(["run", "--fast", "--output", "wav:" + wav, luaFolder + "/player-announce.lua", bell])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(oks(output) == ["announce"])
+        #expect(output.lines.contains("track_started, announcement_failed /nowhere/gone.wav"), "\(output.stdout)")
+        let samples = try AudioFixtures.pcm(ofWAV: wav)
+        #expect(samples.count == 81 * 4_410 * 2, "the music played on: 8 s and the stop's 0.1 s fade")
+        // Under the bell (after the 1 s chime, 3.34 s to 4.34 s) the music 20 dB down and the
+        // quiet bell on top; back as it was after.
+        let music = peak(samples, at: 1, to: 1.9)
+        #expect(music > 3 * peak(samples, at: 3.5, to: 4.2), "ducked by 20 dB under the bell")
+        #expect(abs(peak(samples, at: 5.5, to: 7.5) - music) < music / 100, "back after")
+    }
+
     @Test func dryRunRefusesQueueAndPlayerCommands() throws {
         try makeLibrary()
         let output = try run("player-dry-run.lua", options: ["--dry-run"])

@@ -588,6 +588,17 @@ function songbox.player.crossfade(seconds) end
 ---@return songbox.handle
 function songbox.player.on_transition(fn) end
 
+---(writes) Plays a sound file over the music, which goes down by `duck` dB (default -15) over
+---0.3 s and comes back over 0.5 s after the last announcement; several play in order. The
+---queue, the place and the counts are untouched. A plugin reads only files in its granted
+---folders; a URL is announced by `songbox announce` or MPD's `sendmessage announce`.
+---Returns nil and why when nothing plays. docs/player.md#announcements.
+---@param file string
+---@param options? {duck?: number, chime?: boolean}
+---@return true|nil ok
+---@return string? message
+function songbox.player.announce(file, options) end
+
 ---(writes) Moves the volume over seconds of playback.
 ---@param options {to: number, over?: number, curve?: "linear"|"log"}
 ---@return true
@@ -628,7 +639,7 @@ function songbox.daemon.running() end
 ---@return string? error
 function songbox.daemon.command(name, ...) end
 
----@alias songbox.event_name "track_started"|"track_ended"|"paused"|"resumed"|"seeked"|"queue_changed"|"volume_changed"|"options_changed"|"output_error"|"output_changed"|"decode_error"|"stopped"|"library_updated"|"playlist_changed"|"alarm"|"message"|"startup"|"shutdown"|"lyric"|"stream_title"
+---@alias songbox.event_name "track_started"|"track_ended"|"paused"|"resumed"|"seeked"|"queue_changed"|"volume_changed"|"options_changed"|"output_error"|"output_changed"|"decode_error"|"stopped"|"library_updated"|"playlist_changed"|"alarm"|"message"|"startup"|"shutdown"|"lyric"|"stream_title"|"announcement_failed"
 
 ---An event: `type` and its fields (see docs/player.md#events).
 ---@class songbox.event
