@@ -150,13 +150,7 @@ public struct LibraryScanner: Sendable {
         }
         let restoredInPlace = backUnchanged
         let devices = walker.rootDevices.filter { root, _ in !held.contains { $0.path == root } }
-        // A rescan that found nothing to change writes nothing (no commit, no sync: an SD card's wear).
-        let newFolders = scannedRoots.filter { root in
-            !known.folders.contains(root) || devices[root].map { $0 != known.devices[root] } ?? false
-        }
-        let changes = !newlyMissing.isEmpty || !restoredInPlace.isEmpty || !deleted.isEmpty || !vanishedUnreadable.isEmpty
-            || !newFolders.isEmpty || !wasMissing.isEmpty
-        let restored = !changes ? 0 : try store.runner.write { db in
+        let restored = try store.runner.write { db in
             for id in newlyMissing {
                 try db.execute(sql: "UPDATE tracks SET missing_since = ? WHERE id = ?", arguments: [added, id])
             }
@@ -169,7 +163,7 @@ public struct LibraryScanner: Sendable {
             for id in deleted { try db.execute(sql: "DELETE FROM tracks WHERE id = ?", arguments: [id]) }
             if !deleted.isEmpty { try PlaylistStore.closePlaylistGaps(in: db) }
             for path in vanishedUnreadable { try db.execute(sql: "DELETE FROM unreadable WHERE path = ?", arguments: [path]) }
-            for root in newFolders {
+            for root in scannedRoots {
                 try db.execute(sql: """
                     INSERT INTO folders (path, added, device) VALUES (?, ?, ?)
                     ON CONFLICT(path) DO UPDATE SET device = coalesce(excluded.device, device)
@@ -293,8 +287,6 @@ struct KnownFiles: Sendable {
     var tracks: [String: Entry] = [:]
     /// The filesystem each root was on when it was last scanned.
     var devices: [String: UInt64] = [:]
-    /// The roots the `folders` table holds already.
-    var folders = Set<String>()
     var unreadable: [String: (size: Int64, mtime: Int64, reason: String)] = [:]
     var excluded = Set<String>()
 
@@ -316,9 +308,8 @@ struct KnownFiles: Sendable {
                 unreadable[row[0]] = (row[1], row[2], row[3])
             }
             excluded.formUnion(try String.fetchAll(db, sql: "SELECT path FROM excluded WHERE \(condition)", arguments: arguments))
-            if let row = try Row.fetchOne(db, sql: "SELECT device FROM folders WHERE path = ?", arguments: [root]) {
-                folders.insert(root)
-                if let device: Int64 = row[0] { devices[root] = UInt64(bitPattern: device) }
+            if let device = try Int64.fetchOne(db, sql: "SELECT device FROM folders WHERE path = ?", arguments: [root]) {
+                devices[root] = UInt64(bitPattern: device)
             }
         }
     }

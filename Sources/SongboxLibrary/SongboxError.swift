@@ -87,8 +87,7 @@ public struct SongboxError: Error, CustomStringConvertible, Sendable {
         case .SQLITE_READONLY where DatabaseHolders.diskIsFull(path):  // opened read-only for want of room
             return diskFull(at: path)
         case .SQLITE_READONLY:
-            return SongboxError(.databaseReadOnly, "the library database is read-only: this command changes it", at: path,
-                                hint: "reading commands (ls, show, stats, history) work; to change the library, make the file and its folder writable")
+            return readOnly(at: path)
         case .SQLITE_FULL:
             return diskFull(at: path)
         case .SQLITE_NOTADB:
@@ -118,6 +117,11 @@ public struct SongboxError: Error, CustomStringConvertible, Sendable {
     static func queryTooLarge() -> SongboxError {
         SongboxError(.invalidQuery, "the query is too large for the database",
                      hint: "use fewer terms, or a range (year:1960..1970) instead of many values")
+    }
+
+    static func readOnly(at path: String?) -> SongboxError {
+        SongboxError(.databaseReadOnly, "the library database is read-only: this command changes it", at: path,
+                     hint: "reading commands (ls, show, stats, history) work; to change the library, make the file and its folder writable")
     }
 
     static func diskFull(at path: String?) -> SongboxError {
