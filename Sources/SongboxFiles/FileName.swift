@@ -35,6 +35,14 @@ public enum FileName {
         return String(scalars)
     }
 
+    /// The text for the NUL-terminated name in `bytes` (a `readdir` entry's `d_name`). Not
+    /// generic: called from another module, the generic `string(fromBytes:)` ran unspecialised,
+    /// some 40,000 instructions a name, most of a rescan's time.
+    public static func string(nulTerminated bytes: UnsafeRawBufferPointer) -> String {
+        let name = UnsafeBufferPointer(start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+        return string(fromBytes: UnsafeBufferPointer(rebasing: name[..<(name.firstIndex(of: 0) ?? name.count)]))
+    }
+
     /// The bytes a path's text stands for.
     public static func bytes(_ path: String) -> [UInt8] {
         var bytes: [UInt8] = []
@@ -51,14 +59,14 @@ public enum FileName {
 
     /// Runs `body` with the path as the system knows it (NUL-terminated bytes).
     public static func withSystemPath<T>(_ path: String, _ body: (UnsafePointer<CChar>) throws -> T) rethrows -> T {
-        guard path.unicodeScalars.contains(where: isEscape) else { return try path.withCString(body) }
+        guard mayHoldEscapes(path) else { return try path.withCString(body) }
         let bytes = bytes(path).map { CChar(bitPattern: $0) } + [0]
         return try bytes.withUnsafeBufferPointer { try body($0.baseAddress!) }
     }
 
     /// The path for a person to read: each byte that was not UTF-8 shown as U+FFFD.
     public static func display(_ path: String) -> String {
-        guard path.unicodeScalars.contains(where: isEscape) else { return path }
+        guard mayHoldEscapes(path) else { return path }
         return String(String.UnicodeScalarView(path.unicodeScalars.map { isEscape($0) ? "\u{FFFD}" : $0 }))
     }
 
@@ -83,6 +91,12 @@ public enum FileName {
     }
 
     static func isEscape(_ scalar: Unicode.Scalar) -> Bool { scalar.value >= escapeBase + 0x80 }
+
+    /// Whether `path` holds an escaped byte: its UTF-8 bytes are looked at first (an escape's
+    /// start with 0xF4), which costs far less than decoding every scalar of every path.
+    private static func mayHoldEscapes(_ path: String) -> Bool {
+        path.utf8.contains(0xF4) && path.unicodeScalars.contains(where: isEscape)
+    }
 
     /// One well-formed UTF-8 scalar at `index` and its length, or nil.
     private static func decodeOne(_ bytes: [UInt8], at index: Int) -> (Unicode.Scalar, Int)? {

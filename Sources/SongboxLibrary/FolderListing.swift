@@ -22,7 +22,7 @@ public enum FolderListing {
               let folder = FileName.withSystemPath(real, { opendir($0) }) else { return nil }
         var names: [String] = []
         while let entry = readdir(folder) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in FileName.string(fromBytes: raw.prefix { $0 != 0 }) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { FileName.string(nulTerminated: $0) }
             if name != ".", name != ".." { names.append(name) }
         }
         closedir(folder)

@@ -66,9 +66,7 @@ struct FolderWalker {
         var entries: [(name: String, type: UInt8)] = []
         while let entry = readdir(folder) {
             // Names are bytes: one that is not UTF-8 is kept exactly (see `FileName`).
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                FileName.string(fromBytes: raw.prefix { $0 != 0 })
-            }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { FileName.string(nulTerminated: $0) }
             if name == "." || name == ".." { continue }
             entries.append((name, entry.pointee.d_type))
         }
@@ -133,13 +131,16 @@ struct FolderWalker {
 
     /// `name` is longer than `suffix` (lower-case ASCII) and ends with it in any case.
     private static func hasSuffix(_ name: String, _ suffix: String) -> Bool {
-        guard name.utf8.count > suffix.utf8.count else { return false }
-        return name.utf8.suffix(suffix.utf8.count).map { $0 | 0x20 }.elementsEqual(suffix.utf8)
+        let name = name.utf8, suffix = suffix.utf8
+        guard name.count > suffix.count else { return false }
+        // Compared in place: this runs for every name of every folder.
+        return zip(name.suffix(suffix.count), suffix).allSatisfy { $0 | 0x20 == $1 }
     }
 
-    /// A `.lrc` file was found beside the track at `path` (same name).
+    /// A `.lrc` file was found beside the track at `path` (the same name up to its last dot,
+    /// as `LRCFile.beside` looks: `song.flac` and `song.mp3` have `song.lrc`).
     func hasLyricsFile(beside path: String) -> Bool {
-        guard path.utf8.count > 4 else { return false }
-        return lyricsFiles.contains(String(path.dropLast(4)))
+        guard !lyricsFiles.isEmpty, let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return false }
+        return lyricsFiles.contains(String(path[..<dot]))
     }
 }

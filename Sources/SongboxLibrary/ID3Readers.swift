@@ -121,9 +121,12 @@ func decibels(_ text: String) -> Double? {
 
 extension StringProtocol {
     var trimmingSpaces: String {
-        let scalars = unicodeScalars
+        let text = String(self)
+        let scalars = text.unicodeScalars
         guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
         let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })!
-        return String(String.UnicodeScalarView(scalars[first...last]))
+        // Most values have nothing to trim; the rest are copied as bytes, not scalar by scalar.
+        if first == scalars.startIndex, scalars.index(after: last) == scalars.endIndex { return text }
+        return String(Substring(scalars[first...last]))
     }
 }

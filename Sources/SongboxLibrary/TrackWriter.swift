@@ -41,14 +41,11 @@ enum TrackWriter {
                     touched.append(moved)
                     counts.moved += 1
                 } else {
-                    let columns = values.map(\.0) + ["added"]
-                    let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
-                    try db.cachedStatement(sql: "INSERT INTO tracks (\(columns.joined(separator: ", "))) VALUES (\(placeholders))")
-                        .execute(arguments: StatementArguments(values.map(\.1) + [added]))
+                    try db.cachedStatement(sql: insertSQL).execute(arguments: StatementArguments(values.map(\.1) + [added]))
                     touched.append(db.lastInsertedRowID)
                     counts.added += 1
                 }
-                try db.execute(sql: "DELETE FROM unreadable WHERE path = ?", arguments: [file.path])
+                try db.cachedStatement(sql: "DELETE FROM unreadable WHERE path = ?").execute(arguments: [file.path])
                 counts.warnings += probed.warnings.map { (file.path, $0) }
             }
         }
@@ -56,10 +53,16 @@ enum TrackWriter {
     }
 
     private static func update(id: Int64, _ values: [(String, (any DatabaseValueConvertible)?)], in db: Database) throws {
-        let assignments = values.map { "\($0.0) = ?" }.joined(separator: ", ")
-        try db.cachedStatement(sql: "UPDATE tracks SET \(assignments) WHERE id = ?")
-            .execute(arguments: StatementArguments(values.map(\.1) + [id]))
+        try db.cachedStatement(sql: updateSQL).execute(arguments: StatementArguments(values.map(\.1) + [id]))
     }
+
+    /// The columns `columnValues` gives, in its order: the statements are written once, not for each file.
+    private static let columns = columnValues(FoundFile(path: "", size: 0, mtime: 0),
+                                              ProbedFile(tags: FileTags(), audio: AudioFacts(duration: 0, bitrate: 0, sampleRate: 0, channels: 0)))
+        .map(\.0)
+    private static let insertSQL = "INSERT INTO tracks (\((columns + ["added"]).joined(separator: ", "))) VALUES ("
+        + Array(repeating: "?", count: columns.count + 1).joined(separator: ", ") + ")"
+    private static let updateSQL = "UPDATE tracks SET \(columns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?"
 
     /// A vanished track with the same size, length, title and artist: the same file, moved.
     private static func movedTrack(_ file: FoundFile, _ probed: ProbedFile, moves: MoveCandidates,

@@ -13,9 +13,11 @@ public enum VisibleText {
     }
 
     public static func escaped(_ text: String, lineBreaks: LineBreaks = .escaped) -> String {
-        // The common case, no control character at all, is one pass over the bytes. C1 controls
-        // (U+0080–U+009F) are encoded C2 80–C2 9F: 0xC2 sends the text the slow way.
-        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 }) else { return text }
+        // The common case, no control character to escape (line breaks and tabs kept where they
+        // are kept: a whole listing), is one pass over the bytes. C1 controls (U+0080–U+009F) are
+        // encoded C2 80–C2 9F: 0xC2 sends the text the slow way.
+        let keepsBreaks = lineBreaks == .kept
+        guard text.utf8.contains(where: { (byte: UInt8) -> Bool in Self.mayNeedEscape(byte, keepingBreaks: keepsBreaks) }) else { return text }
         var result = ""
         result.reserveCapacity(text.utf8.count + 16)
         let scalars = Array(text.unicodeScalars)
@@ -35,6 +37,14 @@ public enum VisibleText {
             result += name(of: value)
         }
         return result
+    }
+
+    /// Whether a text holding `byte` may have something to escape (a line break or a tab does
+    /// not, where they are kept).
+    @inline(__always) private static func mayNeedEscape(_ byte: UInt8, keepingBreaks: Bool) -> Bool {
+        if byte == 0x7F || byte == 0xC2 { return true }
+        guard byte < 0x20 else { return false }
+        return !(keepingBreaks && (byte == 0x0A || byte == 0x09))
     }
 
     /// `\e` for ESC, C's letters for the others that have one, `\u00XX` for the rest: in JSON

@@ -66,6 +66,21 @@ import Testing
         #expect(try titles("lyrics:\"SECOND line\"") == ["synced.mp3"])
     }
 
+    /// The rescan that finds an `.lrc` new beside an unchanged track reads the track again: for
+    /// a `.flac` too (the walker looked for `song.f.lrc` beside `song.flac`, and found none).
+    @Test func anLRCFileAddedBesideAFLACTrackIsReadAtTheNextScan() throws {
+        let source = try AudioFixtures.signal(folder + "/tone.wav", frames: 44_100)
+        _ = try AudioFixtures.encode(source, as: .flac, to: library.music + "/later.flac")
+        try library.scan()
+        let listing = try JSONSerialization.jsonObject(with: Data(try songbox.run(["ls", "--json"]).stdout.utf8)) as? [[String: Any]] ?? []
+        let id = String(try #require(listing.first { ($0["path"] as? String)?.hasSuffix("/later.flac") == true }?["id"] as? Int))
+        #expect(try songbox.run(["lyrics", id]).status != 0)
+        try "[00:00.50]שיר מאוחר\n".write(toFile: library.music + "/later.lrc", atomically: true, encoding: .utf8)
+        try library.scan()
+        let lyrics = try songbox.run(["lyrics", "--synced", id])
+        #expect(lyrics.stdout == "[00:00.50] שיר מאוחר\n", "\(lyrics.stdout) \(lyrics.stderr)")
+    }
+
     @Test func showAndListSayWhatLyricsAndPictureATrackHas() throws {
         let show = try songbox.run(["show", String(try id("synced.mp3"))])
         #expect(show.lines.contains { $0.hasPrefix("lyrics_source") && $0.hasSuffix("synced (2 lines)") }, "\(show.stdout)")
