@@ -2,7 +2,7 @@
 # Installs the Debian packages songbox builds and tests with, when any is missing.
 # Build: the C libraries (libmpg123, libFLAC, libvorbisfile, libopusfile with libogg, libfaad2 (AAC), ALSA, Lua), and gettext's msgfmt (compiles the message catalogs, po/*.po). Tests: sox and lame (fixtures), mpg123 (an independent decoder), flac, vorbis-tools, opus-tools, faad and ffmpeg (encoders and reference decoders of the other formats),
 # python3 (process measurements), gcc (builds the fault-injecting ALSA plugin of the tests), mpc and python3-mpd (real MPD clients), mpd (the client commands are tried against it too), ncmpcpp and tmux (a terminal client, read from its pane), systemd (systemd-analyze verifies the units). Benchmarks: MPD, lua5.4 and mpg123 to compare with, valgrind to
-# count instructions (and binutils' strip, for the copy of songbox valgrind runs), python3-venv for the
+# count instructions (and binutils' strip, for the copy of songbox valgrind runs), gcc (bench/scan-floor.c), python3-venv for the
 # analysis benchmark's own environment (Essentia, librosa and pyloudnorm from PyPI). Tests also need
 # the he_IL.UTF-8 and de_DE.UTF-8 locales (Debian's locales package, generated here): they run
 # songbox in Hebrew, and with a decimal comma.
@@ -14,7 +14,7 @@ if [[ "${1:-}" == "--test" ]]; then
     packages+=(sox libsox-fmt-mp3 lame mpg123 flac vorbis-tools opus-tools faad ffmpeg python3 python3-mutagen util-linux gcc libc6-dev mpc python3-mpd mpd ncmpcpp tmux procps locales nginx-light icecast2 openssl systemd)
 fi
 if [[ "${1:-}" == "--bench" ]]; then
-    packages+=(sox libsox-fmt-mp3 lame mpg123 flac vorbis-tools opus-tools faad ffmpeg python3 python3-venv mpd mpc time lua5.4 valgrind binutils strace pv)
+    packages+=(sox libsox-fmt-mp3 lame mpg123 flac vorbis-tools opus-tools faad ffmpeg python3 python3-venv mpd mpc time lua5.4 valgrind binutils strace pv gcc libc6-dev)
 fi
 
 missing=()
