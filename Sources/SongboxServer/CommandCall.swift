@@ -59,11 +59,7 @@ public struct CommandCall: Sendable {
 
     /// Runs `command` (checked as `run` checks it) and keeps its answer's bytes.
     private func collect(_ command: String, _ arguments: [String], permissions: MPDPermissions, most: Int) async throws(MPDProtocol.Failure) -> Collected {
-        let entry = try MPDCommandTable.entry(command)
-        guard permissions.isSuperset(of: entry.permission) else {
-            throw MPDProtocol.Failure(.permission, "you don't have permission for \"\(command)\"")
-        }
-        try entry.check(count: arguments.count)
+        try MPDCommandTable.entry(command).admit(count: arguments.count, permissions: permissions)
         let collected = Collected(most: most)
         let out = MPDResponse { bytes in collected.take(bytes) }
         let client = MPDClient(id: -1, clients: clients, permissions: permissions)

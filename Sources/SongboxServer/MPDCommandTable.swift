@@ -24,6 +24,15 @@ public enum MPDCommandTable {
             self.parse = parse
         }
 
+        /// Throws unless `permissions` may run it with `count` arguments, in MPD's words: what
+        /// every adapter (an MPD connection, the web app) checks before running it.
+        public func admit(count: Int, permissions: MPDPermissions) throws(MPDProtocol.Failure) {
+            guard permissions.isSuperset(of: permission) else {
+                throw MPDProtocol.Failure(.permission, "you don't have permission for \"\(name)\"")
+            }
+            try check(count: count)
+        }
+
         /// The arguments' count checked, with MPD's words for a wrong one.
         func check(count: Int) throws(MPDProtocol.Failure) {
             guard let arguments, !arguments.contains(count) else { return }

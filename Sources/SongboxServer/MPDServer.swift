@@ -495,10 +495,7 @@ final class MPDConnection: @unchecked Sendable {
                 // permitted, or the wrong number of arguments.
                 let entry = try MPDCommandTable.entry(command)
                 name = command
-                guard client.permissions.isSuperset(of: entry.permission) else {
-                    throw MPDProtocol.Failure(.permission, "you don't have permission for \"\(command)\"")
-                }
-                try entry.check(count: arguments.count)
+                try entry.admit(count: arguments.count, permissions: client.permissions)
                 switch command {
                 case "close":
                     await out.send()
