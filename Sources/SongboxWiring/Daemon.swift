@@ -341,7 +341,7 @@ struct RescanService: Service {
             }
             let slept: Void?? = try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(interval)) }
             guard slept != nil, !Task.isShuttingDownGracefully else { return }
-            _ = await Task.detached { daemon.rescans.rescan() }.value
+            _ = daemon.rescans.start()
         }
     }
 }

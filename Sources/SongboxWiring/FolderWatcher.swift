@@ -4,6 +4,7 @@ import Logging
 import ServiceLifecycle
 import SongboxAudio
 import SongboxFiles
+import Synchronization
 
 /// Watches the music folders with inotify (one watch per folder, new folders watched as they
 /// appear) and asks for a rescan once a burst of changes has settled: an album being copied in
@@ -13,9 +14,10 @@ import SongboxFiles
 ///
 /// Where inotify cannot serve — a folder on NFS, SMB/CIFS or a FUSE mount (it hears nothing of
 /// changes made on the server), or the watch limit reached — the folders are rescanned every
-/// `fallbackInterval` instead, said once in the log with the reason. Waits in `poll` with no
-/// timeout while nothing changes: no wake-ups when idle.
-final class FolderWatcher: @unchecked Sendable {
+/// `fallbackInterval` instead, said once in the log with the reason. While nothing changes its
+/// task waits with no timeout and no thread of its own (GCD's epoll holds the descriptor): no
+/// wake-ups when idle. Owned by the task that runs it.
+final class FolderWatcher {
     /// How long the folders must be still before a rescan.
     static let settle: Double = 2
     /// Whether a filesystem type (`/proc/self/mounts`) is one whose changes elsewhere inotify does
@@ -46,9 +48,7 @@ final class FolderWatcher: @unchecked Sendable {
     private let rescan: @Sendable () -> Bool
     private let logger: Logger
     private let fallbackInterval: Double
-    // Owned by the watching thread alone (`run`), after `init`.
     private let inotify: Int32
-    private let wake: (read: Int32, write: Int32)
     private var folders: [Int32: (path: String, ignoring: IgnorePatterns)] = [:]
     /// Why some folders are not watched (rescanned every `fallbackInterval` instead), once known.
     private var fallback: String?
@@ -60,19 +60,10 @@ final class FolderWatcher: @unchecked Sendable {
         self.fallbackInterval = fallbackInterval
         inotify = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
         guard inotify >= 0 else { throw WatchError("inotify is not available: \(String(cString: strerror(errno)))") }
-        var pipeEnds: [Int32] = [0, 0]
-        guard pipe(&pipeEnds) == 0 else {
-            close(inotify)
-            throw WatchError("no pipe: \(String(cString: strerror(errno)))")
-        }
-        for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        wake = (pipeEnds[0], pipeEnds[1])
     }
 
     deinit {
         close(inotify)
-        close(wake.read)
-        close(wake.write)
     }
 
     struct WatchError: Error, CustomStringConvertible {
@@ -80,42 +71,45 @@ final class FolderWatcher: @unchecked Sendable {
         init(_ description: String) { self.description = description }
     }
 
-    /// Ends `run`.
-    func stop() {
-        var byte: UInt8 = 1
-        _ = write(wake.write, &byte, 1)
-    }
-
-    /// Watches until `stop`; rescans as changes settle (and on the fallback's clock).
-    func run() {
+    /// Watches until its task is cancelled; asks for a rescan as changes settle (and on the
+    /// fallback's clock). `rescan` says whether one started: one running already (asked for by a
+    /// client) leaves the change for the next.
+    func run() async {
         for root in roots { watchTree(root) }
         logger.info("songbox daemon: watching \(folders.count) folder\(folders.count == 1 ? "" : "s") for new music")
         var changed = false
         var lastChange = 0.0, lastRescan = MonotonicClock.seconds
-        while true {
+        while !Task.isCancelled {
             let now = MonotonicClock.seconds
-            var timeout = -1.0
+            var timeout: Double?
             if changed { timeout = max(0, lastChange + Self.settle - now) }
-            if fallback != nil { timeout = min(timeout < 0 ? .infinity : timeout, max(0, lastRescan + fallbackInterval - now)) }
-            var fds = [pollfd(fd: inotify, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
-            let ready = poll(&fds, 2, timeout < 0 ? -1 : Int32(min(timeout * 1000, 86_400_000).rounded(.up)))
-            if ready < 0, errno != EINTR { logger.error("songbox daemon: watching the music folders stopped: \(String(cString: strerror(errno)))"); return }
-            if fds[1].revents != 0 { return }
-            if fds[0].revents != 0, readEvents() {
+            if fallback != nil { timeout = min(timeout ?? .infinity, max(0, lastRescan + fallbackInterval - now)) }
+            if await Self.readable(inotify, within: timeout), readEvents() {
                 changed = true
                 lastChange = MonotonicClock.seconds
             }
             let after = MonotonicClock.seconds
             let settled = changed && after >= lastChange + Self.settle
             let due = fallback != nil && after >= lastRescan + fallbackInterval
-            guard settled || due else { continue }
-            // A scan already running (asked for by a client) leaves the change for the next.
+            guard settled || due, !Task.isCancelled else { continue }
             if rescan() {
                 changed = false
-                lastRescan = MonotonicClock.seconds
+                lastRescan = after
             } else {
-                lastChange = MonotonicClock.seconds
+                lastChange = after
             }
+        }
+    }
+
+    /// Suspends until `descriptor` has something to read (true), `seconds` pass (nil: no limit)
+    /// or the task is cancelled. No thread waits meanwhile: GCD's epoll holds the descriptor.
+    static func readable(_ descriptor: Int32, within seconds: Double?) async -> Bool {
+        guard !Task.isCancelled else { return false }
+        let wait = ReadableWait(descriptor)
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { wait.start(within: seconds, then: $0) }
+        } onCancel: {
+            wait.finish(false)
         }
     }
 
@@ -196,6 +190,41 @@ final class FolderWatcher: @unchecked Sendable {
     }
 }
 
+/// One wait for a descriptor to be readable: a GCD read source and a timer; the first of them
+/// and a cancellation decides, and the source's cancel handler, which runs once, resumes the
+/// waiting task. (GCD's sources may be cancelled from any thread: hence `@unchecked`.)
+private final class ReadableWait: @unchecked Sendable {
+    private let source: any DispatchSourceRead
+    private let timer = DispatchSource.makeTimerSource(queue: .global())
+    private let outcome = Mutex<Bool?>(nil)
+
+    init(_ descriptor: Int32) {
+        source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: .global())
+    }
+
+    func start(within seconds: Double?, then resume: CheckedContinuation<Bool, Never>) {
+        source.setEventHandler { [self] in finish(true) }
+        source.setCancelHandler { [self] in resume.resume(returning: outcome.withLock { $0 } ?? false) }
+        timer.setEventHandler { [self] in finish(false) }
+        // Both activated, whatever comes first: GCD must not release a source never activated.
+        timer.schedule(deadline: seconds.map { .now() + .nanoseconds(Int(min($0, 86_400) * 1e9)) } ?? .distantFuture)
+        timer.activate()
+        source.activate()
+    }
+
+    /// Ends the wait, once: `ready` is what the task is told.
+    func finish(_ ready: Bool) {
+        let first = outcome.withLock { decided in
+            if decided != nil { return false }
+            decided = ready
+            return true
+        }
+        guard first else { return }
+        timer.cancel()
+        source.cancel()
+    }
+}
+
 /// Runs the folder watcher while the daemon runs (`watch = yes`, the default).
 struct WatchService: Service {
     let daemon: Daemon
@@ -203,14 +232,8 @@ struct WatchService: Service {
 
     func run() async throws {
         guard (try? await server.listening()) != nil else { return }
-        guard let watcher = daemon.rescans.makeWatcher() else {
-            try? await gracefulShutdown()
-            return
-        }
-        let thread = Thread { watcher.run() }
-        thread.name = "songbox-watch"
-        thread.start()
-        try? await gracefulShutdown()
-        watcher.stop()
+        let rescans = daemon.rescans
+        // Made and run in the one task that owns it.
+        _ = await cancelWhenGracefulShutdown { await rescans.makeWatcher()?.run() }
     }
 }

@@ -51,16 +51,13 @@ final class Rescans: Sendable {
         _ = start()
     }
 
-    /// Rescans the music folders, here; false when a scan is already running.
-    @discardableResult
-    func rescan() -> Bool {
-        start(detached: false) != nil
-    }
-
-    /// Starts a rescan on a thread of its own: its job id, or nil when one runs already.
-    func start() -> Int? { start(detached: true) }
-
-    private func start(detached: Bool) -> Int? {
+    /// Starts a rescan: its job id, or nil when one runs already.
+    ///
+    /// The scan runs on a thread of its own, as long as it takes: the scanner is synchronous
+    /// (file reads on its reader threads, SQLite), so it must not hold one of Swift's few
+    /// cooperative threads, and it is not waited for on the way out (a batch not committed is
+    /// rolled back by SQLite; the next scan reads those files again).
+    func start() -> Int? {
         let job = updates.withLock { updates -> Int? in
             guard updates.running == nil else { return nil }
             updates.last += 1
@@ -69,11 +66,7 @@ final class Rescans: Sendable {
         }
         guard let job else { return nil }
         clients.post(.update)
-        if detached {
-            Thread.detachNewThread { [self] in scan(job) }
-        } else {
-            scan(job)
-        }
+        Thread.detachNewThread { [self] in scan(job) }
         return job
     }
 
@@ -107,7 +100,7 @@ final class Rescans: Sendable {
         do {
             // Folders inotify cannot watch are rescanned on the `rescan_minutes` clock, else every 15 minutes.
             return try FolderWatcher(roots: folders, fallbackInterval: interval > 0 ? interval : 15 * 60, logger: logger) {
-                [self] in rescan()
+                [self] in start() != nil
             }
         } catch {
             logger.warning("songbox daemon: not watching the music folders: \(error)")
