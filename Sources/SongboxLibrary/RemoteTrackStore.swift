@@ -42,7 +42,7 @@ public struct RemoteTrackStore: Sendable {
             if let id = try Int64.fetchOne(db, sql: "SELECT id FROM tracks WHERE path = ?", arguments: [url]) {
                 let values = TrackWriter.columnValues(FoundFile(path: url, size: size, mtime: 0), probed)
                 let assignments = values.map { "\($0.0) = ?" }.joined(separator: ", ")
-                try db.execute(sql: "UPDATE tracks SET \(assignments) WHERE id = ?", arguments: StatementArguments(values.map(\.1) + [id]))
+                try db.execute(sql: "UPDATE tracks SET \(assignments) WHERE id = ?", arguments: StatementArguments(values.map(\.1) + [id.databaseValue]))
                 return (id, false)
             }
             return (try Self.insert(url: url, probed: probed, size: size, now: now, in: db), true)
@@ -55,7 +55,7 @@ public struct RemoteTrackStore: Sendable {
         let columns = values.map(\.0) + ["added"]
         let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
         try db.execute(sql: "INSERT INTO tracks (\(columns.joined(separator: ", "))) VALUES (\(placeholders))",
-                       arguments: StatementArguments(values.map(\.1) + [Int64(now.timeIntervalSince1970)]))
+                       arguments: StatementArguments(values.map(\.1) + [Int64(now.timeIntervalSince1970).databaseValue]))
         return db.lastInsertedRowID
     }
 

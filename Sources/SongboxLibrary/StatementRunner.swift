@@ -253,6 +253,20 @@ extension StatementRunner {
         var statement: OpaquePointer?
         defer { sqlite3_finalize(statement) }
         guard sqlite3_prepare_v2(connection, sql, -1, &statement, nil) == SQLITE_OK, let statement else { return nil }
+        guard Self.bind(values, to: statement) == SQLITE_OK else { return nil }
+        var found: [T] = []
+        let current = RawRow(statement: statement)
+        while true {
+            let step = sqlite3_step(statement)
+            if step == SQLITE_DONE { return found }
+            guard step == SQLITE_ROW else { return nil }
+            found.append(row(current))
+        }
+    }
+
+    /// Binds `values` to the parameters of `statement`, in order, through SQLite's own calls:
+    /// SQLITE_OK, else the first failure's code.
+    static func bind(_ values: [DatabaseValue], to statement: OpaquePointer) -> Int32 {
         for (index, value) in values.enumerated() {
             let position = Int32(index + 1)
             let status: Int32
@@ -264,16 +278,9 @@ extension StatementRunner {
             case .blob(let data):
                 status = data.withUnsafeBytes { sqlite3_bind_blob(statement, position, $0.baseAddress, Int32($0.count), Self.transient) }
             }
-            guard status == SQLITE_OK else { return nil }
+            guard status == SQLITE_OK else { return status }
         }
-        var found: [T] = []
-        let current = RawRow(statement: statement)
-        while true {
-            let step = sqlite3_step(statement)
-            if step == SQLITE_DONE { return found }
-            guard step == SQLITE_ROW else { return nil }
-            found.append(row(current))
-        }
+        return SQLITE_OK
     }
 
     /// SQLite copies a bound value at once (SQLITE_TRANSIENT).
@@ -285,5 +292,21 @@ extension StatementRunner {
         guard sqlite3_prepare_v2(connection, sql, -1, &statement, nil) == SQLITE_OK,
               sqlite3_step(statement) == SQLITE_ROW else { return nil }
         return sqlite3_column_int64(statement, 0)
+    }
+}
+
+extension Statement {
+    /// Runs this statement (one that returns no rows) once with `values`, bound through SQLite's
+    /// own calls: a scan writes 47 values a track, and GRDB's `StatementArguments` checks and
+    /// converts each through an existential. Fails as GRDB's `execute` does, with SQLite's code.
+    func run(binding values: [DatabaseValue]) throws {
+        let statement = sqliteStatement
+        sqlite3_reset(statement)
+        var code = StatementRunner.bind(values, to: statement)
+        if code == SQLITE_OK { code = sqlite3_step(statement) }
+        defer { sqlite3_reset(statement) }
+        guard code == SQLITE_DONE else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(statement))), sql: sql)
+        }
     }
 }

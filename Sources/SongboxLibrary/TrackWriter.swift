@@ -41,7 +41,7 @@ enum TrackWriter {
                     touched.append(moved)
                     counts.moved += 1
                 } else {
-                    try db.cachedStatement(sql: insertSQL).execute(arguments: StatementArguments(values.map(\.1) + [added]))
+                    try db.cachedStatement(sql: insertSQL).run(binding: values.map(\.1) + [added.databaseValue])
                     touched.append(db.lastInsertedRowID)
                     counts.added += 1
                 }
@@ -52,8 +52,8 @@ enum TrackWriter {
         return (counts, touched)
     }
 
-    private static func update(id: Int64, _ values: [(String, (any DatabaseValueConvertible)?)], in db: Database) throws {
-        try db.cachedStatement(sql: updateSQL).execute(arguments: StatementArguments(values.map(\.1) + [id]))
+    private static func update(id: Int64, _ values: [(String, DatabaseValue)], in db: Database) throws {
+        try db.cachedStatement(sql: updateSQL).run(binding: values.map(\.1) + [id.databaseValue])
     }
 
     /// The columns `columnValues` gives, in its order: the statements are written once, not for each file.
@@ -80,34 +80,34 @@ enum TrackWriter {
     }
 
     /// Column values for a scanned file, in one fixed order.
-    static func columnValues(_ file: FoundFile, _ probed: ProbedFile) -> [(String, (any DatabaseValueConvertible)?)] {
+    static func columnValues(_ file: FoundFile, _ probed: ProbedFile) -> [(String, DatabaseValue)] {
         let tags = probed.tags
         let audio = probed.audio
         return [
-            ("path", file.path), ("size", file.size), ("mtime", file.mtime),
-            ("title", tags.title), ("artist", tags.artist), ("album", tags.album),
-            ("albumartist", tags.albumArtist), ("genre", tags.genre), ("comment", tags.comment),
-            ("lyrics", tags.lyrics), ("year", tags.year), ("date", tags.date),
-            ("track", tags.track), ("tracktotal", tags.trackTotal), ("disc", tags.disc),
-            ("disctotal", tags.discTotal), ("has_picture", tags.hasPicture), ("isrc", tags.isrc),
-            ("mb_trackid", tags.musicBrainzTrackID), ("mb_albumid", tags.musicBrainzAlbumID),
-            ("mb_artistid", tags.musicBrainzArtistID), ("mb_albumartistid", tags.musicBrainzAlbumArtistID),
-            ("mb_releasegroupid", tags.musicBrainzReleaseGroupID),
-            ("rg_track_gain", tags.replayGainTrackGain), ("rg_track_peak", tags.replayGainTrackPeak),
-            ("rg_album_gain", tags.replayGainAlbumGain), ("rg_album_peak", tags.replayGainAlbumPeak),
-            ("mixramp_start", tags.mixRampStart), ("mixramp_end", tags.mixRampEnd),
-            ("duration", audio.duration), ("bitrate", audio.bitrate), ("samplerate", audio.sampleRate),
-            ("channels", audio.channels), ("bits", audio.bits),
-            ("path_key", SearchKey.fold(file.path) as String),  // `as`: Swift 6.2 finds the String? overload as good
-            ("title_key", SearchKey.fold(tags.title)), ("artist_key", SearchKey.fold(tags.artist)),
-            ("album_key", SearchKey.fold(tags.album)), ("albumartist_key", SearchKey.fold(tags.albumArtist)),
-            ("genre_key", SearchKey.fold(tags.genre)), ("comment_key", SearchKey.fold(tags.comment)),
-            ("lyrics_key", SearchKey.fold(tags.lyrics)),
-            ("lyrics_source", probed.lyrics?.source.rawValue),
-            ("lyrics_lines", probed.lyrics.flatMap { LyricLine.json($0.lines) }),
-            ("lrc_mtime", probed.lrcMtime),
+            ("path", file.path.databaseValue), ("size", file.size.databaseValue), ("mtime", file.mtime.databaseValue),
+            ("title", tags.title.databaseValue), ("artist", tags.artist.databaseValue), ("album", tags.album.databaseValue),
+            ("albumartist", tags.albumArtist.databaseValue), ("genre", tags.genre.databaseValue), ("comment", tags.comment.databaseValue),
+            ("lyrics", tags.lyrics.databaseValue), ("year", tags.year.databaseValue), ("date", tags.date.databaseValue),
+            ("track", tags.track.databaseValue), ("tracktotal", tags.trackTotal.databaseValue), ("disc", tags.disc.databaseValue),
+            ("disctotal", tags.discTotal.databaseValue), ("has_picture", tags.hasPicture.databaseValue), ("isrc", tags.isrc.databaseValue),
+            ("mb_trackid", tags.musicBrainzTrackID.databaseValue), ("mb_albumid", tags.musicBrainzAlbumID.databaseValue),
+            ("mb_artistid", tags.musicBrainzArtistID.databaseValue), ("mb_albumartistid", tags.musicBrainzAlbumArtistID.databaseValue),
+            ("mb_releasegroupid", tags.musicBrainzReleaseGroupID.databaseValue),
+            ("rg_track_gain", tags.replayGainTrackGain.databaseValue), ("rg_track_peak", tags.replayGainTrackPeak.databaseValue),
+            ("rg_album_gain", tags.replayGainAlbumGain.databaseValue), ("rg_album_peak", tags.replayGainAlbumPeak.databaseValue),
+            ("mixramp_start", tags.mixRampStart.databaseValue), ("mixramp_end", tags.mixRampEnd.databaseValue),
+            ("duration", audio.duration.databaseValue), ("bitrate", audio.bitrate.databaseValue), ("samplerate", audio.sampleRate.databaseValue),
+            ("channels", audio.channels.databaseValue), ("bits", audio.bits.databaseValue),
+            ("path_key", (SearchKey.fold(file.path) as String).databaseValue),  // `as`: Swift 6.2 finds the String? overload as good
+            ("title_key", SearchKey.fold(tags.title).databaseValue), ("artist_key", SearchKey.fold(tags.artist).databaseValue),
+            ("album_key", SearchKey.fold(tags.album).databaseValue), ("albumartist_key", SearchKey.fold(tags.albumArtist).databaseValue),
+            ("genre_key", SearchKey.fold(tags.genre).databaseValue), ("comment_key", SearchKey.fold(tags.comment).databaseValue),
+            ("lyrics_key", SearchKey.fold(tags.lyrics).databaseValue),
+            ("lyrics_source", (probed.lyrics?.source.rawValue).databaseValue),
+            ("lyrics_lines", probed.lyrics.flatMap { LyricLine.json($0.lines) }.databaseValue),
+            ("lrc_mtime", probed.lrcMtime.databaseValue),
             // Found, so not missing: a missing track whose file is back is restored.
-            ("missing_since", Int64?.none),
+            ("missing_since", .null),
         ]
     }
 }
