@@ -33,7 +33,12 @@ struct Scan: ParsableCommand {
     var paths: [String] = []
 
     func run() throws {
-        let store = try library.openStore(creating: true)
+        try Self.run(paths: paths, prune: prune, database: library.db)
+    }
+
+    /// What `scan` does; `PlainScanCommand` runs it too.
+    static func run(paths: [String], prune: Bool, database: String?) throws {
+        let store = try LibraryOptions.openStore(database, creating: true)
         var scanner = LibraryScanner(store: store, logger: Logger(label: "songbox.scan"))
         scanner.missingGrace = try SongboxConfig.load().missingDays * 86_400
         var roots = paths

@@ -24,6 +24,7 @@ public enum SongboxProgram {
         }
         Catalog.activate()
         if let script = PlainRunCommand(arguments) { return script.run() }
+        if let scan = PlainScanCommand(arguments) { return scan.run() }
         refuseUnknownCommand(arguments)
         do {
             var command = try SongboxCommand.parseAsRoot(arguments)
