@@ -17,7 +17,10 @@ extension RawReader {
         // Paths alone are read from the index of present paths (`tracks_present_paths`), no row
         // of the table touched; more columns come from the library view.
         let source = columns == "path" ? "tracks WHERE missing_since IS NULL AND" : "library WHERE"
-        return RowStatement(sql: "SELECT \(columns) FROM \(source) path >= ? AND path > ? AND path < ? ORDER BY path LIMIT ?",
-                            arguments: [lower, after ?? "", upper, limit])
+        // One bound on each side: of two lower bounds SQLite seeks by one and compares every row
+        // with the other. (Byte order, as SQLite's BINARY compares.)
+        let (bound, start) = if let after, !after.utf8.lexicographicallyPrecedes(lower.utf8) { (">", after) } else { (">=", lower) }
+        return RowStatement(sql: "SELECT \(columns) FROM \(source) path \(bound) ? AND path < ? ORDER BY path LIMIT ?",
+                            arguments: [start, upper, limit])
     }
 }
