@@ -308,8 +308,8 @@ public final class MPDResponse: @unchecked Sendable {
     var count: Int { buffer.readableBytes }
 
     public func field(_ key: String, _ value: String) {
-        // One access to `buffer` for the line (each use of a class's stored property is an
-        // exclusivity check at run time: a tenth of a `listall`'s CPU when each write made one).
+        // One access to `buffer` for the line: each use of a class's stored property is an
+        // exclusivity check at run time.
         Self.write(key, MPDProtocol.fieldValue(value), to: &buffer)
     }
 
