@@ -4,6 +4,8 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
+import NIOHTTP1
+import NIOPosix
 import ServiceLifecycle
 import SongboxServer
 import Synchronization
@@ -50,21 +52,35 @@ public final class WebServer: Service {
         WebFiles.add(to: router)
         let bound = self.bound
         // Hummingbird's own notes (a request's id, "Server started") are not the daemon's log.
-        var quiet = logger
-        quiet.logLevel = max(logger.logLevel, .warning)
-        let app = Application(
-            router: router,
-            server: .http1(configuration: .init(idleTimeout: Self.idleTimeout)),
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil,
-                                 availableConnectionsDelegate: MaximumAvailableConnections(Self.maximumConnections)),
+        let quiet = { var quiet = logger; quiet.logLevel = max(logger.logLevel, .warning); return quiet }()
+        // Hummingbird's server without its `Application`, whose date cache ticks every second
+        // for the `Date` header: five wake-ups a second of an idle daemon (its goal is one).
+        // The date is made for each answer instead: a few microseconds, only when asked.
+        let responder = router.buildResponder()
+        let server = try HTTPServerBuilder.http1(configuration: .init(idleTimeout: Self.idleTimeout)).buildServer(
+            configuration: ServerConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: nil,
+                                               availableConnectionsDelegate: MaximumAvailableConnections(Self.maximumConnections)),
+            eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
+            logger: quiet,
+            responder: { request, writer, channel in
+                var response: Response
+                do {
+                    response = try await responder.respond(to: request, context: BasicRequestContext(source: .init(channel: channel, logger: quiet)))
+                } catch let error as HTTPParserError {
+                    throw error
+                } catch {
+                    response = Response(status: .internalServerError)
+                }
+                response.headers[.date] = HTTPDate.now()
+                try await writer.write(response: response.head, body: response.body)
+            },
             onServerRunning: { [self] channel in
                 started.store(true, ordering: .relaxed)
                 bound.set(.success(channel.localAddress?.port ?? 0))
-            },
-            logger: quiet)
+            })
         do {
             try await withGracefulShutdownHandler {
-                try await app.run()
+                try await server.run()
             } onGracefulShutdown: { [events] in
                 // A page's event stream would hold the server open.
                 events.finishAll()
@@ -254,5 +270,22 @@ public final class WebServer: Service {
 
     struct LoginBody: Decodable {
         var password: String
+    }
+}
+
+/// The `Date` header's form (RFC 9110's IMF-fixdate), in English whatever the locale.
+enum HTTPDate {
+    private static let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    static func now() -> String { string(time(nil)) }
+
+    static func string(_ seconds: time_t) -> String {
+        var clock = seconds
+        var parts = tm()
+        gmtime_r(&clock, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)]) \(parts.tm_year + 1900) "
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
     }
 }

@@ -208,7 +208,15 @@ struct OpenAPISchemas {
         }
         #expect(try mpc(mpdPort, "playlist", "-f", "%title%").lines == ["Northern Skies", "Old Roads", "The River's Lullaby"])
         try schemas.check(try web.send("GET", "/api/queue"), "/api/queue", "get")
-        try schemas.check(try web.send("GET", "/api/status"), "/api/status", "get")
+        // Each answer dated (RFC 9110's form, in English, made when asked: no clock ticks for it).
+        let dated = try web.send("GET", "/api/status")
+        try schemas.check(dated, "/api/status", "get")
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        let date = try #require(dated.header("Date").flatMap(formatter.date(from:)), "\(dated.headers)")
+        #expect(abs(date.timeIntervalSinceNow) < 60)
         try schemas.check(try web.send("POST", "/api/command/play", body: #"{"args": [1]}"#), "/api/command/{name}", "post")
         let status = try web.send("GET", "/api/status")
         try schemas.check(status, "/api/status", "get")
