@@ -32,13 +32,7 @@ struct HTTPExchange {
         }
         request += "\r\n" + (body ?? "")
         try write(socket, request)
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = recv(socket, &chunk, chunk.count, 0)
-            guard count > 0 else { break }
-            bytes += chunk[..<count]
-        }
+        let bytes = readToEnd(socket)
         guard let end = bytes.firstRange(of: Array("\r\n\r\n".utf8)) else { throw FixtureError("no HTTP answer: \(bytes.count) bytes") }
         let lines = String(decoding: bytes[..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
         let status = Int(lines[0].split(separator: " ")[1]) ?? 0
@@ -60,6 +54,18 @@ struct HTTPExchange {
             rest = rest[(line.upperBound + size)...].dropFirst(2)
         }
         return out
+    }
+
+    /// What the server sends until it closes the connection.
+    func readToEnd(_ socket: Int32) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = recv(socket, &chunk, chunk.count, 0)
+            guard count > 0 else { break }
+            bytes += chunk[..<count]
+        }
+        return bytes
     }
 
     func connect() throws -> Int32 {
@@ -263,14 +269,7 @@ struct OpenAPISchemas {
         let socket = try connection.connect()
         defer { close(socket) }
         try connection.write(socket, line + "\nclose\n")
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = recv(socket, &chunk, chunk.count, 0)
-            guard count > 0 else { break }
-            bytes += chunk[..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init).dropFirst().filter { $0 != "OK" }
+        return String(decoding: connection.readToEnd(socket), as: UTF8.self).split(separator: "\n").map(String.init).dropFirst().filter { $0 != "OK" }
     }
 
     func call(_ web: HTTPExchange, _ name: String, _ args: [Any]) throws -> HTTPExchange.Answer {

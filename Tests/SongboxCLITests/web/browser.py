@@ -115,7 +115,8 @@ def play_from_library(driver):
     shot(driver, "now-playing")
 
 
-def reorder_queue(driver):
+def three_songs_queued(driver):
+    """Old Roads, The River's Lullaby, Northern Skies in the queue, and the Queue page showing them."""
     mpc("clear")
     for name in ["Mabel Grey/Old Roads/01 - Old Roads.mp3", "Mabel Grey/Old Roads/02 - The River's Lullaby.mp3",
                  "Mabel Grey/Northern Skies/01 - Northern Skies.mp3"]:
@@ -123,6 +124,11 @@ def reorder_queue(driver):
     driver.get(base + "#queue")
     live(driver)
     items = wait(driver, "the queue", lambda d: len(d.find_elements(By.CSS_SELECTOR, "#queue-list li")) == 3 and d.find_elements(By.CSS_SELECTOR, "#queue-list li"))
+    return items
+
+
+def reorder_queue(driver):
+    items = three_songs_queued(driver)
     # The first song down one, the last one up one: Lullaby, Northern Skies, Old Roads.
     items[0].find_element(By.CSS_SELECTOR, "button[data-action=down]").click()
     wait(driver, "the queue to follow", lambda d: d.find_elements(By.CSS_SELECTOR, "#queue-list li .name")[1].text.startswith("Mabel Grey – Old Roads"))
@@ -147,13 +153,7 @@ def drag_queue(driver):
     """The queue reordered by dragging a song's handle (pointer events), then by its arrow keys."""
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.keys import Keys
-    mpc("clear")
-    for name in ["Mabel Grey/Old Roads/01 - Old Roads.mp3", "Mabel Grey/Old Roads/02 - The River's Lullaby.mp3",
-                 "Mabel Grey/Northern Skies/01 - Northern Skies.mp3"]:
-        mpc("add", name)
-    driver.get(base + "#queue")
-    live(driver)
-    items = wait(driver, "the queue", lambda d: len(d.find_elements(By.CSS_SELECTOR, "#queue-list li")) == 3 and d.find_elements(By.CSS_SELECTOR, "#queue-list li"))
+    items = three_songs_queued(driver)
     # Old Roads dragged below the last one.
     height = items[0].size["height"]
     handle = items[0].find_element(By.CSS_SELECTOR, ".handle")
