@@ -55,6 +55,8 @@ bench:
 	bench/lua-run
 	bench/player-run
 	bench/decoders-run
+	@scripts/install-deps.sh --test
+	bench/web-run
 	bench/daemon-run
 	bench/analysis-run
 	bench/moods-run

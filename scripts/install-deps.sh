@@ -17,7 +17,7 @@ if [[ "${1:-}" == "--test" ]]; then
                python3-venv chromium chromium-driver fonts-dejavu-core)
 fi
 if [[ "${1:-}" == "--bench" ]]; then
-    packages+=(sox libsox-fmt-mp3 lame mpg123 flac vorbis-tools opus-tools faad ffmpeg python3 python3-venv mpd mpc time lua5.4 valgrind binutils strace pv gcc libc6-dev)
+    packages+=(sox libsox-fmt-mp3 lame mpg123 flac vorbis-tools opus-tools faad ffmpeg python3 python3-venv mpd mpc time lua5.4 valgrind binutils strace pv gcc libc6-dev chromium chromium-driver curl)
 fi
 
 missing=()

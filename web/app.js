@@ -6,8 +6,11 @@ import * as queue from "./queue.js";
 import * as library from "./library.js";
 import * as playlists from "./playlists.js";
 import * as plugins from "./plugins.js";
+import * as alarms from "./alarms.js";
+import * as stats from "./stats.js";
+import * as moods from "./moods.js";
 
-const pages = { now, queue, library, playlists, plugins };
+const pages = { now, queue, library, playlists, moods, alarms, stats, plugins };
 
 function showPage() {
   const name = location.hash.slice(1) in pages ? location.hash.slice(1) : "now";
@@ -31,7 +34,9 @@ function listen() {
   events.addEventListener("message", (message) => {
     const event = JSON.parse(message.data);
     now.onEvent(event);
+    alarms.onEvent(event);
     if (!document.getElementById("page-queue").hidden) queue.onEvent(event);
+    if (!document.getElementById("page-stats").hidden) stats.onEvent(event);
   });
   events.addEventListener("error", () => {
     document.body.dataset.live = "no";

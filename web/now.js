@@ -1,5 +1,5 @@
 // Now playing: what plays, where in it, the buttons; follows the event stream.
-import { get, run, clock } from "./api.js";
+import { get, run, clock, notify } from "./api.js";
 import { t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
@@ -82,6 +82,12 @@ export function setUp() {
   seek.addEventListener("input", () => { seeking = true; $("now-elapsed").textContent = clock(seek.value); });
   seek.addEventListener("change", async () => { await run("seekcur", Number(seek.value)); seeking = false; });
   $("now-volume").addEventListener("change", (event) => run("setvol", Number(event.target.value)));
+  // The sleep timer (`sleep`): set, then the choice goes back to the prompt, said done.
+  $("now-sleep").addEventListener("change", async (event) => {
+    const chosen = event.target.value;
+    if (chosen && (await run("sleep", chosen)) !== null) notify(t("Done"));
+    event.target.value = "";
+  });
   for (const mode of ["repeat", "random", "single", "consume"]) {
     $("mode-" + mode).addEventListener("change", (event) => run(mode, event.target.checked));
   }

@@ -1,5 +1,5 @@
-// The plugins: each one's state, its errors and the last one (with its file:line), and
-// enable, disable, reload.
+// The plugins: each one's state, its errors and the last one (with its file:line), its last
+// log lines (`pluginlog`), and enable, disable, reload.
 import { run, element, button } from "./api.js";
 import { t } from "./i18n.js";
 
@@ -14,6 +14,16 @@ export async function refresh() {
     item.append(element("h2", plugin.plugin));
     item.append(element("p", plugin.status + " · " + t("Errors") + ": " + plugin.errors));
     if (plugin.error) item.append(element("p", plugin.error, "error"));
+    const lines = (await run("pluginlog", plugin.plugin)) ?? [];
+    if (lines.length) {
+      const log = element("ol", undefined, "log");
+      for (const line of lines.slice(-8)) {
+        const entry = element("li", line.line, line.level);
+        if (line.where) entry.prepend(element("span", line.where + " ", "where"));
+        log.append(entry);
+      }
+      item.append(log);
+    }
     const after = () => refresh();
     const row = element("div", undefined, "row");
     row.append(

@@ -172,6 +172,17 @@ public struct HistoryStore: Sendable {
         }
     }
 
+    /// Plays a day (skips not counted) since `since`, by the local date (`YYYY-MM-DD`), oldest
+    /// first; a day without a play is not listed.
+    public func playsPerDay(since: Date) throws(SongboxError) -> [(day: String, plays: Int)] {
+        try runner.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT date(at, 'unixepoch', 'localtime') AS day, count(*) AS plays FROM history
+                WHERE kind = 'play' AND at >= ? GROUP BY day ORDER BY day
+                """, arguments: [LibrarySQL.seconds(since)]).map { (day: $0["day"], plays: $0["plays"]) }
+        }
+    }
+
     private static func withTracks(_ entries: [HistoryEntry], in db: Database) throws -> [HistoryEntry] {
         let tracks = try TrackStore.byID(entries.compactMap(\.trackID), in: db)
         return entries.map { entry in

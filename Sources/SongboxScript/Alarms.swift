@@ -53,6 +53,37 @@ public struct Alarm: Codable, Sendable, Equatable {
         enabled = try keys.decodeIfPresent(Bool.self, forKey: .enabled) ?? enabled
     }
 
+    /// An alarm from its JSON form (what `songbox alarm ls --json` prints, one object): the
+    /// `alarmsave` command's argument. Unknown keys are refused, as Lua's `songbox.alarm.add`
+    /// refuses them; the values are checked when it is saved (`AlarmBook.save`).
+    public init(json text: String) throws(SongboxError) {
+        let keys = Set(CodingKeys.allCases.map(\.stringValue))
+        guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+            throw SongboxError(.invalidArgument, "an alarm is a JSON object such as {\"name\": \"wake\", \"when\": \"mon-fri 07:00\"}")
+        }
+        if let unknown = object.keys.sorted().first(where: { !keys.contains($0) }) {
+            throw SongboxError(.invalidArgument, "unknown alarm key '\(unknown)' (keys: \(keys.sorted().joined(separator: ", ")))")
+        }
+        do { self = try JSONDecoder().decode(Alarm.self, from: Data(text.utf8)) } catch {
+            throw SongboxError(.invalidArgument, "an alarm needs a name and when (\"07:00\", \"mon-fri 07:00\"), each key of its kind")
+        }
+    }
+
+    /// Its keys and values as one record of fields (`alarms`): `alarm` (the name) first, the
+    /// rest by their JSON names; numbers whole where they are, `enabled` 1 or 0.
+    public var fields: [(String, String)] {
+        func number(_ value: Double) -> String {
+            value.isFinite && value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+        }
+        var fields = [("alarm", name), ("when", when)]
+        for (key, value) in [("query", query), ("playlist", playlist), ("mood", mood)] {
+            if let value { fields.append((key, value)) }
+        }
+        fields += [("start_volume", number(startVolume)), ("volume", number(volume)), ("fade", number(fade)), ("curve", curve),
+                   ("snooze", number(snooze)), ("timeout", number(timeout)), ("grace", number(grace)), ("enabled", enabled ? "1" : "0")]
+        return fields
+    }
+
     public static let longestFade = 3600.0
     public static let longestSnooze = 3600.0
     public static let longestTimeout = 86_400.0

@@ -141,6 +141,9 @@ public final class Plugin: Sendable {
 
     public var snapshot: Info { info.withLock { $0 } }
 
+    /// The last lines it wrote to the log, oldest first (`PluginLog.recent`).
+    public var recentLog: [(secondsAgo: Double, line: PluginLog.Line)] { log.recent }
+
     /// Starts the plugin's thread: it loads the file and gets `startup`.
     public func start() {
         let thread = Thread { [self] in

@@ -19,6 +19,8 @@ public final class PluginLog: Sendable {
         public var burst = 100.0
         public var perSecond = 5.0
         public var foldWindow = 10.0
+        /// The last lines written, kept for a look (`pluginlog`, the web app's Plugins page).
+        public var recentLines = 20
 
         public init() {}
     }
@@ -57,6 +59,8 @@ public final class PluginLog: Sendable {
         var tokens: Double
         var refilled: Double?
         var dropped = 0
+        /// The last lines written, oldest first, with when (`now`'s seconds).
+        var recent: [(at: Double, line: Line)] = []
     }
 
     private let limits: Limits
@@ -102,6 +106,19 @@ public final class PluginLog: Sendable {
         }
         for text in notes { note(text) }
         for line in lines { write(line) }
+        if !lines.isEmpty, limits.recentLines > 0 {
+            state.withLock { state in
+                state.recent += lines.map { (at: time, line: $0) }
+                state.recent.removeFirst(max(0, state.recent.count - limits.recentLines))
+            }
+        }
+    }
+
+    /// The last lines written (at most `Limits.recentLines`), oldest first, each with how many
+    /// seconds ago.
+    public var recent: [(secondsAgo: Double, line: Line)] {
+        let time = now()
+        return state.withLock { $0.recent.map { (secondsAgo: max(0, time - $0.at), line: $0.line) } }
     }
 
     /// Says the repeats of a window that ended (or of any window, `final`: the plugin stops).

@@ -64,6 +64,10 @@ public enum MPDCommandTable {
         Entry("addtagid", .add, 3...3) { args throws(MPDProtocol.Failure) in
             .queueTag(id: try args.unsigned(0), tag: try MPDTag.canonicalName(try args.string(1)), value: try args.string(2))
         },
+        // songbox's own: the alarms (`songbox alarm`): list, add or change (one JSON object), remove.
+        Entry("alarmrm", .control, 1...1),
+        Entry("alarms", .read, 0...0),
+        Entry("alarmsave", .control, 1...1),
         Entry("albumart", .read, 2...2),
         Entry("binarylimit", [], 1...1),
         Entry("channels", .read, 0...0),
@@ -89,6 +93,8 @@ public enum MPDCommandTable {
         // No `getfingerprint`: songbox has no Chromaprint, and MPD built without it has not the
         // command (so clients such as myMPD do not offer what cannot work).
         Entry("getvol", .read, 0...0),
+        // songbox's own: the latest plays and skips, each with why it ended ([COUNT]).
+        Entry("history", .read, 0...1),
         Entry("idle", .read, from(0)),
         Entry("list", .read, from(1)),
         Entry("listall", .read, 0...1),
@@ -116,6 +122,9 @@ public enum MPDCommandTable {
             }
             return .player(.mixRamp(level: nil, delay: delay))
         },
+        // songbox's own: the tracks a mood playlist would play, each with why (KEY=VALUE...).
+        Entry("moodplaylist", .read, from(1)),
+        Entry("moods", .read, 0...0),
         Entry("move", .player, 2...2) { args throws(MPDProtocol.Failure) in .player(.move(try args.range(0), to: try args.place(1))) },
         Entry("moveid", .player, 2...2) { args throws(MPDProtocol.Failure) in
             .player(.moveItem(.id(try args.integer(0)), to: try args.place(1)))
@@ -141,10 +150,14 @@ public enum MPDCommandTable {
         Entry("playlistlength", .read, 1...1),
         Entry("playlistmove", .control, 3...3),
         Entry("playlistsearch", .read, from(1)),
+        // songbox's own: plays a day over the last DAYS days.
+        Entry("playsperday", .read, 1...1),
         Entry("plchanges", .read, 1...2),
         Entry("plchangesposid", .read, 1...2),
         Entry("plugindisable", .admin, 1...1),
         Entry("pluginenable", .admin, 1...1),
+        // songbox's own: a plugin's last log lines (`line`, `level`, `where` FILE:LINE, `ago` seconds).
+        Entry("pluginlog", .read, 1...1),
         Entry("pluginreload", .admin, 0...1),
         // songbox's own: `announce SOURCE DUCK CHIME` (`songbox announce`); a file is read by the daemon.
         Entry("announce", .admin, 3...3),
@@ -213,6 +226,8 @@ public enum MPDCommandTable {
             }
             return .player(.sleep(setting.timer))
         },
+        // songbox's own: a smart playlist from a query (NAME QUERY), as `songbox playlist smart`.
+        Entry("smartsave", .control, 2...2),
         Entry("stats", .read, 0...0),
         Entry("status", .read, 0...0),
         Entry("sticker", .admin, from(3)),
@@ -229,6 +244,8 @@ public enum MPDCommandTable {
         },
         Entry("tagtypes", [], from(0)),
         Entry("toggleoutput", .admin, 1...1),
+        // songbox's own: the most played tracks in the last DAYS days (0: all time) [COUNT].
+        Entry("topplayed", .read, 1...2),
         Entry("unsubscribe", .read, 1...1),
         Entry("update", .control, 0...1),
         Entry("urlhandlers", .read, 0...0),

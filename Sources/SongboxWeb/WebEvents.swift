@@ -4,7 +4,8 @@ import Synchronization
 
 /// The event bus for the pages: one subscriber on the bus, fanning each event out to the open
 /// event streams (`GET /api/events`) as the JSON of the table plugins get (`BusEvent`), written
-/// once for all of them. Each stream holds at most `capacity` unsent events: a page that falls
+/// once for all of them; the events posted beside the bus (an alarm's phases, a rescan's
+/// `library_updated`) reach them the same way (`post`). Each stream holds at most `capacity` unsent events: a page that falls
 /// that far behind has its stream ended (it reconnects and reads the state afresh), so a slow
 /// client holds no more than that.
 public final class WebEvents: EventSubscriber {
@@ -20,10 +21,19 @@ public final class WebEvents: EventSubscriber {
     public init() {}
 
     public func receive(_ events: [PlaybackEvent]) {
+        send(events.map { BusEvent($0).value })
+    }
+
+    /// An event a plugin or a rescan posted (a table with a `type`), as plugins get it.
+    public func post(_ event: LuaValue) {
+        send([event])
+    }
+
+    private func send(_ events: [LuaValue]) {
         let open = streams.withLock { Array($0.open.values) }
         guard !open.isEmpty else { return }
         for event in events {
-            guard let json = try? LuaJSON.encode(BusEvent(event).value) else { continue }
+            guard let json = try? LuaJSON.encode(event) else { continue }
             // JSON has no raw line break: the event is one `data:` line.
             let message = "data: " + json + "\n\n"
             for continuation in open {

@@ -16,6 +16,25 @@ enum WebText {
         Message("Load"), Message("No saved playlists"), Message("Enable"), Message("Disable"), Message("Reload"),
         Message("Errors"), Message("Log in"), Message("Password"), Message("Wrong password"),
         Message("Too many attempts: wait a little"), Message("Offline: reconnecting"), Message("Done"),
+        // Alarms
+        Message("Alarms"), Message("Alarm"), Message("Snooze"), Message("Dismiss"), Message("Snoozed"), Message("No alarms"),
+        Message("New alarm"), Message("Name"), Message("Time"), Message("One date only"), Message("Date"), Message("Days"),
+        Message("Mon"), Message("Tue"), Message("Wed"), Message("Thu"), Message("Fri"), Message("Sat"), Message("Sun"),
+        Message("Plays"), Message("the whole library, shuffled"), Message("query"), Message("playlist"), Message("mood"),
+        Message("What plays"), Message("Start volume"), Message("Fade (minutes)"), Message("Curve"), Message("linear"), Message("log"),
+        Message("No fade: the volume at once"), Message("Snooze (minutes)"), Message("Stops after (minutes)"), Message("Cancel"),
+        Message("Edit"), Message("Enabled"), Message("next"),
+        // Stats; why a track ended (the history's reasons)
+        Message("Stats"), Message("Most played"), Message("This week"), Message("This month"), Message("All time"),
+        Message("Nothing played yet"), Message("Plays a day"), Message("Plays in 30 days"), Message("Recently played"),
+        Message("played"), Message("ended"), Message("finished"), Message("skipped"), Message("stopped"), Message("error"), Message("replaced"),
+        // Moods
+        Message("Moods"), Message("From the first to the second"), Message("Minutes"), Message("Language"), Message("Any"),
+        Message("Hebrew"), Message("Latin letters"), Message("Other"), Message("Not played within"), Message("a day"), Message("a week"),
+        Message("a month"), Message("Preview"), Message("Pick a mood"), Message("No track fits the mood"),
+        // The queue's handle, the library's browsing, the sleep timer
+        Message("Move"), Message("Artists"), Message("Folders"), Message("Sleep timer"), Message("Choose"), Message("Off"),
+        Message("At the end of the song"), Message("At the end of the queue"), Message("New smart playlist"), Message("Query"),
     ]
 
     /// Right-to-left languages among those songbox may be translated into.

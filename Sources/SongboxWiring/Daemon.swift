@@ -57,7 +57,7 @@ public final class Daemon: MPDBackend, Sendable {
     let rescans: Rescans
     let plugins: PluginSet
     let logger: Logger
-    private let config: CurrentConfig
+    let config: CurrentConfig
     /// This daemon's claim on the library: no second daemon serves it.
     private let claim: LibraryDaemon
     /// The private folder made for the socket (`defaultSocket`), removed on the way out.
@@ -66,6 +66,8 @@ public final class Daemon: MPDBackend, Sendable {
     let web: WebConfiguration?
     /// The event bus as the web app's pages get it.
     let webEvents = WebEvents()
+    /// Which alarms sound or are snoozed (`alarms` says).
+    let alarmStates = AlarmStates()
 
     /// Opens the library and the output and loads the plugins; nothing is served yet.
     public init(options: DaemonOptions, logger: Logger) throws {
@@ -132,7 +134,12 @@ public final class Daemon: MPDBackend, Sendable {
         environment.subscriptions = { name, channels in clients.setChannels(channels, of: "plugin " + name) }
         // An event a plugin posts (an alarm fired or announced) reaches every plugin.
         let everyPlugin = PluginSetHolder()
-        environment.post = { event in everyPlugin.current.forEach { $0.deliver(event) } }
+        let webEvents = self.webEvents, alarmStates = self.alarmStates
+        environment.post = { event in
+            everyPlugin.current.forEach { $0.deliver(event) }
+            alarmStates.note(event)
+            webEvents.post(event)
+        }
         environment.alarmTone = Wiring.alarmTone
         environment.chime = Wiring.chime
         environment.moodPresetFiles = Wiring.moodPresetFiles(userFolder: config.pluginFolder)
@@ -142,7 +149,9 @@ public final class Daemon: MPDBackend, Sendable {
         plugins = PluginSet(environment: environment, logger: logger)
         everyPlugin.set(plugins)
         rescans = Rescans(store: store, logger: logger, clients: clients, config: current, musicFolders: options.musicFolders) {
-            [plugins] event in plugins.current.forEach { $0.deliver(event) }
+            [plugins] event in
+            plugins.current.forEach { $0.deliver(event) }
+            webEvents.post(event)
         }
         // The event bus's subscribers, beside the recorder: MPD's idle clients, the plugins
         // (each only the events it has handlers for), and the log of what would not play.

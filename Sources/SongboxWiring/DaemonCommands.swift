@@ -34,8 +34,47 @@ extension Daemon {
         case "plugindisable":
             try plugin(arguments.first ?? "").disable()
             return []
+        case "smartsave":
+            // A smart playlist from a query (`songbox playlist smart NAME QUERY`): one made before
+            // of that name gets the new query; a saved playlist is not replaced.
+            let name = arguments.first ?? "", query = arguments.last ?? ""
+            do throws(SongboxError) {
+                try store.playlists.saveSmartPlaylist(named: name, query: query)
+                let count = try store.playlists.playlist(named: name).tracks.count
+                clients.post(.storedPlaylist)
+                return [("playlist", name), ("tracks", String(count))]
+            } catch {
+                throw Failure([.invalidArgument, .invalidQuery].contains(error.code) ? .argument : .system, error.message)
+            }
+        case "pluginlog":
+            return try plugin(arguments.first ?? "").recentLog.flatMap { entry -> [(String, String)] in
+                let (level, location): (String, String) = switch entry.line {
+                case .printed: ("print", "")
+                case .logged(let level, _, let location): (level.rawValue, location)
+                case .error: ("error", "")
+                }
+                var fields = [("line", entry.line.text.trimmingCharacters(in: .newlines)), ("level", level)]
+                if !location.isEmpty { fields.append(("where", location)) }
+                return fields + [("ago", String(format: "%.0f", entry.secondsAgo))]
+            }
         case "announce":
             return try announce(arguments)
+        case "alarms":
+            return try alarmList()
+        case "alarmsave":
+            return try alarmSave(arguments.first ?? "")
+        case "alarmrm":
+            return try alarmRemove(arguments.first ?? "")
+        case "history":
+            return try historyList(arguments)
+        case "topplayed":
+            return try topPlayed(arguments)
+        case "playsperday":
+            return try playsPerDay(arguments)
+        case "moodplaylist":
+            return try moodPlaylist(arguments)
+        case "moods":
+            return try moodNames()
         default:
             throw Failure(.unknown, "unknown command \"\(command)\"")
         }

@@ -32,13 +32,7 @@ struct HTTPExchange {
         }
         request += "\r\n" + (body ?? "")
         try write(socket, request)
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = recv(socket, &chunk, chunk.count, 0)
-            guard count > 0 else { break }
-            bytes += chunk[..<count]
-        }
+        let bytes = readToEnd(socket)
         guard let end = bytes.firstRange(of: Array("\r\n\r\n".utf8)) else { throw FixtureError("no HTTP answer: \(bytes.count) bytes") }
         let lines = String(decoding: bytes[..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
         let status = Int(lines[0].split(separator: " ")[1]) ?? 0
@@ -60,6 +54,18 @@ struct HTTPExchange {
             rest = rest[(line.upperBound + size)...].dropFirst(2)
         }
         return out
+    }
+
+    /// What the server sends until it closes the connection.
+    func readToEnd(_ socket: Int32) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = recv(socket, &chunk, chunk.count, 0)
+            guard count > 0 else { break }
+            bytes += chunk[..<count]
+        }
+        return bytes
     }
 
     func connect() throws -> Int32 {
@@ -153,6 +159,14 @@ struct OpenAPISchemas {
         default: break
         }
         return found
+    }
+
+    /// Checks each record of a command's answer against one of the file's schemas (`AlarmRecord`, ...).
+    func check(records answer: HTTPExchange.Answer, _ component: String) throws {
+        try check(answer, "/api/command/{name}", "post")
+        let records = try #require((answer.json as? [String: Any])?["records"] as? [Any], "\(answer.body)")
+        let found = problems(records, ["type": "array", "items": ["$ref": "#/components/schemas/" + component]])
+        #expect(found.isEmpty, "\(component): \(found) in \(answer.body.prefix(500))")
     }
 
     /// Checks an answer against the file: its status is documented for the call, and its body fits.
@@ -254,6 +268,121 @@ struct OpenAPISchemas {
         let wrongType = try web.send("POST", "/api/command/setvol", body: #"{"args": [{"no": 1}]}"#)
         try schemas.check(wrongType, "/api/command/{name}", "post")
         #expect(wrongType.status == 400)
+    }
+
+    /// One request of MPD's protocol on a plain connection (mpc has no way to send songbox's own
+    /// commands): the answer's lines up to its `OK` or `ACK`.
+    func mpdCommand(_ port: Int, _ line: String) throws -> [String] {
+        let connection = HTTPExchange(port: port)
+        let socket = try connection.connect()
+        defer { close(socket) }
+        try connection.write(socket, line + "\nclose\n")
+        return String(decoding: connection.readToEnd(socket), as: UTF8.self).split(separator: "\n").map(String.init).dropFirst().filter { $0 != "OK" }
+    }
+
+    func call(_ web: HTTPExchange, _ name: String, _ args: [Any]) throws -> HTTPExchange.Answer {
+        try web.send("POST", "/api/command/" + name, body: String(decoding: try JSONSerialization.data(withJSONObject: ["args": args]), as: UTF8.self))
+    }
+
+    func records(_ answer: HTTPExchange.Answer) -> [[String: Any]] {
+        ((answer.json as? [String: Any])?["records"] as? [[String: Any]]) ?? []
+    }
+
+    /// The alarms are commands of the table: kept through the API, listed by the CLI and by an
+    /// MPD connection alike, refused with the words the CLI says for the same mistake.
+    @Test func alarmsAreCommandsOfTheTableForEverySurface() throws {
+        try FileManager.default.copyItem(atPath: Fixtures.packageRoot + "/plugins/alarm.lua", toPath: folder + "/alarm.lua")
+        let (daemon, web, mpdPort) = try startDaemon()
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        let schemas = try OpenAPISchemas()
+        let saved = try call(web, "alarmsave", [#"{"name": "nap", "when": "sat,sun 14:00", "fade": 300, "curve": "log", "volume": 60}"#])
+        try schemas.check(saved, "/api/command/{name}", "post")
+        #expect(saved.status == 200 && records(saved).first?["alarm"] as? String == "nap", "\(saved.body)")
+        #expect(try songbox.run(["alarm", "ls"]).stdout.contains("nap: sat,sun 14:00"))
+
+        let listed = try call(web, "alarms", [])
+        try schemas.check(records: listed, "AlarmRecord")
+        let nap = try #require(records(listed).first)
+        #expect(nap["alarm"] as? String == "nap" && nap["fade"] as? String == "300" && nap["curve"] as? String == "log"
+                && nap["volume"] as? String == "60" && nap["enabled"] as? String == "1" && nap["next"] != nil, "\(nap)")
+        // An MPD connection gets the same fields.
+        let lines = try mpdCommand(mpdPort, "alarms")
+        #expect(lines.first == "alarm: nap" && lines.contains("fade: 300") && lines.contains("curve: log"), "\(lines)")
+
+        // A mistake: refused with the CLI's own words, and nothing kept.
+        let late = try call(web, "alarmsave", [#"{"name": "bad", "when": "25:00"}"#])
+        try schemas.check(late, "/api/command/{name}", "post")
+        let cli = try songbox.run(["alarm", "add", "bad", "--at", "25:00"])
+        #expect(late.status == 400 && late.errorCode == "argument" && cli.status != 0)
+        #expect(cli.stderr.contains(try #require(late.errorMessage)), "\(cli.stderr) vs \(late.body)")
+        let unknown = try call(web, "alarmsave", [#"{"name": "bad", "when": "07:00", "loud": true}"#])
+        #expect(unknown.status == 400 && (unknown.errorMessage ?? "").contains("unknown alarm key 'loud'"), "\(unknown.body)")
+        #expect(try call(web, "alarmsave", ["<not json>"]).status == 400)
+        #expect(!(try songbox.run(["alarm", "ls"]).stdout.contains("bad")))
+
+        // Removed through an MPD connection; a second time there is nothing to remove.
+        #expect(try mpdCommand(mpdPort, "alarmrm nap") == [])
+        #expect(try mpdCommand(mpdPort, "alarmrm nap").first?.hasPrefix("ACK [50@0] {alarmrm} no alarm named 'nap'") == true)
+        #expect(records(try call(web, "alarms", [])).isEmpty)
+    }
+
+    /// The history's commands after a real play: what `songbox history` says, by every surface.
+    @Test func theHistoryIsCommandsOfTheTable() throws {
+        let (daemon, web, mpdPort) = try startDaemon()
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        let schemas = try OpenAPISchemas()
+        _ = try mpc(mpdPort, "add", "Mabel Grey/Old Roads/01 - Old Roads.mp3")
+        _ = try mpc(mpdPort, "play")
+        // The example lasts seconds: played to its end, then recorded.
+        var history: [[String: Any]] = []
+        for _ in 0..<600 where history.isEmpty {
+            usleep(100_000)
+            history = records(try call(web, "history", [10]))
+        }
+        let entry = try #require(history.first)
+        #expect(entry["Title"] as? String == "Old Roads" && entry["kind"] as? String == "play" && entry["reason"] as? String == "finished", "\(entry)")
+        // Named as MPD clients name songs: what `add` takes.
+        #expect(entry["file"] as? String == "Mabel Grey/Old Roads/01 - Old Roads.mp3", "\(entry)")
+        let cli = try songbox.run(["history", "--json"])
+        let cliEntry = try #require((try JSONSerialization.jsonObject(with: Data(cli.stdout.utf8)) as? [[String: Any]])?.first)
+        #expect(cliEntry["reason"] as? String == entry["reason"] as? String && "\(cliEntry["id"]!)" == entry["history"] as? String)
+        try schemas.check(records: try call(web, "history", []), "HistoryRecord")
+
+        let top = try call(web, "topplayed", [7])
+        try schemas.check(records: top, "TopRecord")
+        #expect(records(top).first?["Title"] as? String == "Old Roads" && records(top).first?["plays"] as? String == "1", "\(top.body)")
+        #expect(try mpdCommand(mpdPort, "topplayed 0 1").first == "plays: 1")
+        let perDay = try call(web, "playsperday", [30])
+        try schemas.check(records: perDay, "DayRecord")
+        let days = records(perDay)
+        #expect(days.count == 1 && days.first?["plays"] as? String == "1", "\(days)")
+        let bad = try call(web, "topplayed", ["week"])
+        #expect(bad.status == 400 && bad.errorCode == "argument", "\(bad.body)")
+    }
+
+    /// A mood playlist previewed through the table: each track with why, no queue touched; a
+    /// mood's mistake in the mood API's words.
+    @Test func aMoodPlaylistIsPreviewedByACommand() throws {
+        #expect(try songbox.run(["analyze"]).status == 0)
+        let (daemon, web, mpdPort) = try startDaemon()
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        let schemas = try OpenAPISchemas()
+        let moodList = try call(web, "moods", [])
+        try schemas.check(records: moodList, "MoodRecord")
+        let moods = records(moodList).compactMap { $0["mood"] as? String }
+        #expect(moods.contains("calm") && moods.contains("energetic"), "\(moods)")
+        let preview = try call(web, "moodplaylist", ["mood=calm", "minutes=10"])
+        try schemas.check(records: preview, "MoodPickRecord")
+        let tracks = records(preview)
+        #expect(!tracks.isEmpty && tracks.allSatisfy { ($0["why"] as? String ?? "").isEmpty == false && $0["file"] != nil }, "\(preview.body)")
+        #expect(try mpc(mpdPort, "playlist").stdout.isEmpty)
+        // Each a song MPD clients can add by its `file`.
+        for track in tracks { _ = try mpc(mpdPort, "add", try #require(track["file"] as? String)) }
+        #expect(try mpc(mpdPort, "playlist").lines.count == tracks.count)
+        let wrong = try call(web, "moodplaylist", ["mood=calm", "minutes=lots"])
+        #expect(wrong.status == 400 && wrong.errorCode == "argument", "\(wrong.body)")
+        let unknown = try call(web, "moodplaylist", ["mood=nosuchmood"])
+        #expect(unknown.status == 400 && (unknown.errorMessage ?? "").contains("nosuchmood"), "\(unknown.body)")
     }
 
     /// A call from another site, a foreign Host, a form post, a body past the bound: refused,
@@ -394,8 +523,13 @@ struct OpenAPISchemas {
         try library.scan()
     }
 
-    /// Starts a daemon on free ports and runs `scenario` of browser.py against it.
-    func run(_ scenario: String, config: String = "", password: String? = nil) throws {
+    /// Starts a daemon on free ports and runs `scenario` of browser.py against it (`extra`: its
+    /// arguments after the password); `plugins`: the bundled plugins its plugin folder holds.
+    func run(_ scenario: String, config: String = "", password: String? = nil, plugins: [String] = [], extra: [String] = []) throws {
+        for plugin in plugins {
+            try? FileManager.default.removeItem(atPath: folder + "/" + plugin)
+            try FileManager.default.copyItem(atPath: Fixtures.packageRoot + "/plugins/" + plugin, toPath: folder + "/" + plugin)
+        }
         guard FileManager.default.isExecutableFile(atPath: Self.python) else {
             throw FixtureError("no Selenium: run scripts/install-deps.sh --test (it makes \(Self.python))")
         }
@@ -409,7 +543,7 @@ struct OpenAPISchemas {
         let shots = folder + "/screenshots"
         try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
         let result = try SongboxRunner.run(executable: Self.python,
-                                           [Self.script, scenario, "http://127.0.0.1:\(webPort)/", String(mpdPort), shots] + (password.map { [$0] } ?? []))
+                                           [Self.script, scenario, "http://127.0.0.1:\(webPort)/", String(mpdPort), shots, password ?? ""] + extra)
         #expect(result.status == 0 && result.stdout.contains("ok \(scenario)"), "\(result.stdout)\(result.stderr)\n\(daemon.errors.suffix(2000))")
         if ProcessInfo.processInfo.environment["SONGBOX_SCREENSHOTS"] == "1" {
             let docs = Fixtures.packageRoot + "/docs/web"
@@ -427,4 +561,42 @@ struct OpenAPISchemas {
     @Test func theHebrewInterfaceIsRightToLeft() throws { try run("hebrew") }
     @Test func aPasswordAsksForTheLoginPage() throws { try run("login", config: "http_password = open sesame\n", password: "open sesame") }
     @Test func nowPlayingWorksWithTheKeyboardAlone() throws { try run("keyboard") }
+
+    /// An alarm added in the page is the one `songbox alarm ls` lists, as the CLI would have made it.
+    @Test func anAlarmAddedInThePageIsInAlarmLs() throws {
+        try run("alarm", plugins: ["alarm.lua"])
+        let listed = try songbox.run(["alarm", "ls", "--json"])
+        let alarms = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]], "\(listed.stdout)")
+        let wake = try #require(alarms.first { $0["name"] as? String == "wake" }, "\(alarms)")
+        #expect(wake["when"] as? String == "mon,tue,wed,thu,fri 06:45" && wake["query"] as? String == "artist:\"Mabel Grey\"")
+        #expect(wake["fade"] as? Double == 1200 && wake["curve"] as? String == "log", "\(wake)")
+        #expect(try songbox.run(["alarm", "ls"]).stdout.contains("wake: mon,tue,wed,thu,fri 06:45"))
+    }
+
+    /// A sounding alarm (fired by an MPD client) is snoozed and dismissed from the page.
+    @Test func aSoundingAlarmIsSnoozedFromThePage() throws {
+        #expect(try songbox.run(["alarm", "add", "wake", "--at", "06:00", "--query", "artist:\"Mabel Grey\"", "--snooze", "9m"]).status == 0)
+        try run("snooze", plugins: ["alarm.lua"])
+    }
+
+    /// A mood previewed in the page, each track with its reason, then played (mpc reads the queue).
+    @Test func aMoodIsPreviewedAndPlayed() throws {
+        #expect(try songbox.run(["analyze"]).status == 0)
+        try run("moods", extra: ["calm"])
+    }
+
+    @Test func theStatsFollowAPlay() throws { try run("stats") }
+    @Test func dragTheQueueAndMoveItByKeyboardAndMpcReadsIt() throws { try run("drag") }
+    @Test func browseTheLibraryByArtistAlbumAndFolder() throws { try run("browse") }
+    @Test func aSmartPlaylistIsTypedWithALivePreview() throws { try run("smart") }
+
+    /// A plugin's log lines and its error, with file:line, on the Plugins page (as text).
+    @Test func thePluginsPageShowsEachPluginsLastLogLines() throws {
+        try """
+            local sb = require "songbox"
+            sb.log.info("<b>started</b>")
+            sb.on("track_started", function() error("boom") end)
+            """.write(toFile: folder + "/noisy.lua", atomically: true, encoding: .utf8)
+        try run("plugins")
+    }
 }
