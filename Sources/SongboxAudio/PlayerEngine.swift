@@ -683,12 +683,8 @@ public final class PlayerEngine {
         let scale = AppliedGain(outgoing.gain, settings: settings.replayGain, random: modes.random).scale
         let share = Double(filled) / Double(max(1, wanted))
         let to = volume.0 + (volume.1 - volume.0) * share
-        let mixed = UnsafeMutableBufferPointer(rebasing: mixBuffer[0..<filled * AudioFormat.channels])
-        Gain.apply(mixed, from: volume.0 * fading.gains(at: clock).out * scale,
-                   to: to * fading.gains(at: clock + seconds * share).out * scale)
-        for index in mixed.indices {
-            samples[index] = Int16(clamping: Int32(samples[index]) + Int32(mixed[index]))
-        }
+        Gain.add(UnsafeBufferPointer(rebasing: mixBuffer[0..<filled * AudioFormat.channels]), into: samples,
+                 from: volume.0 * fading.gains(at: clock).out * scale, to: to * fading.gains(at: clock + seconds * share).out * scale)
         return (filled, ended || clock + seconds >= fading.end - 1e-9)
     }
 
@@ -802,11 +798,8 @@ public final class PlayerEngine {
             case .ended, .waiting: ended = true
             }
         }
-        let mixed = UnsafeMutableBufferPointer(rebasing: announceBuffer[0..<filled * AudioFormat.channels])
-        Gain.apply(mixed, from: volume.0, to: volume.1)
-        for index in mixed.indices {
-            samples[index] = Int16(clamping: Int32(samples[index]) + Int32(mixed[index]))
-        }
+        Gain.add(UnsafeBufferPointer(rebasing: announceBuffer[0..<filled * AudioFormat.channels]), into: samples,
+                 from: volume.0, to: volume.1)
         guard ended else { return }
         // From its last frame: the next one at once (its duck reached), or the music back up.
         let end = clock + Double(filled) / frameRate
