@@ -82,11 +82,12 @@ public enum Speech {
         process.standardError = stderr
         let ended = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in ended.signal() }
+        // Written before it starts: at most `longestText` characters, well within a pipe's
+        // buffer, so this never blocks, and never meets a reader that is gone (SIGPIPE).
+        try? stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8))
         do { try process.run() } catch {
             throw SpeechError("espeak-ng could not be started: \(error.localizedDescription)")
         }
-        // At most `longestText` characters: well within a pipe's buffer, so this never blocks.
-        try? stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8))
         try? stdin.fileHandleForWriting.close()
         guard ended.wait(timeout: .now() + timeLimit) == .success else {
             kill(process.processIdentifier, SIGKILL)
