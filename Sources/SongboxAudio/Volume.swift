@@ -39,15 +39,7 @@ enum Gain {
         if start == 1, end == 1 { return }
         let frames = samples.count / AudioFormat.channels
         guard frames > 0 else { return }
-        let step = (end - start) / Double(frames)
-        var index = 0
-        for frame in 0..<frames {
-            let gain = start + step * Double(frame)
-            for _ in 0..<AudioFormat.channels {
-                samples[index] = scaled(samples[index], by: gain)
-                index &+= 1
-            }
-        }
+        ramp(frames: frames, from: start, to: end) { index, gain in samples[index] = scaled(samples[index], by: gain) }
     }
 
     /// Adds `source`'s frames, times a gain that moves linearly from `start` to `end` across
@@ -57,12 +49,21 @@ enum Gain {
                     from start: Double, to end: Double) {
         let frames = min(source.count, target.count) / AudioFormat.channels
         guard frames > 0 else { return }
+        ramp(frames: frames, from: start, to: end) { index, gain in
+            target[index] = Int16(clamping: Int32(target[index]) &+ Int32(scaled(source[index], by: gain)))
+        }
+    }
+
+    /// `body(index, gain)` for each sample of `frames` interleaved frames, the gain moving
+    /// linearly from `start` to `end` across them.
+    @inline(__always)
+    private static func ramp(frames: Int, from start: Double, to end: Double, _ body: (Int, Double) -> Void) {
         let step = (end - start) / Double(frames)
         var index = 0
         for frame in 0..<frames {
             let gain = start + step * Double(frame)
             for _ in 0..<AudioFormat.channels {
-                target[index] = Int16(clamping: Int32(target[index]) &+ Int32(scaled(source[index], by: gain)))
+                body(index, gain)
                 index &+= 1
             }
         }
