@@ -153,7 +153,7 @@ local function check(alarm)
     announce(alarm, "fallback", { why = why, to = output.output })
     local moved, message = sb.player.use_output(output.index)
     if not moved then sb.log.warn(("alarm %s: %s"):format(alarm.name, message)) end
-    if sb.player.status().state ~= "playing" then sb.player.play() end
+    if sb.player.status().state ~= "playing" then sb.player.play { reason = "alarm" } end
   elseif not tried.tone then
     tried.tone = true
     announce(alarm, "fallback", { why = why, to = "the alarm tone" })
@@ -163,12 +163,27 @@ local function check(alarm)
     if not id then announce(alarm, "failed", { why = message }); return end
     sb.player.set { ["repeat"] = true, single = false }
     sb.player.volume(alarm.volume)
-    sb.player.play(id)
+    sb.player.play(id, { reason = "alarm" })
   else
     announce(alarm, "failed", { why = why })
     return
   end
   table.insert(sounding.timers, sb.after(check_after, function() check(alarm) end))
+end
+
+-- The alarm's `say` ("It is %H:%M"), said over its music once that is up (at the end of its
+-- fade-in), with the time as it is then.
+local function speak_when_up(alarm)
+  if not alarm.say then return end
+  table.insert(sounding.timers, sb.after(alarm.fade, function()
+    local said, why = sb.alarm.speak(alarm.name)
+    if said then
+      sb.log.info(("alarm %s: said '%s'"):format(alarm.name, said))
+      note("say", { said = said })
+    else
+      sb.log.warn(("alarm %s: not said: %s"):format(alarm.name, why))
+    end
+  end))
 end
 
 local function start_music(alarm, tracks)
@@ -178,7 +193,7 @@ local function start_music(alarm, tracks)
   if not (alarm.query or alarm.playlist or alarm.mood) then sb.queue.shuffle() end
   sb.player.set { ["repeat"] = true, random = false, single = false, consume = false }
   sb.player.volume(alarm.start_volume)
-  sb.player.play()
+  sb.player.play { reason = "alarm" }
   if alarm.fade > 0 then
     sb.player.fade { to = alarm.volume, over = alarm.fade, curve = alarm.curve }
   else
@@ -196,6 +211,7 @@ local function sound(alarm, info)
   sounding = { alarm = alarm, before = before, timers = {}, tried = { outputs = { [before.output or 1] = true } } }
   start_music(alarm, tracks)
   announce(alarm, "sounding", { tracks = #tracks, late = info and info.late or 0, why = why })
+  speak_when_up(alarm)
   table.insert(sounding.timers, sb.after(check_after, function() check(alarm) end))
   table.insert(sounding.timers, sb.after(alarm.timeout, function() stop("timeout") end))
   return true
@@ -213,6 +229,7 @@ local function snooze()
     sb.player.resume()
     if alarm.fade > 0 then sb.player.fade { to = alarm.volume, over = alarm.fade, curve = alarm.curve } end
     announce(alarm, "sounding", { snoozed = true })
+    speak_when_up(alarm)
     table.insert(sounding.timers, sb.after(check_after, function() check(alarm) end))
     table.insert(sounding.timers, sb.after(alarm.timeout, function() stop("timeout") end))
   end)
@@ -296,7 +313,7 @@ if testing == "test" then
         for _, e in ipairs(timeline) do
           print(("%8.1f s  %-8s volume %5.1f%s"):format(e.t, e.kind, e.volume,
             (e.phase and ("  " .. e.phase) or "") .. (e.to and (" to " .. e.to) or "") .. (e.track and ("  " .. e.track) or "")
-            .. (e.times and (" (x" .. e.times .. ")") or "")
+            .. (e.times and (" (x" .. e.times .. ")") or "") .. (e.said and ("  " .. e.said) or "")
             .. (e.why and ("  (" .. e.why .. ")") or "") .. (e.ok ~= nil and (e.ok and "  audio flows" or "") or "")))
         end
       end

@@ -6,7 +6,7 @@ xgettext does not read Swift, and songbox's messages are string literals with in
 %%), as `Message` makes them at run time. A literal is a message where the code says so:
 
   tr("...")  complain("...")  Message("...")  SongboxError(.code, "...")  SongboxError.query("...")
-  ScheduleError("...")  .invalid("...") (an output)  Invalid(message: "...") (an MPD address)
+  ScheduleError("...")  SpeechError("...")  .invalid("...") (an output)  Invalid(message: "...") (an MPD address)
   hint: "..."  said: "..."  one: / other: "..."  tr(count: n, "one", "other")  `x: Message = "..."`
   the other branch of a ternary or ?? after one of those, and `case ...: "..."`, `return "..."`
   and a closure's `in "..."` in a function or a `switch` whose type is Message.
@@ -21,7 +21,7 @@ import re
 import sys
 
 TRIGGERS = re.compile(
-    r"(?:\btr\(|\bsay\(|\bcomplain\(|\bMessage\(|\bDaemonError\(|\bScheduleError\(|\.invalid\(|\bInvalid\(message:\s*|SongboxError\(\.\w+,\s*|SongboxError\.query\(|\bhint:\s*|\bone:\s*|"
+    r"(?:\btr\(|\bsay\(|\bcomplain\(|\bMessage\(|\bDaemonError\(|\bScheduleError\(|\bSpeechError\(|\.invalid\(|\bInvalid\(message:\s*|SongboxError\(\.\w+,\s*|SongboxError\.query\(|\bhint:\s*|\bone:\s*|"
     r"\bother:\s*|\bsaid:\s*|:\s*Message\??\s*=\s*|\btr\(count:[^,]+,\s*|\bhint:[^\"\n]*\{\s*)$")
 # After a message: `: "..."` (a ternary's other branch), `?? "..."`, or a plural's second form.
 FOLLOWERS = re.compile(r"^(?:\s*\}?\s*(?:\?\?|:|,|\?)\s*|\s*:\s*[^\"]*?\?\s*|\s*,\s*other:\s*)$")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages songbox builds and tests with, when any is missing.
 # Build: the C libraries (libmpg123, libFLAC, libvorbisfile, libopusfile with libogg, libfaad2 (AAC), ALSA, Lua), and gettext's msgfmt (compiles the message catalogs, po/*.po). Tests: sox and lame (fixtures), mpg123 (an independent decoder), flac, vorbis-tools, opus-tools, faad and ffmpeg (encoders and reference decoders of the other formats),
-# python3 (process measurements), gcc (builds the fault-injecting ALSA plugin of the tests), mpc and python3-mpd (real MPD clients), mpd (the client commands are tried against it too), ncmpcpp and tmux (a terminal client, read from its pane), systemd (systemd-analyze verifies the units). Benchmarks: MPD, lua5.4 and mpg123 to compare with, valgrind to
+# espeak-ng (text to speech, an optional dependency of songbox itself), python3 (process measurements), gcc (builds the fault-injecting ALSA plugin of the tests), mpc and python3-mpd (real MPD clients), mpd (the client commands are tried against it too), ncmpcpp and tmux (a terminal client, read from its pane), systemd (systemd-analyze verifies the units). Benchmarks: MPD, lua5.4 and mpg123 to compare with, valgrind to
 # count instructions (and binutils' strip, for the copy of songbox valgrind runs), gcc (bench/scan-floor.c), python3-venv for the
 # analysis benchmark's own environment (Essentia, librosa and pyloudnorm from PyPI). The web app's
 # tests drive Debian's chromium through chromium-driver with Selenium (from PyPI, into the
@@ -14,7 +14,7 @@ set -euo pipefail
 packages=(pkg-config liblua5.4-dev libsqlite3-dev libasound2-dev libmpg123-dev libflac-dev libvorbis-dev libopusfile-dev libopus-dev libogg-dev libfaad-dev gettext)
 if [[ "${1:-}" == "--test" ]]; then
     packages+=(sox libsox-fmt-mp3 lame mpg123 flac vorbis-tools opus-tools faad ffmpeg python3 python3-mutagen util-linux gcc libc6-dev mpc python3-mpd mpd ncmpcpp tmux procps locales nginx-light icecast2 openssl systemd
-               python3-venv chromium chromium-driver fonts-dejavu-core)
+               python3-venv chromium chromium-driver fonts-dejavu-core espeak-ng)
 fi
 if [[ "${1:-}" == "--bench" ]]; then
     packages+=(sox libsox-fmt-mp3 lame mpg123 flac vorbis-tools opus-tools faad ffmpeg python3 python3-venv mpd mpc time lua5.4 valgrind binutils strace pv gcc libc6-dev chromium chromium-driver curl)

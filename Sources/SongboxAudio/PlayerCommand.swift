@@ -35,7 +35,9 @@ public enum PlayerCommand: Sendable, Hashable {
     }
 
     /// That item, or the current (or first) one, or resume.
-    case play(Item?)
+    /// `alarm`: an alarm's music starts (its `track_started`, and the transitions between its
+    /// tracks, say so).
+    case play(Item?, reason: StartReason = .user)
     /// true: pause, false: resume, nil: the other of the two; by where playback is heading, so
     /// a pause still fading out is already a pause (and `pause(false)` calls it off).
     case pause(Bool?)
@@ -70,9 +72,9 @@ public enum PlayerCommand: Sendable, Hashable {
     /// Runs the command on `engine` (the player's thread).
     public func apply(to engine: PlayerEngine) throws(Failure) {
         switch self {
-        case .play(let item):
-            guard let item else { return engine.play() }
-            engine.play(id: try Self.id(of: item, in: engine))
+        case .play(let item, let reason):
+            guard let item else { return engine.play(reason: reason) }
+            engine.play(id: try Self.id(of: item, in: engine), reason: reason)
         case .pause(let pause):
             switch (pause, engine.heading) {
             case (true?, .playing), (nil, .playing): engine.pause()
@@ -106,7 +108,7 @@ public enum PlayerCommand: Sendable, Hashable {
         case .crossfade(let seconds): engine.setCrossfade(seconds)
         case .mixRamp(let level, let delay): engine.setMixRamp(level: level, delay: delay)
         case .announce(let announcements):
-            guard announcements.allSatisfy({ engine.announce($0) }) else { throw .notPlaying }
+            guard engine.announce(announcements) else { throw .notPlaying }
         case .clear: engine.clear()
         case .shuffle: engine.shuffle()
         case .delete(let range):

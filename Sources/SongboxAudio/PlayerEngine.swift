@@ -140,18 +140,34 @@ public final class PlayerEngine {
     }
 
     private var endPlan: EndPlan?
+    /// An alarm's music plays (started with the reason `alarm`, until playback stops): its
+    /// transitions are asked with the reason `alarm`.
+    private var alarmMusic = false
 
     /// An announcement asked for: a file or URL mixed over the music ducked by `duck` dB.
     public struct Announcement: Sendable, Hashable {
         public var source: String
         public var duck: Double
+        /// A file songbox made for it (speech): removed once opened, or when it is dropped.
+        public var temporary: Bool
 
         /// The ducks there are, in dB (0: the music stays as it is).
         public static let duckRange = -60.0...0.0
 
-        public init(source: String, duck: Double = -15) {
+        public init(source: String, duck: Double = -15, temporary: Bool = false) {
             self.source = source
             self.duck = Self.duckRange.clamp(duck, else: -15)
+            self.temporary = temporary
+        }
+
+        /// `text` said by espeak-ng (`Speech`), over the music ducked by `duck` dB.
+        public static func spoken(_ text: String, duck: Double = -15) throws(SpeechError) -> Self {
+            Self(source: try Speech.synthesize(text), duck: duck, temporary: true)
+        }
+
+        /// Done with: its file goes when songbox made it.
+        public func discard() {
+            if temporary { unlink(source) }
         }
     }
 
@@ -222,6 +238,7 @@ public final class PlayerEngine {
         buffer.deallocate()
         mixBuffer.deallocate()
         announceBuffer.deallocate()
+        announcements.forEach { $0.discard() }
     }
 
     public var hasPendingEvents: Bool { !events.isEmpty }
@@ -527,7 +544,7 @@ public final class PlayerEngine {
             made.skip = old.skip
         } else if asksTransitions, let to, to != item.id, let next = queue.item(id: to) {
             let crossfade = settings.crossfade
-            emit(.transitionAhead(from: item, to: next, reason: next.lane == .autoplay ? .autoplay : .natural,
+            emit(.transitionAhead(from: item, to: next, reason: alarmMusic ? .alarm : next.lane == .autoplay ? .autoplay : .natural,
                                   crossfade: crossfade.seconds, curve: crossfade.curve))
             emit(.transitionAhead(from: item, to: next, reason: .skip, crossfade: crossfade.length(manual: true),
                                   curve: crossfade.curve == .mixRamp ? .equalPower : crossfade.curve))
@@ -666,12 +683,8 @@ public final class PlayerEngine {
         let scale = AppliedGain(outgoing.gain, settings: settings.replayGain, random: modes.random).scale
         let share = Double(filled) / Double(max(1, wanted))
         let to = volume.0 + (volume.1 - volume.0) * share
-        let mixed = UnsafeMutableBufferPointer(rebasing: mixBuffer[0..<filled * AudioFormat.channels])
-        Gain.apply(mixed, from: volume.0 * fading.gains(at: clock).out * scale,
-                   to: to * fading.gains(at: clock + seconds * share).out * scale)
-        for index in mixed.indices {
-            samples[index] = Int16(clamping: Int32(samples[index]) + Int32(mixed[index]))
-        }
+        Gain.add(UnsafeBufferPointer(rebasing: mixBuffer[0..<filled * AudioFormat.channels]), into: samples,
+                 from: volume.0 * fading.gains(at: clock).out * scale, to: to * fading.gains(at: clock + seconds * share).out * scale)
         return (filled, ended || clock + seconds >= fading.end - 1e-9)
     }
 
@@ -692,14 +705,18 @@ public final class PlayerEngine {
 
     // MARK: Announcements
 
-    /// Queues an announcement (docs/player.md#announcements): once those before it are over, the
-    /// music goes down by its duck over `duckDown` seconds, it plays mixed on top at the output's
-    /// rate, and the music comes back over `duckUp` after the last one. The queue, the place and
-    /// the counts are untouched. False when nothing plays to duck (it is not kept).
+    /// Queues announcements, in order (docs/player.md#announcements): once those before it are
+    /// over, the music goes down by each one's duck over `duckDown` seconds, it plays mixed on
+    /// top at the output's rate, and the music comes back over `duckUp` after the last one. The
+    /// queue, the place and the counts are untouched. False when nothing plays to duck (none is
+    /// kept).
     @discardableResult
-    public func announce(_ announcement: Announcement) -> Bool {
-        guard state == .playing else { return false }
-        announcements.append(announcement)
+    public func announce(_ asked: [Announcement]) -> Bool {
+        guard state == .playing else {
+            asked.forEach { $0.discard() }
+            return false
+        }
+        announcements += asked
         return true
     }
 
@@ -752,6 +769,8 @@ public final class PlayerEngine {
     private func startAnnouncement(from level: Double) {
         while !announcements.isEmpty {
             let next = announcements.removeFirst()
+            // An open file plays on once its name is gone.
+            defer { next.discard() }
             do throws(DecodeError) {
                 let opened = try openDecoder(for: PlayableTrack(trackID: PlayableTrack.notInLibrary, path: next.source, duration: 0),
                                              rate: outputFormat?.sampleRate)
@@ -779,11 +798,8 @@ public final class PlayerEngine {
             case .ended, .waiting: ended = true
             }
         }
-        let mixed = UnsafeMutableBufferPointer(rebasing: announceBuffer[0..<filled * AudioFormat.channels])
-        Gain.apply(mixed, from: volume.0, to: volume.1)
-        for index in mixed.indices {
-            samples[index] = Int16(clamping: Int32(samples[index]) + Int32(mixed[index]))
-        }
+        Gain.add(UnsafeBufferPointer(rebasing: announceBuffer[0..<filled * AudioFormat.channels]), into: samples,
+                 from: volume.0, to: volume.1)
         guard ended else { return }
         // From its last frame: the next one at once (its duck reached), or the music back up.
         let end = clock + Double(filled) / frameRate
@@ -1234,7 +1250,10 @@ public final class PlayerEngine {
         let from = highlights ? (item.track.highlight?.start ?? 0) : seconds
         if from > 0, opened.seekable { try? opened.seek(toFrame: Self.frameCount(from, rate: Double(opened.format.sampleRate))) }
         if modes.random, randomHistory.last != id { randomHistory.append(id) }
-        emit(.trackStarted(item: item, position: queue.position(of: id) ?? 0, reason: reason))
+        if reason == .alarm { alarmMusic = true }
+        // The queue went on into what autoplay added: autoplay's track.
+        let told = reason == .next && item.lane == .autoplay ? StartReason.autoplay : reason
+        emit(.trackStarted(item: item, position: queue.position(of: id) ?? 0, reason: told))
         lyrics = item.track.lyricTimes.map { LyricCursor(times: $0, rate: opened.format.sampleRate) }
         if let lines = lyrics?.jumped(to: opened.position) { announce(lines, of: item) }
     }
@@ -1339,8 +1358,10 @@ public final class PlayerEngine {
     /// Stops with the current item kept, so `play()` starts it again.
     private func stopPlayback() {
         // Announcements duck the music: with none playing, they are over.
+        announcements.forEach { $0.discard() }
         announcements = []
         ducking = nil
+        alarmMusic = false
         endOutgoing(.stopped)
         closeTrack()
         state = .stopped

@@ -223,7 +223,8 @@ public enum TransitionReason: String, Sendable, Hashable, Codable {
     case natural
     /// `next`, or a jump to the item after it.
     case skip
-    /// An alarm starts its music.
+    /// The track ends by itself into the next one of an alarm's music (started with the
+    /// reason `alarm`).
     case alarm
     /// The track ends by itself into one autoplay added.
     case autoplay

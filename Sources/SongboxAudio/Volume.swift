@@ -39,14 +39,48 @@ enum Gain {
         if start == 1, end == 1 { return }
         let frames = samples.count / AudioFormat.channels
         guard frames > 0 else { return }
+        ramp(frames: frames, from: start, to: end) { index, gain in samples[index] = scaled(samples[index], by: gain) }
+    }
+
+    /// Adds `source`'s frames, times a gain that moves linearly from `start` to `end` across
+    /// them, to the first frames of `target` (a crossfade's outgoing side, an announcement):
+    /// each scaled sample as `apply` makes it, the sum clamped. One pass over both.
+    static func add(_ source: UnsafeBufferPointer<Int16>, into target: UnsafeMutableBufferPointer<Int16>,
+                    from start: Double, to end: Double) {
+        let frames = min(source.count, target.count) / AudioFormat.channels
+        guard frames > 0 else { return }
+        ramp(frames: frames, from: start, to: end) { index, gain in
+            target[index] = Int16(clamping: Int32(target[index]) &+ Int32(scaled(source[index], by: gain)))
+        }
+    }
+
+    /// `body(index, gain)` for each sample of `frames` interleaved frames, the gain moving
+    /// linearly from `start` to `end` across them.
+    @inline(__always)
+    private static func ramp(frames: Int, from start: Double, to end: Double, _ body: (Int, Double) -> Void) {
         let step = (end - start) / Double(frames)
+        var index = 0
         for frame in 0..<frames {
             let gain = start + step * Double(frame)
-            for channel in 0..<AudioFormat.channels {
-                let index = frame * AudioFormat.channels + channel
-                samples[index] = Int16(max(-32768, min(32767, (Double(samples[index]) * gain).rounded())))
+            for _ in 0..<AudioFormat.channels {
+                body(index, gain)
+                index &+= 1
             }
         }
+    }
+
+    /// `sample * gain` rounded half away from zero (as `rounded()`), within Int16. Without
+    /// `rounded()`, which is a call into libm on a CPU without SSE4.1 (most of a crossfade's
+    /// cost): the part cut off by truncation is exact for these magnitudes, so comparing it
+    /// with one half rounds exactly as `rounded()` does.
+    @inline(__always)
+    static func scaled(_ sample: Int16, by gain: Double) -> Int16 {
+        // Clamped first (the bounds are whole numbers: the same as rounding first), so the
+        // conversion never traps, whatever the gain.
+        let product = max(-32768, min(32767, Double(sample) * gain))
+        let whole = Int32(product)
+        let cut = product - Double(whole)
+        return Int16(truncatingIfNeeded: cut >= 0.5 ? whole &+ 1 : cut <= -0.5 ? whole &- 1 : whole)
     }
 }
 

@@ -59,6 +59,8 @@ struct AlarmCommand: ParsableCommand {
         @Option(help: ArgumentHelp(tr("How long a snooze lasts (default 9m)."), valueName: "duration")) var snooze: String?
         @Option(help: ArgumentHelp(tr("When a sounding alarm stops by itself (default 60m)."), valueName: "duration")) var timeout: String?
         @Option(help: ArgumentHelp(tr("How late a missed alarm may still sound (default 10m)."), valueName: "duration")) var grace: String?
+        @Option(help: ArgumentHelp(tr("Say this over the music once it is up, %H:%M filled in then (needs espeak-ng): \"It is %H:%M\"."), valueName: "text"))
+        var say: String?
 
         func run() throws {
             var alarm = Alarm(name: name, when: [date ?? days, at, zone].compactMap { $0 }.joined(separator: " "))
@@ -73,6 +75,7 @@ struct AlarmCommand: ParsableCommand {
             alarm.snooze = try AlarmCommand.seconds(snooze, "snooze") ?? alarm.snooze
             alarm.timeout = try AlarmCommand.seconds(timeout, "timeout") ?? alarm.timeout
             alarm.grace = try AlarmCommand.seconds(grace, "grace") ?? alarm.grace
+            alarm.say = say
             try AlarmCommand.change(library) { book in try book.save(alarm) }
             print(tr("Alarm \(name): \(AlarmCommand.describe(alarm))"))
             if let playlist {
@@ -105,6 +108,7 @@ struct AlarmCommand: ParsableCommand {
         let volumes = "\(whole(alarm.startVolume))→\(whole(alarm.volume))"
         parts.append(alarm.fade > 0 ? tr("volume \(volumes) over \(minutes(alarm.fade)) (\(alarm.curve))") : tr("volume \(volumes)"))
         parts.append(tr("snooze \(minutes(alarm.snooze)), timeout \(minutes(alarm.timeout))"))
+        if let say = alarm.say { parts.append(tr("says '\(say)'")) }
         if !alarm.enabled { parts.append(tr("disabled")) }
         return parts.joined(separator: ", ")
     }

@@ -230,9 +230,11 @@ enum ClientCommands {
     }
 
     struct Announce: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: tr("Play a file or URL over the music, which goes down meanwhile (songbox's daemon only)."))
+        static let configuration = CommandConfiguration(abstract: tr("Play a file or URL, or say a text, over the music, which goes down meanwhile (songbox's daemon only)."))
         @OptionGroup var server: ServerOptions
-        @Argument(help: ArgumentHelp(tr("A sound file or a URL."), valueName: "source")) var source: String
+        @Argument(help: ArgumentHelp(tr("A sound file or a URL."), valueName: "source")) var source: String?
+        @Option(name: .long, help: ArgumentHelp(tr("Say this text instead (needs espeak-ng; a Hebrew voice for Hebrew text)."), valueName: "text"))
+        var say: String?
         @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(tr("Decibels the music goes down by (-60 to 0)."), valueName: "dB"))
         var duck = "-15"
         @Flag(name: .long, help: ArgumentHelp(tr("The bundled chime first."))) var chime = false
@@ -241,13 +243,20 @@ enum ClientCommands {
             guard let value = Double(duck), PlayerEngine.Announcement.duckRange.contains(value) else {
                 throw ValidationError(tr("the duck is decibels from -60 to 0, got \(duck)"))
             }
+            guard (source == nil) != (say == nil) else { throw ValidationError(tr("announce takes a file or URL, or --say TEXT: one of them")) }
+            if let say, let problem = Speech.problem(with: say) { throw ValidationError(tr(problem)) }
         }
 
         func run() throws {
-            // The daemon opens a file from where it runs: the path made absolute here.
-            let file = source.hasPrefix("/") || TrackLocation.isURL(source)
-                ? source : FileManager.default.currentDirectoryPath + "/" + source
-            _ = try server.client().send("announce", [file, duck, chime ? "1" : "0"])
+            let flag = chime ? "1" : "0"
+            if let say {
+                _ = try server.client().send("say", [say, duck, flag])
+            } else if let source {
+                // The daemon opens a file from where it runs: the path made absolute here.
+                let file = source.hasPrefix("/") || TrackLocation.isURL(source)
+                    ? source : FileManager.default.currentDirectoryPath + "/" + source
+                _ = try server.client().send("announce", [file, duck, flag])
+            }
             print(tr("Announced over the music."))
         }
     }

@@ -42,6 +42,23 @@ enum AlarmAPI {
             runtime?.post(.table(event))
             return [.boolean(true)]
         }
+        // `songbox.alarm.speak(name)`: the alarm's `say`, its time filled in now (in its zone),
+        // said over the music; the text said, or nil and why.
+        try register("speak", writes: true) { [weak runtime] args in
+            let name = try args.string(1)
+            guard let alarm = try book.all().first(where: { $0.name == name }) else {
+                return [.nil, .string("songbox.alarm.speak: no alarm named '\(name)'")]
+            }
+            let now = runtime?.wallClock() ?? Date().timeIntervalSince1970
+            guard let text = alarm.spoken(at: now, zone: runtime?.timeZone ?? .current) else {
+                return [.nil, .string("songbox.alarm.speak: alarm '\(name)' has nothing to say (its say is not set)")]
+            }
+            let spoken: PlayerEngine.Announcement
+            do throws(SpeechError) { spoken = try .spoken(text) } catch {
+                return [.nil, .string("songbox.alarm.speak: \(error)")]
+            }
+            return try PlayerAPI.queue([spoken], host) ? [.string(text)] : PlayerAPI.nothingPlays("alarm.speak")
+        }
         // `songbox.alarm.tone()`: the bundled alarm tone, queued at the end (what sounds when an
         // alarm's own music cannot); its plays are not counted.
         try register("tone", writes: true) { [weak runtime] _ in

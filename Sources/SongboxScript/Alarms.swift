@@ -1,6 +1,7 @@
 import Foundation
 import SongboxMessages
 import SongboxLibrary
+import SongboxAudio
 
 /// An alarm as it is kept: when (a `WallSchedule` spec), what it plays, how it fades in, how
 /// long it snoozes and sounds. The CLI (`songbox alarm add`) and Lua (`songbox.alarm.add`)
@@ -25,9 +26,12 @@ public struct Alarm: Codable, Sendable, Equatable {
     /// How late a missed alarm (the machine was off, the clock jumped) may still sound.
     public var grace: Double = 600
     public var enabled = true
+    /// Said over its music once that is up (espeak-ng), `%H:%M` and the other fields of
+    /// `WallSchedule.fill` filled in then, in its zone: `"It is %H:%M"`.
+    public var say: String?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, when, query, playlist, mood, volume, fade, curve, snooze, timeout, grace, enabled
+        case name, when, query, playlist, mood, volume, fade, curve, snooze, timeout, grace, enabled, say
         case startVolume = "start_volume"
     }
 
@@ -51,6 +55,7 @@ public struct Alarm: Codable, Sendable, Equatable {
         timeout = try keys.decodeIfPresent(Double.self, forKey: .timeout) ?? timeout
         grace = try keys.decodeIfPresent(Double.self, forKey: .grace) ?? grace
         enabled = try keys.decodeIfPresent(Bool.self, forKey: .enabled) ?? enabled
+        say = try keys.decodeIfPresent(String.self, forKey: .say)
     }
 
     /// An alarm from its JSON form (what `songbox alarm ls --json` prints, one object): the
@@ -106,7 +111,20 @@ public struct Alarm: Codable, Sendable, Equatable {
         }
         if !["linear", "log"].contains(curve) { return "the curve is linear or log, got '\(curve)'" }
         if timeout < 1 { return "the timeout must be at least a second" }
+        if let say {
+            if let problem = Speech.problem(with: say) { return problem }
+            // Shown on a line of its own by `alarm ls`.
+            if say.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) { return "what an alarm says is one line, without control characters" }
+        }
         return nil
+    }
+
+    /// What it says at `instant` (its `say` with the time filled in as its zone shows it); nil
+    /// when it says nothing.
+    public func spoken(at instant: Double, zone: TimeZone = .current) -> String? {
+        guard let say else { return nil }
+        let schedule = try? WallSchedule(parsing: when, zone: zone)
+        return WallSchedule.fill(say, at: instant, in: schedule?.zone ?? zone)
     }
 }
 

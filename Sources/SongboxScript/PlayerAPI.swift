@@ -28,9 +28,21 @@ public enum PlayerAPI {
             }),
             ("queue.clear", true, { _ in [.boolean(try run(.clear, host))] }),
             ("queue.shuffle", true, { _ in [.boolean(try run(.shuffle, host))] }),
+            // `player.play([id] [, {reason = "alarm"}])`: an alarm's music says so (docs/player.md).
             ("player.play", true, { args in
-                let id = try args.optionalInteger(1)
-                let known = try run(.play(id.map { .id($0) }), host)
+                let optionsAt = args.typeName(1) == "table" ? 1 : 2
+                let id = optionsAt == 1 ? nil : try args.optionalInteger(1)
+                let options = try args.optionalTable(optionsAt)?.tableValue ?? [:]
+                for key in options.keys where key != "reason" {
+                    throw LuaFunctionError.argument(optionsAt, "unknown option '\(key)' (options: reason)")
+                }
+                let reason: StartReason
+                switch options["reason"] ?? .nil {
+                case .nil, .string("user"): reason = .user
+                case .string("alarm"): reason = .alarm
+                case let value: throw LuaFunctionError.argument(optionsAt, "'reason' is \"user\" or \"alarm\", got \(value.stringValue ?? value.typeName)")
+                }
+                let known = try run(.play(id.map { .id($0) }, reason: reason), host)
                 return known ? [.boolean(true)] : [.nil, .string("songbox.player.play: no queue item with id \(id ?? 0)")]
             }),
             ("player.pause", true, { _ in try host.control.perform { $0.pause() }; return [.boolean(true)] }),
@@ -218,40 +230,67 @@ public enum PlayerAPI {
         return [.boolean(true)]
     }
 
-    /// `player.announce(file, {duck = -15, chime = true})`: mixed over the ducked music
-    /// (docs/player.md#announcements); a file the script may read (a plugin: its granted
-    /// folders), the bundled chime first with `chime`. Nil and why when nothing plays.
+    /// `player.announce(file, {duck = -15, chime = true})`, or `player.announce{say = TEXT, ...}`:
+    /// mixed over the ducked music (docs/player.md#announcements); a file the script may read (a
+    /// plugin: its granted folders), or a text espeak-ng says; the bundled chime first with
+    /// `chime`. Nil and why when nothing plays or the text cannot be said.
     private static func announce(_ args: LuaArguments, _ host: PlayerHost, _ runtime: LuaRuntime?) throws -> [LuaValue] {
-        let source = try args.string(1)
-        let options = args.isNil(2) ? [:] : try args.table(2).tableValue ?? [:]
-        for key in options.keys where !["duck", "chime"].contains(key) {
-            throw LuaFunctionError.argument(2, "unknown option '\(key)' (options: duck, chime)")
+        let optionsAt = args.typeName(1) == "table" ? 1 : 2
+        let source = optionsAt == 1 ? nil : try args.optionalString(1)
+        let options = try args.optionalTable(optionsAt)?.tableValue ?? [:]
+        for key in options.keys where !["duck", "chime", "say"].contains(key) {
+            throw LuaFunctionError.argument(optionsAt, "unknown option '\(key)' (options: duck, chime, say)")
         }
         let duck = options["duck"].map { $0.doubleValue ?? .nan } ?? -15
         guard PlayerEngine.Announcement.duckRange.contains(duck) else {
-            throw LuaFunctionError.argument(2, "'duck' is dB from -60 to 0")
+            throw LuaFunctionError.argument(optionsAt, "'duck' is dB from -60 to 0")
         }
         var chime = false
         switch options["chime"] ?? .nil {
         case .nil: break
         case .boolean(let on): chime = on
-        case let value: throw LuaFunctionError.argument(2, "'chime' must be a boolean, got \(value.typeName)")
+        case let value: throw LuaFunctionError.argument(optionsAt, "'chime' must be a boolean, got \(value.typeName)")
         }
-        guard !TrackLocation.isURL(source) else {
-            throw LuaFunctionError.argument(1, "a file expected (a URL is announced by `songbox announce` or MPD's `sendmessage announce`)")
+        var say: String?
+        switch options["say"] ?? .nil {
+        case .nil: break
+        case let value:
+            guard let text = value.stringValue else { throw LuaFunctionError.argument(optionsAt, "'say' must be a string, got \(value.typeName)") }
+            if let problem = Speech.problem(with: text) { throw LuaFunctionError.argument(optionsAt, problem.description) }
+            say = text
         }
-        let file = try (runtime?.fileAccess ?? .user).check(source, writing: false)
-        var announcements = [PlayerEngine.Announcement(source: file, duck: duck)]
+        guard (source == nil) != (say == nil) else { throw LuaFunctionError.argument(1, "a file, or the option say = TEXT: one of them") }
+        var announcements: [PlayerEngine.Announcement] = []
         if chime {
             guard let tone = runtime?.chime, FileManager.default.fileExists(atPath: tone) else {
                 return [.nil, .string("songbox.player.announce: the bundled chime is missing (chime.mp3 beside the bundled plugins)")]
             }
-            announcements.insert(PlayerEngine.Announcement(source: tone, duck: duck), at: 0)
+            announcements.append(PlayerEngine.Announcement(source: tone, duck: duck))
         }
-        let asked = announcements
-        let queued = try host.control.perform { engine in asked.allSatisfy { engine.announce($0) } }
-        guard queued else { return [.nil, .string("songbox.player.announce: nothing plays (an announcement is mixed over the music)")] }
-        return [.boolean(true)]
+        if let source {
+            guard !TrackLocation.isURL(source) else {
+                throw LuaFunctionError.argument(1, "a file expected (a URL is announced by `songbox announce` or MPD's `sendmessage announce`)")
+            }
+            let file = try (runtime?.fileAccess ?? .user).check(source, writing: false)
+            announcements.append(PlayerEngine.Announcement(source: file, duck: duck))
+        } else if let say {
+            do throws(SpeechError) { announcements.append(try .spoken(say, duck: duck)) } catch {
+                return [.nil, .string("songbox.player.announce: \(error)")]
+            }
+        }
+        return try queue(announcements, host) ? [.boolean(true)] : nothingPlays("player.announce")
+    }
+
+    /// Queues `asked` over the music; false when nothing plays (none is kept).
+    static func queue(_ asked: [PlayerEngine.Announcement], _ host: PlayerHost) throws -> Bool {
+        do { return try host.control.perform { engine in engine.announce(asked) } } catch {
+            asked.forEach { $0.discard() }
+            throw error
+        }
+    }
+
+    static func nothingPlays(_ name: String) -> [LuaValue] {
+        [.nil, .string("songbox.\(name): nothing plays (an announcement is mixed over the music)")]
     }
 
     private static func setModes(_ args: LuaArguments, _ host: PlayerHost) throws -> [LuaValue] {

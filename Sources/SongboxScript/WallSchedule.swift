@@ -106,6 +106,47 @@ public struct WallSchedule: Sendable, Equatable {
                       seconds / 60 % 60, seconds % 60, sign, abs(offset) / 3600, abs(offset) / 60 % 60)
     }
 
+    /// `pattern` with strftime's fields filled in for `instant` as `zone`'s wall clock shows it:
+    /// `%H` `%M` `%S` (24-hour), `%I` `%p` (12-hour, AM/PM), `%A` `%a` (weekday), `%d` `%m` `%B`
+    /// `%b` `%Y` (date), `%%`; any other `%x` stays as it is.
+    public static func fill(_ pattern: String, at instant: Double, in zone: TimeZone) -> String {
+        guard instant.isFinite, abs(instant) < 1e11 else { return pattern }
+        let local = Int(instant.rounded(.down)) + zone.secondsFromGMT(for: Date(timeIntervalSince1970: instant))
+        let day = floorDiv(local, 86_400), seconds = local - day * 86_400
+        let (year, month, date) = civil(fromDay: day)
+        let hour = seconds / 3600, minute = seconds / 60 % 60
+        let weekday = weekday(ofDay: day)
+        let weekdays = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+        let months = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+                      "November", "December"]
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : String(n) }
+        var out = "", field = false
+        for character in pattern {
+            guard field else {
+                if character == "%" { field = true } else { out.append(character) }
+                continue
+            }
+            field = false
+            switch character {
+            case "H": out += two(hour)
+            case "M": out += two(minute)
+            case "S": out += two(seconds % 60)
+            case "I": out += two((hour + 11) % 12 + 1)
+            case "p": out += hour < 12 ? "AM" : "PM"
+            case "A": out += weekdays[weekday - 1]
+            case "a": out += String(weekdays[weekday - 1].prefix(3))
+            case "d": out += two(date)
+            case "m": out += two(month)
+            case "B": out += months[month - 1]
+            case "b": out += String(months[month - 1].prefix(3))
+            case "Y": out += String(year)
+            case "%": out += "%"
+            default: out += "%" + String(character)
+            }
+        }
+        return field ? out + "%" : out
+    }
+
     // MARK: Parts of a spec
 
     private static func time(_ word: String) throws(ScheduleError) -> Int {

@@ -186,6 +186,8 @@ public enum MPDCommandTable {
         Entry("rescan", .control, 0...1),
         Entry("rm", .control, 1...1),
         Entry("save", .control, 1...2),
+        // songbox's own: `say TEXT DUCK CHIME` (`songbox announce --say`): TEXT spoken over the music.
+        Entry("say", .admin, 3...3),
         Entry("scriptplaylist", .read, 1...1),
         Entry("search", .read, from(1)),
         Entry("searchadd", .add, from(1)),

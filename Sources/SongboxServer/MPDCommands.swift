@@ -287,6 +287,9 @@ public struct MPDCommands: MPDCommandHandler {
                 // An announcement over the music (docs/player.md#announcements): a URL, at the usual duck.
                 guard TrackLocation.isURL(text) else { throw Failure(.argument, "announce takes a URL (a file: songbox announce FILE)") }
                 _ = try backend.songboxCommand("announce", [text, "-15", "0"])?.get()
+            } else if channel == "say" {
+                // Text spoken over the music (espeak-ng), at the usual duck.
+                _ = try backend.songboxCommand("say", [text, "-15", "0"])?.get()
             }
             // Every message reaches the plugins, so a channel needs no listening client.
             client.clients.send(text, to: channel)

@@ -149,3 +149,42 @@ public func difference(_ a: [Int16], _ b: [Int16]) -> String? {
     let first = (0..<min(a.count, b.count)).first { a[$0] != b[$0] } ?? min(a.count, b.count)
     return "\(a.count / 2) vs \(b.count / 2) frames, first difference at frame \(first / 2)"
 }
+
+/// Speech for the tests of spoken announcements: espeak-ng's own rendering, and where it is heard.
+public enum SpeechFixtures {
+    /// `text` as the `espeak-ng` command says it with `voice`, resampled by sox to 44.1 kHz
+    /// stereo: what a spoken announcement adds to the output.
+    public static func said(_ text: String, voice: String) throws -> [Int16] {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try AudioFixtures.run("espeak-ng", ["-b", "1", "-v", voice, "-w", folder + "/said.wav", "--", text])
+        try AudioFixtures.run("sox", [folder + "/said.wav", "-r", "44100", "-c", "2", "-b", "16", folder + "/said44.wav"])
+        return try AudioFixtures.pcm(ofWAV: folder + "/said44.wav")
+    }
+
+    /// Where `reference` (interleaved stereo) lines up best with `heard` (one channel, one value
+    /// a frame) within `search` frames of `near`, and how alike the two are there: the
+    /// normalized correlation of the left channel (1: the same waveform, at any level). Searched
+    /// coarsely (every 8th frame), then frame by frame around the best.
+    public static func likeness(of reference: [Int16], in heard: [Double], near: Int, search: Int) -> (correlation: Double, frame: Int) {
+        let left = stride(from: 0, to: reference.count, by: 2).map { Double(reference[$0]) }
+        func correlation(at start: Int, step: Int) -> Double {
+            guard start >= 0, start + left.count <= heard.count else { return -1 }
+            var product = 0.0, a = 0.0, b = 0.0
+            heard.withUnsafeBufferPointer { heard in
+                left.withUnsafeBufferPointer { left in
+                    for index in stride(from: 0, to: left.count, by: step) {
+                        let x = heard[start + index], y = left[index]
+                        product += x * y
+                        a += x * x
+                        b += y * y
+                    }
+                }
+            }
+            return a > 0 && b > 0 ? product / (a * b).squareRoot() : 0
+        }
+        let coarse = stride(from: near - search, through: near + search, by: 8).max { correlation(at: $0, step: 8) < correlation(at: $1, step: 8) } ?? near
+        let best = ((coarse - 8)...(coarse + 8)).max { correlation(at: $0, step: 1) < correlation(at: $1, step: 1) } ?? coarse
+        return (correlation(at: best, step: 1), best)
+    }
+}

@@ -75,26 +75,36 @@ extension Daemon {
             return try moodPlaylist(arguments)
         case "moods":
             return try moodNames()
+        case "say":
+            return try announce(arguments, saying: true)
         default:
             throw Failure(.unknown, "unknown command \"\(command)\"")
         }
     }
 
     /// `announce SOURCE DUCK CHIME`: SOURCE (a file or URL) over the music ducked by DUCK dB,
-    /// the bundled chime first when CHIME is 1. Refused when nothing plays.
-    private func announce(_ arguments: [String]) throws(Failure) -> [(String, String)] {
+    /// the bundled chime first when CHIME is 1; `say TEXT DUCK CHIME`: TEXT spoken (espeak-ng)
+    /// the same way. Refused when nothing plays.
+    private func announce(_ arguments: [String], saying: Bool = false) throws(Failure) -> [(String, String)] {
         guard arguments.count == 3, let duck = Double(arguments[1]), PlayerEngine.Announcement.duckRange.contains(duck) else {
             throw Failure(.argument, "the duck is dB from -60 to 0")
         }
-        var sources = [arguments[0]]
+        var asked: [PlayerEngine.Announcement] = []
         if arguments[2] == "1" {
             guard let chime = Wiring.chime else { throw Failure(.system, "the bundled chime is missing") }
-            sources.insert(chime, at: 0)
+            asked.append(PlayerEngine.Announcement(source: chime, duck: duck))
         }
-        let asked = sources.map { PlayerEngine.Announcement(source: $0, duck: duck) }
-        let queued = session.perform { engine in asked.allSatisfy { engine.announce($0) } }
-        guard queued else { throw Failure(.playerSync, "nothing plays: an announcement is mixed over the music") }
-        return [("announcements", String(asked.count))]
+        if saying {
+            if let problem = Speech.problem(with: arguments[0]) { throw Failure(.argument, problem.description) }
+            do throws(SpeechError) { asked.append(try .spoken(arguments[0], duck: duck)) } catch {
+                throw Failure(.system, error.description)
+            }
+        } else {
+            asked.append(PlayerEngine.Announcement(source: arguments[0], duck: duck))
+        }
+        let all = asked
+        guard session.perform({ $0.announce(all) }) else { throw Failure(.playerSync, "nothing plays: an announcement is mixed over the music") }
+        return [("announcements", String(all.count))]
     }
 
     /// Replaces the queue with the tracks `query` finds and plays them.

@@ -27,8 +27,8 @@ import Testing
         let ids = rig.queue([tones.thirty], durations: [30])
         rig.engine.play()
         rig.engine.run(seconds: 2)
-        #expect(rig.engine.announce(PlayerEngine.Announcement(source: silence, duck: -15)))
-        #expect(rig.engine.announce(PlayerEngine.Announcement(source: bell, duck: -15)))
+        #expect(rig.engine.announce([PlayerEngine.Announcement(source: silence, duck: -15)]))
+        #expect(rig.engine.announce([PlayerEngine.Announcement(source: bell, duck: -15)]))
         rig.engine.run(seconds: 8)
         #expect(rig.engine.announcementsPending == 0)
         #expect(rig.engine.queue.items.map(\.id) == ids && rig.engine.currentID == ids.first)
@@ -54,9 +54,68 @@ import Testing
         #expect(difference(Array(played[..<(2 * Self.rate * 2)]), Array(music[..<(2 * Self.rate * 2)])) == nil)
     }
 
+    /// Text to speech with the real espeak-ng: the text said over the music ducked by 15 dB (the
+    /// played samples less the ducked music are espeak-ng's own waveform, at its level), its file
+    /// removed once opened; the queue, the place and the counts untouched.
+    @Test func aTextSaidOverTheMusicDuckedBy15Decibels() throws {
+        let tones = try Tones.get()
+        let rig = try Rig()
+        let ids = rig.queue([tones.thirty], durations: [30])
+        rig.engine.play()
+        rig.engine.run(seconds: 2)
+        let spoken = try PlayerEngine.Announcement.spoken("The doorbell rang", duck: -15)
+        #expect(spoken.temporary && FileManager.default.fileExists(atPath: spoken.source))
+        #expect(rig.engine.announce([spoken]))
+        rig.engine.run(seconds: 6)
+        #expect(!FileManager.default.fileExists(atPath: spoken.source), "removed once opened")
+        #expect(rig.engine.announcementsPending == 0)
+        #expect(rig.engine.queue.items.map(\.id) == ids && rig.engine.currentID == ids.first)
+        #expect(abs(rig.engine.elapsed - 8) < 0.001, "the music's place went on")
+        #expect(rig.started == ["thirty.mp3"] && rig.ended.isEmpty, "an announcement is not a play")
+
+        let played = try rig.captured()
+        let music = try AudioFixtures.referencePCM(of: tones.thirty)
+        let said = try SpeechFixtures.said("The doorbell rang", voice: "en")
+        // From 2.3 s (the music down) the music is held at its duck while the speech plays.
+        let duck = pow(10, -15.0 / 20), from = Int(2.3 * Double(Self.rate))
+        let heard = (from..<(8 * Self.rate)).map { Double(played[$0 * 2]) - duck * Double(music[$0 * 2]) }
+        let (likeness, frame) = SpeechFixtures.likeness(of: said, in: heard, near: 2_000, search: 6_000)
+        #expect(likeness > 0.9, "the speech's waveform, at frame \(from + frame): \(likeness)")
+        let speech = heard[frame..<(frame + said.count / 2)]
+        let reference = stride(from: 0, to: said.count, by: 2).map { Double(said[$0]) }
+        let gain = 10 * log10(speech.reduce(0) { $0 + $1 * $1 } / reference.reduce(0) { $0 + $1 * $1 })
+        #expect(abs(gain) < 1, "at its own level: \(gain) dB")
+        // Before it, the music as it is.
+        #expect(difference(Array(played[..<(2 * Self.rate * 2)]), Array(music[..<(2 * Self.rate * 2)])) == nil)
+    }
+
+    /// The voice follows the text: espeak-ng's Hebrew voice for a Hebrew text (the file is what
+    /// `espeak-ng -v he` writes), English for the rest.
+    @Test func aHebrewTextIsSaidWithTheHebrewVoice() throws {
+        #expect(Speech.voice(for: "השעה שבע ועשרים") == "he")
+        // By most of the letters: a Latin word in a Hebrew sentence, and the other way round.
+        #expect(Speech.voice(for: "השעה 07:20, בוקר טוב OK") == "he" && Speech.voice(for: "Good morning, דני") == "en")
+        #expect(Speech.voice(for: "It is 07:20") == "en" && Speech.voice(for: "12:00") == "en")
+        let text = "השעה שבע ועשרים"
+        let spoken = try PlayerEngine.Announcement.spoken(text)
+        defer { spoken.discard() }
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try AudioFixtures.run("espeak-ng", ["-b", "1", "-v", "he", "-w", folder + "/he.wav", "--", text])
+        let made = try Data(contentsOf: URL(fileURLWithPath: spoken.source))
+        let espeak = try Data(contentsOf: URL(fileURLWithPath: folder + "/he.wav"))
+        #expect(made.count > 20_000 && made == espeak)
+        #expect(throws: SpeechError.self) { try PlayerEngine.Announcement.spoken("  ") }
+        #expect(throws: SpeechError.self) { try PlayerEngine.Announcement.spoken(String(repeating: "a", count: Speech.longestText + 1)) }
+    }
+
     @Test func nothingPlayingNothingIsAnnounced() throws {
         let rig = try Rig()
-        #expect(!rig.engine.announce(PlayerEngine.Announcement(source: "/nowhere.wav")))
+        #expect(!rig.engine.announce([PlayerEngine.Announcement(source: "/nowhere.wav")]))
         #expect(rig.engine.announcementsPending == 0)
+        // A text said for nothing: its file goes at once.
+        let spoken = try PlayerEngine.Announcement.spoken("Nobody hears this")
+        #expect(!rig.engine.announce([spoken]))
+        #expect(!FileManager.default.fileExists(atPath: spoken.source))
     }
 }

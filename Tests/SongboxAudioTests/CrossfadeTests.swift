@@ -48,6 +48,31 @@ import Testing
         }
     }
 
+    /// The mix scales without libm's `round` (its cost, bench/player-run part 4) and rounds
+    /// exactly as `rounded()` does: every 16-bit sample at gains with ties (0.5, 1.5), odd ones,
+    /// one beyond the clamp and a negative one; and `add` is `apply` then a clamped sum.
+    @Test func theMixRoundsEverySampleAsRoundedDoes() {
+        for gain in [0.5, 1.5, 0.333_333_333, 0.707_106_781_186_547_6, 3.7, -0.5] {
+            for value in Int(Int16.min)...Int(Int16.max) {
+                let sample = Int16(value)
+                let expected = Int16(max(-32768, min(32767, (Double(sample) * gain).rounded())))
+                if Gain.scaled(sample, by: gain) != expected {
+                    Issue.record("\(sample) x \(gain): \(Gain.scaled(sample, by: gain)), rounded() gives \(expected)")
+                    return
+                }
+            }
+        }
+        var source: [Int16] = [1000, -1000, 32767, -32768, 12345, -7, 3, 30000]
+        var target: [Int16] = [5, -5, 10, -10, 32767, -32768, 0, 30000]
+        var applied = source
+        applied.withUnsafeMutableBufferPointer { Gain.apply($0, from: 0.9, to: 0.3) }
+        let expected = zip(target, applied).map { Int16(clamping: Int32($0) + Int32($1)) }
+        source.withUnsafeMutableBufferPointer { source in
+            target.withUnsafeMutableBufferPointer { Gain.add(UnsafeBufferPointer(source), into: $0, from: 0.9, to: 0.3) }
+        }
+        #expect(target == expected)
+    }
+
     @Test func atATracksEndTheTwoOverlapForTheCrossfadeAndTheirPowerStaysEven() throws {
         let tones = try Tones.get()
         let rig = try halfwayIntoAFade([tones.fadeA, tones.fadeB])

@@ -164,6 +164,42 @@ import Testing
         }
     }
 
+    /// An alarm that speaks the time (`--say`), on the fast clock with the real espeak-ng: at
+    /// 07:00 in its zone (05:00 UTC) its music fades in over 10 s, then "It is 07:00" is said
+    /// over it. The rendered samples are those of the same alarm without `--say` until then;
+    /// after, less the ducked music, espeak-ng's own waveform of the text.
+    @Test func anAlarmSpeaksTheTimeOverItsMusic() throws {
+        let plugin = Fixtures.packageRoot + "/plugins/alarm.lua"
+        // Each alarm of its own name (an occurrence sounded is remembered by name), alone.
+        func sound(_ name: String, saying: [String]) throws -> (output: SongboxRunner.Output, samples: [Int16]) {
+            #expect(try songbox.run(["alarm", "add", name, "--at", "07:00", "--zone", "Asia/Jerusalem", "--query", "path:steady",
+                                     "--fade", "10s", "--start-volume", "0", "--volume", "100", "--timeout", "20s"] + saying).status == 0)
+            defer { _ = try? songbox.run(["alarm", "rm", name]) }
+            let wav = folder + "/" + name + ".wav"
+            let output = try songbox.run(["run", "--fast", "--output", "wav:" + wav, "--start-time", "2030-01-02 04:59:50 UTC", "--for", "1m", plugin])
+            #expect(output.status == 0, "\(output.stderr)")
+            return (output, try AudioFixtures.pcm(ofWAV: wav))
+        }
+        let listed = try songbox.run(["alarm", "add", "tea", "--at", "07:00", "--say", "It is %H:%M"])
+        #expect(listed.stdout.contains("says 'It is %H:%M'"), "\(listed.stdout)")
+        #expect(try songbox.run(["alarm", "ls", "--json"]).stdout.contains(#""say":"It is %H:%M""#))
+        #expect(try songbox.run(["alarm", "rm", "tea"]).status == 0)
+        let bad = try songbox.run(["alarm", "add", "tea2", "--at", "07:00", "--say", "two\nlines"])
+        #expect(bad.status != 0 && bad.stderr.contains("one line, without control characters"), "\(bad.stderr)")
+
+        let plain = try sound("plain", saying: [])
+        let (said, samples) = try sound("tea", saying: ["--say", "It is %H:%M"])
+        #expect(said.stderr.contains("alarm tea: said 'It is 07:00'"), "\(said.stderr)")
+        // Until the fade is up (10 s, the timer's turn between two chunks) the same samples.
+        let up = Int(9.5 * 44_100)
+        #expect(difference(Array(samples[..<(up * 2)]), Array(plain.samples[..<(up * 2)])) == nil, "nothing else changed")
+        // Then the music is taken down over 0.3 s and held there under the speech.
+        let duck = pow(10, -15.0 / 20), from = 10 * 44_100
+        let heard = (from..<min(samples.count / 2, plain.samples.count / 2)).map { Double(samples[$0 * 2]) - duck * Double(plain.samples[$0 * 2]) }
+        let (likeness, frame) = SpeechFixtures.likeness(of: try SpeechFixtures.said("It is 07:00", voice: "en"), in: heard, near: 13_230, search: 6_000)
+        #expect(likeness > 0.9, "the speech's waveform at frame \(from + frame): \(likeness)")
+    }
+
     /// What comes back after an alarm keeps its lanes: autoplay's additions stay autoplay's,
     /// after the user's, and the place is the same item's.
     @Test func theQueueComesBackLaneByLane() throws {

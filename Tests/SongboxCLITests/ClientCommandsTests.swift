@@ -69,9 +69,38 @@ import Testing
         let socket = try #require(environment["SONGBOX_SOCKET"])
         let file = try SongboxRunner.run(executable: "/usr/bin/mpc", ["--host", socket, "sendmessage", "announce", bell])
         #expect(file.status != 0 && file.stderr.contains("announce takes a URL"), "\(file.stderr)")
+        // A text, said by espeak-ng: from the CLI and from any MPD client.
+        let said = try run(["announce", "--say", "The doorbell rang", "--chime"], environment)
+        #expect(said.status == 0 && said.stdout == "Announced over the music.\n", "\(said.stderr)")
+        let spoken = try SongboxRunner.run(executable: "/usr/bin/mpc", ["--host", socket, "sendmessage", "say", "השעה שבע"])
+        #expect(spoken.status == 0, "\(spoken.stderr)")
+        let both = try run(["announce", bell, "--say", "Hello"], environment)
+        #expect(both.status != 0 && both.stderr.contains("a file or URL, or --say TEXT: one of them"), "\(both.stderr)")
+        let tooLong = try run(["announce", "--say", String(repeating: "la ", count: 400)], environment)
+        #expect(tooLong.status != 0 && tooLong.stderr.contains("at most 1000 characters"), "\(tooLong.stderr)")
         #expect(try run(["stop"], environment).status == 0)
         let stopped = try run(["announce", bell], environment)
         #expect(stopped.status != 0 && stopped.stderr.contains("nothing plays"), "\(stopped.stderr)")
+        let stoppedSay = try run(["announce", "--say", "Hello"], environment)
+        #expect(stoppedSay.status != 0 && stoppedSay.stderr.contains("nothing plays"), "\(stoppedSay.stderr)")
+    }
+
+    /// A daemon without espeak-ng (a PATH that has none): a text is refused, from the CLI and
+    /// from MPD, with what to install; the music plays on.
+    @Test func withoutEspeakTheDaemonSaysWhatToInstall() throws {
+        let daemon = try DaemonProcess(database: songbox.database, folder: folder,
+                                       arguments: ["--plugins", folder, "--output", "null"], environment: ["PATH": "/nonexistent"])
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        let environment = daemon.clientEnvironment
+        #expect(try run(["add", "Mabel Grey"], environment).status == 0)
+        #expect(try run(["toggle"], environment).status == 0)
+        let said = try run(["announce", "--say", "The doorbell rang", "--chime"], environment)
+        #expect(said.status != 0 && said.stderr.contains("text to speech needs espeak-ng, which is not installed (Debian: apt install espeak-ng)"),
+                "\(said.stderr)")
+        let socket = try #require(environment["SONGBOX_SOCKET"])
+        let spoken = try SongboxRunner.run(executable: "/usr/bin/mpc", ["--host", socket, "sendmessage", "say", "Hello"])
+        #expect(spoken.status != 0 && spoken.stderr.contains("needs espeak-ng"), "\(spoken.stderr)")
+        #expect(try run(["status"], environment).stdout.contains("[playing]"))
     }
 
     @Test func theRemoteControlDrivesARealMPDToo() throws {

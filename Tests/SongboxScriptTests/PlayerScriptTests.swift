@@ -304,6 +304,57 @@ import Testing
         #expect(abs(peak(samples, at: 5.5, to: 7.5) - music) < music / 100, "back after")
     }
 
+    /// `songbox.player.announce{say = TEXT}` (lua/player-say.lua), with the real espeak-ng: the
+    /// music 20 dB down and the speech on top (the samples less the ducked music are espeak-ng's
+    /// own waveform); nothing counts.
+    @Test func aScriptSaysATextOverTheMusic() throws {
+        try makeLibrary()
+        let text = "Dinner is ready"
+        let output = try songbox.run(["run", "--fast", "--output", "wav:" + wav, luaFolder + "/player-say.lua", text])
+        expectPassed(output, ["say"])
+        let samples = try AudioFixtures.pcm(ofWAV: wav)
+        let tone = try AudioFixtures.referencePCM(of: music + "/twenty.mp3")
+        let from = Int(2.3 * 44_100)
+        let heard = (from..<(8 * 44_100)).map { Double(samples[$0 * 2]) - 0.1 * Double(tone[$0 * 2]) }
+        let (likeness, frame) = SpeechFixtures.likeness(of: try SpeechFixtures.said(text, voice: "en"), in: heard, near: 2_000, search: 6_000)
+        #expect(likeness > 0.9, "the speech's waveform at frame \(from + frame): \(likeness)")
+        #expect(difference(Array(samples[..<(88_200 * 2)]), Array(tone[..<(88_200 * 2)])) == nil, "the music as it is before")
+    }
+
+    /// Without espeak-ng (a PATH that has none) a text is refused with what to install, and
+    /// nothing else changes: no chime, the music never ducked.
+    @Test func withoutEspeakATextIsRefusedAndTheMusicPlaysOn() throws {
+        try makeLibrary()
+        let script = folder + "/no-speech.lua"
+        try """
+            local sb = require "songbox"
+            sb.queue.add(sb.library.query('path:"/three.mp3"'))
+            sb.player.play()
+            sb.after(1, function()
+              print(select(2, sb.player.announce { say = "Dinner is ready", chime = true }))
+              print(select(2, sb.player.announce { say = "השעה שבע" }))
+            end)
+            """.write(toFile: script, atomically: true, encoding: .utf8)
+        let output = try songbox.run(["run", "--fast", "--output", "wav:" + wav, script], environment: ["PATH": "/nonexistent"])
+        #expect(output.status == 0, "\(output.stderr)")
+        let refusal = "songbox.player.announce: text to speech needs espeak-ng, which is not installed (Debian: apt install espeak-ng)"
+        #expect(output.lines == [refusal, refusal], "\(output.stdout)")
+        #expect(difference(try AudioFixtures.pcm(ofWAV: wav), try AudioFixtures.referencePCM(of: music + "/three.mp3")) == nil)
+    }
+
+    /// The reasons of `on_transition` and `track_started` (lua/player-transition-reasons.lua):
+    /// `alarm` within an alarm's music, `autoplay` into autoplay's track, `skip` for a skip.
+    @Test func transitionsSayAlarmAndAutoplay() throws {
+        try makeLibrary()
+        let output = try run("player-transition-reasons.lua", output: "null")
+        expectPassed(output, ["reasons"])
+        let ids = try #require(output.lines.first { $0.hasPrefix("ids ") }).split(separator: " ").dropFirst()
+        try #require(ids.count == 4, "\(output.stdout)")
+        let (a1, a2, b, c) = (ids[1], ids[2], ids[3], ids[4])
+        #expect(output.lines.contains("asked \(a1)>\(a2) alarm, \(a1)>\(a2) skip, \(b)>\(c) autoplay, \(b)>\(c) skip"), "\(output.stdout)")
+        #expect(output.lines.contains("started alarm, next, user, autoplay"), "\(output.stdout)")
+    }
+
     @Test func dryRunRefusesQueueAndPlayerCommands() throws {
         try makeLibrary()
         let output = try run("player-dry-run.lua", options: ["--dry-run"])

@@ -522,11 +522,14 @@ songbox.player = {}
 ---@field limited boolean Whether the peak lowered the gain.
 ---@field ignored? string[] Values left out, each with its reason.
 
----(writes) Starts or resumes playback; with a queue id, that item.
+---(writes) Starts or resumes playback; with a queue id, that item. `reason = "alarm"`: an
+---alarm's music (its track_started says so, and its transitions are asked with reason "alarm").
+---@overload fun(options: {reason?: "user"|"alarm"}): true?, string?
 ---@param queue_id? integer
+---@param options? {reason?: "user"|"alarm"}
 ---@return true? ok
 ---@return string? error
-function songbox.player.play(queue_id) end
+function songbox.player.play(queue_id, options) end
 
 ---(writes) @return true
 function songbox.player.pause() end
@@ -569,7 +572,7 @@ function songbox.player.replay_gain(mode) end
 function songbox.player.crossfade(seconds) end
 
 ---@class songbox.player.transition_context
----@field reason "natural"|"skip"|"autoplay" Why `from` gives way: its end, `next` (or a jump to `to`), its end into a track autoplay added.
+---@field reason "natural"|"skip"|"autoplay"|"alarm" Why `from` gives way: its end, `next` (or a jump to `to`), its end into a track autoplay added, its end within an alarm's music.
 ---@field crossfade number The default: the crossfade's seconds the settings give (0: none).
 ---@field curve "equal-power"|"linear"|"mixramp" The default curve.
 
@@ -591,8 +594,10 @@ function songbox.player.on_transition(fn) end
 ---(writes) Plays a sound file over the music, which goes down by `duck` dB (default -15) over
 ---0.3 s and comes back over 0.5 s after the last announcement; several play in order. The
 ---queue, the place and the counts are untouched. A plugin reads only files in its granted
----folders; a URL is announced by `songbox announce` or MPD's `sendmessage announce`.
----Returns nil and why when nothing plays. docs/player.md#announcements.
+---folders; a URL is announced by `songbox announce` or MPD's `sendmessage announce`. With
+---`say` (and no file) a text is spoken by espeak-ng (a Hebrew voice for Hebrew text).
+---Returns nil and why when nothing plays or espeak-ng is missing. docs/player.md#announcements.
+---@overload fun(options: {say: string, duck?: number, chime?: boolean}): true|nil, string?
 ---@param file string
 ---@param options? {duck?: number, chime?: boolean}
 ---@return true|nil ok
@@ -734,6 +739,7 @@ function songbox.time.format(t, zone) end
 ---@field timeout number? seconds (default 3600)
 ---@field grace number? seconds (default 600)
 ---@field enabled boolean?
+---@field say string? said over its music once that is up, "%H:%M" filled in then: "It is %H:%M"
 
 songbox.alarm = {}
 ---Every alarm the library keeps (the same `songbox alarm ls` shows).
@@ -755,6 +761,11 @@ function songbox.alarm.fire(name) end
 ---@param phase "scheduled"|"sounding"|"snoozed"|"dismissed"|"timeout"|"fallback"|"missed"|"failed"
 ---@param fields table?
 function songbox.alarm.announce(name, phase, fields) end
+---(writes) Says the alarm's `say` over the music, its time fields filled in now in the alarm's zone.
+---@param name string
+---@return string|nil said the text said
+---@return string? message why nothing was said
+function songbox.alarm.speak(name) end
 ---Queues the bundled alarm tone at the end; its new queue id.
 ---@return integer|nil, string?
 function songbox.alarm.tone() end

@@ -6,7 +6,7 @@ local lib = require "player-lib"
 local file = assert(sb.args[1])
 local ok, why = sb.player.announce(file)
 assert(ok == nil and why:find("nothing plays"), why)
-lib.fails("bad argument #2 to 'songbox.player.announce' (unknown option 'loud' (options: duck, chime))",
+lib.fails("bad argument #2 to 'songbox.player.announce' (unknown option 'loud' (options: duck, chime, say))",
   sb.player.announce, file, { loud = true })
 lib.fails("'duck' is dB from -60 to 0", sb.player.announce, file, { duck = 3 })
 lib.fails("a file expected", sb.player.announce, "http://example.invalid/a.mp3")
