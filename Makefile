@@ -94,7 +94,7 @@ install:
 ## the toolchain, the arm64 sysroot and the build folder go in $(PI_BUILD). Needs root. See docs/raspberry-pi.md.
 PI_BUILD ?= $(abspath $(CURDIR)/../pi-build)
 pi:
-	PI_BUILD=$(PI_BUILD) scripts/build-pi.sh
+	PI_BUILD=$(PI_BUILD) scripts/make-pi.sh
 
 ## pi-check: that binary under qemu-aarch64 beside the x86_64 build: scan, ls, the PCM it plays,
 ## analyze, a Lua script, the daemon with mpc (docs/raspberry-pi.md says when it runs).
