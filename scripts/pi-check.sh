@@ -31,7 +31,7 @@ sudo=""
 [[ $(id -u) -ne 0 ]] && sudo="sudo"
 need=()
 command -v qemu-aarch64-static >/dev/null || need+=(qemu-user-static)
-for tool in mpc python3 mpg123 flac bc; do command -v $tool >/dev/null || need+=($tool); done
+for tool in mpc python3 mpg123 flac file; do command -v $tool >/dev/null || need+=($tool); done
 if [[ ${#need[@]} -gt 0 ]]; then
     $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >&2
 fi
@@ -168,8 +168,8 @@ for side in arm x86; do
     run_as $side play --output "wav:$work/$side-mp3.wav" --fast "title:=\"$title\"" > "$work/$side-play.out" 2>&1
 done
 # (mpg123.bin: /usr/bin/mpg123 is an alternatives link, which no maintainer script made here.)
-arm_run "$root/usr/bin/mpg123.bin" -q -w "$work/arm-mpg123.wav" "$mp3"
-mpg123 -q -w "$work/x86-mpg123.wav" "$mp3"
+arm_run "$root/usr/bin/mpg123.bin" -q --stereo -w "$work/arm-mpg123.wav" "$mp3"
+mpg123 -q --stereo -w "$work/x86-mpg123.wav" "$mp3"
 for side in arm x86; do
     label=$([[ $side == arm ]] && echo "arm64, trixie's mpg123 $(arm_run "$root/usr/bin/mpg123.bin" --version | cut -d' ' -f2)" || echo "x86_64, this machine's mpg123 $(mpg123 --version | cut -d' ' -f2)")
     if result=$(pcm_compare "$work/$side-mp3.wav" "$work/$side-mpg123.wav"); then
@@ -226,5 +226,6 @@ else
 fi
 kill "$daemon_pid" 2>/dev/null; wait "$daemon_pid" 2>/dev/null; daemon_pid=""
 
+echo "(pi-check took ${SECONDS} s)"
 echo "pi-check: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]
