@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds songbox for a 64-bit Raspberry Pi (aarch64-unknown-linux-gnu, Debian 13 trixie or the
 # Raspberry Pi OS made from it) on an x86_64 Debian machine, from Debian's packages only, by
-# cross-compiling: no emulation runs the compiler (an emulated compiler is about N times slower:
+# cross-compiling: no emulation runs the compiler (an emulated compiler is more than ten times slower:
 # docs/raspberry-pi.md measures both ways, and says why sid's Swift and not trixie's).
 #
 #   scripts/make-pi.sh            # or: make pi (it says how long each step took)
