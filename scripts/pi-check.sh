@@ -27,6 +27,8 @@ ok() { echo "ok: $*"; passed=$((passed + 1)); }
 bad() { echo "FAILED: $*"; failed=$((failed + 1)); }
 
 [[ -x $arm ]] || { echo "pi-check: $arm is missing: make pi first" >&2; exit 1; }
+# $PI_BUILD belongs to root when make pi ran through sudo: then this runs through sudo too.
+[[ $(id -u) -eq 0 || -w $PI_BUILD ]] || exec sudo --preserve-env=PI_BUILD,DEBIAN_MIRROR,X86_SONGBOX "$0" "$@"
 sudo=""
 [[ $(id -u) -ne 0 ]] && sudo="sudo"
 need=()
