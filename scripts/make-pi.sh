@@ -23,7 +23,8 @@
 # it needs only trixie's liblua5.4-0, libsqlite3-0, libasound2t64, libmpg123-0t64, libflac14,
 # libvorbisfile3, libopusfile0, libfaad2 and libc/libstdc++.
 #
-# Needs root (debootstrap, chroot, bind mounts). Run again, it reuses what is there.
+# Needs root (debootstrap, chroot, bind mounts): run as a user, it runs itself through sudo.
+# Run again, it reuses what is there.
 # PI_CONFIG=debug for a debug build.
 set -euo pipefail
 
