@@ -92,14 +92,16 @@ install:
 	@echo "installed $(DESTDIR)$(PREFIX)/bin/songbox"
 
 ## pi: songbox for a 64-bit Raspberry Pi (aarch64, Debian 13 trixie / Raspberry Pi OS), cross-compiled
-## here from Debian's packages (sid's swiftlang, trixie's arm64 libraries) into .build/pi/songbox;
-## the toolchain, the arm64 sysroot and the build folder go in $(PI_BUILD). Needs root. See docs/raspberry-pi.md.
+## here from Debian's packages (sid's swiftlang, trixie's arm64 libraries) into .build/pi/songbox, and
+## how long it took; the toolchain, the arm64 sysroot and the build folder are kept in $(PI_BUILD), so a
+## second run is quick. As root, or through sudo. See docs/raspberry-pi.md.
 PI_BUILD ?= $(abspath $(CURDIR)/../pi-build)
 pi:
-	PI_BUILD=$(PI_BUILD) scripts/build-pi.sh
+	PI_BUILD=$(PI_BUILD) scripts/make-pi.sh
 
-## pi-check: that binary under qemu-aarch64 beside the x86_64 build: scan, ls, the PCM it plays,
-## analyze, a Lua script, the daemon with mpc (docs/raspberry-pi.md says when it runs).
+## pi-check: that binary under qemu-aarch64, on the trixie packages a Pi installs, beside the x86_64
+## build: scan, ls, the PCM it plays, analyze, a Lua script, the daemon with mpc, its memory
+## (docs/raspberry-pi.md says when it runs, and its last result).
 pi-check:
 	PI_BUILD=$(PI_BUILD) scripts/pi-check.sh
 

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Builds songbox for a 64-bit Raspberry Pi (aarch64-unknown-linux-gnu, Debian 13 trixie or the
 # Raspberry Pi OS made from it) on an x86_64 Debian machine, from Debian's packages only, by
-# cross-compiling: no emulation runs the compiler. See docs/raspberry-pi.md.
+# cross-compiling: no emulation runs the compiler (an emulated compiler is more than ten times slower:
+# docs/raspberry-pi.md measures both ways, and says why sid's Swift and not trixie's).
 #
-#   scripts/build-pi.sh            # or: make pi
+#   scripts/make-pi.sh            # or: make pi (it says how long each step took)
 #
-# What it makes, in $PI_BUILD (default: a folder `pi-build` beside the project folder, outside
-# any git tree; about 4.5 GB):
+# What it keeps, in $PI_BUILD (default: a folder `pi-build` beside the project folder, outside
+# any git tree; about 6 GB), so that a second run rebuilds only what changed:
 #   toolchain-sid-amd64/  Debian sid for amd64 (debootstrap), with Debian's `swiftlang`. Swift
 #                         6.2.3 is sid's; trixie's 6.0.3 cannot read the dependencies' manifests
 #                         (swift-tools-version 6.1 and 6.2), see docs/raspberry-pi.md.
@@ -16,11 +17,14 @@
 #                         its lib/swift and lib/swift_static only).
 #   sdk/                  the Swift SDK (artifact bundle) that points SwiftPM at the sysroot.
 #   build-arm64/          SwiftPM's build folder.
-# The result is .build/pi/songbox: the Swift runtime linked in (--static-swift-stdlib); on the Pi
+#   apt-*/                the private apt lists and downloaded packages (scripts/pi-apt.sh).
+# The result is .build/pi/songbox: the Swift runtime linked in (--static-swift-stdlib), its
+# symbols stripped (the unstripped one stays in build-arm64/, for a debugger); on the Pi
 # it needs only trixie's liblua5.4-0, libsqlite3-0, libasound2t64, libmpg123-0t64, libflac14,
 # libvorbisfile3, libopusfile0, libfaad2 and libc/libstdc++.
 #
-# Needs root (debootstrap, chroot, bind mounts). Run again, it reuses what is there.
+# Needs root (debootstrap, chroot, bind mounts): run as a user, it runs itself through sudo.
+# Run again, it reuses what is there.
 # PI_CONFIG=debug for a debug build.
 set -euo pipefail
 
@@ -41,11 +45,16 @@ SYSROOT_PACKAGES=(libc6-dev libgcc-14-dev libstdc++-14-dev linux-libc-dev
 toolchain=$PI_BUILD/toolchain-sid-amd64
 sysroot=$PI_BUILD/sysroot-arm64
 start=$(date +%s)
-say() { printf '[build-pi %4ds] %s\n' $(($(date +%s) - start)) "$*" >&2; }
+say() { printf '[make-pi %4ds] %s\n' $(($(date +%s) - start)) "$*" >&2; }
 
-[[ $(id -u) -eq 0 ]] || { echo "build-pi.sh: run as root (debootstrap, chroot)" >&2; exit 1; }
-[[ $(uname -m) == x86_64 ]] || { echo "build-pi.sh: made for an x86_64 build machine" >&2; exit 1; }
+# debootstrap, chroot and the bind mounts need root: as scripts/install-deps.sh, through sudo.
+[[ $(id -u) -eq 0 ]] || exec sudo --preserve-env=PI_BUILD,PI_CONFIG,PI_JOBS,DEBIAN_MIRROR,SWIFT_DEB_VERSION "$0" "$@"
+[[ $(uname -m) == x86_64 ]] || { echo "make-pi.sh: made for an x86_64 build machine" >&2; exit 1; }
 mkdir -p "$PI_BUILD"
+# From nothing it writes about 6 GB (the toolchain 4.1 GB, the sysroot 1.2 GB, the build folder).
+free_gb=$(df -BG --output=avail "$PI_BUILD" | tail -1 | tr -dc 0-9)
+[[ -f $PI_BUILD/sysroot-arm64/.complete || $free_gb -ge 8 ]] ||
+    { echo "make-pi.sh: $PI_BUILD has ${free_gb} GB free; a first build needs about 8 GB" >&2; exit 1; }
 
 need=()
 command -v debootstrap >/dev/null || need+=(debootstrap)
@@ -55,24 +64,7 @@ if [[ ${#need[@]} -gt 0 ]]; then
     apt-get update -qq && apt-get install -y -qq --no-install-recommends "${need[@]}" >&2
 fi
 
-# A private apt (its own lists and cache in $PI_BUILD/apt-*), which leaves the machine's alone.
-# Check-Valid-Until off: sid's Release files can be older than their Valid-Until on a mirror.
-private_apt() { # NAME ARCH SOURCES...
-    local dir=$PI_BUILD/apt-$1 arch=$2; shift 2
-    mkdir -p "$dir"/{etc/apt/apt.conf.d,etc/apt/preferences.d,etc/apt/sources.list.d,var/lib/apt/lists/partial,var/cache/apt/archives/partial,var/lib/dpkg}
-    touch "$dir/var/lib/dpkg/status"
-    printf 'deb [arch=%s signed-by=%s] %s\n' "$arch" "$KEYRING" "$@" > "$dir/etc/apt/sources.list"
-    cat > "$dir/apt.conf" <<EOF
-Dir "$dir/";
-Dir::State::status "$dir/var/lib/dpkg/status";
-APT::Architecture "$arch";
-APT::Architectures { "$arch"; };
-APT::Install-Recommends "false";
-Acquire::Check-Valid-Until "false";
-APT::Sandbox::User "root";
-EOF
-    APT_CONFIG=$dir/apt.conf apt-get update -qq >&2
-}
+. "$repo/scripts/pi-apt.sh"
 
 # 1. The compiler: Debian sid amd64 with swiftlang, in a folder to chroot into.
 if [[ ! -x $toolchain/usr/libexec/swift/bin/swift-build ]]; then
@@ -95,11 +87,8 @@ fi
 if [[ ! -f $sysroot/.complete ]]; then
     say "arm64 sysroot: trixie's ${SYSROOT_PACKAGES[*]}"
     private_apt trixie-arm64 arm64 "$MIRROR trixie main"
-    APT_CONFIG=$PI_BUILD/apt-trixie-arm64/apt.conf apt-get install --download-only -y -qq "${SYSROOT_PACKAGES[@]}" >&2
     rm -rf "$sysroot"
-    mkdir -p "$sysroot/usr/lib" "$sysroot/usr/bin" "$sysroot/usr/sbin"
-    ln -s usr/lib "$sysroot/lib"; ln -s usr/bin "$sysroot/bin"; ln -s usr/sbin "$sysroot/sbin"
-    for deb in "$PI_BUILD"/apt-trixie-arm64/var/cache/apt/archives/*.deb; do dpkg-deb -x "$deb" "$sysroot"; done
+    unpack_packages trixie-arm64 "$sysroot" "${SYSROOT_PACKAGES[@]}"
     say "arm64 sysroot: the Swift runtime and modules of swiftlang:arm64 $SWIFT_DEB_VERSION (about 510 MB to fetch)"
     private_apt sid-swift arm64 "$MIRROR sid main"
     deb=$PI_BUILD/apt-sid-swift/swiftlang_arm64.deb
@@ -196,7 +185,13 @@ chroot "$toolchain" env HOME=/scratch/home TMPDIR=/scratch/tmp \
 build_seconds=$(($(date +%s) - build_start))
 unbind
 
+built=$PI_BUILD/build-arm64/aarch64-unknown-linux-gnu/$PI_CONFIG/songbox
 mkdir -p "$repo/.build/pi"
-cp "$PI_BUILD/build-arm64/aarch64-unknown-linux-gnu/$PI_CONFIG/songbox" "$repo/.build/pi/songbox"
-say "built $repo/.build/pi/songbox ($(du -h "$repo/.build/pi/songbox" | cut -f1)): $(file -b "$repo/.build/pi/songbox" | cut -d, -f1-2)"
-echo "build-pi: the swift build took ${build_seconds} s; everything, $(($(date +%s) - start)) s"
+# Stripped with the toolchain's llvm-objcopy (the machine's binutils read x86 only): the SD card
+# gets the program without its symbol table. Owned by whoever ran make, not root.
+cp "$built" "$toolchain/tmp/songbox-arm64"
+chroot "$toolchain" /usr/libexec/swift/bin/llvm-objcopy --strip-all /tmp/songbox-arm64
+mv "$toolchain/tmp/songbox-arm64" "$repo/.build/pi/songbox"
+[[ -n ${SUDO_UID:-} ]] && chown -R "$SUDO_UID:$SUDO_GID" "$repo/.build/pi"
+say "built $repo/.build/pi/songbox: $(file -b "$repo/.build/pi/songbox" | cut -d, -f1-2), $(du -m "$repo/.build/pi/songbox" | cut -f1) MB ($(du -m "$built" | cut -f1) MB before stripping)"
+echo "make-pi: the swift build took ${build_seconds} s; everything, $(($(date +%s) - start)) s"
