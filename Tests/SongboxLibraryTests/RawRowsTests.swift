@@ -116,11 +116,15 @@ import Testing
             #expect(try piece(after: nil, columns: columns) == ["/m/a/1.mp3", "/m/a/3.mp3"])
             #expect(try piece(after: "/m/a/3.mp3", columns: columns) == ["/m/b/4.mp3"])
         }
-        let statement = RawReader.piece(under: "/m", after: nil, limit: 500, selecting: "path")
-        let plan = try store.runner.read { db in
-            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + statement.sql, arguments: ["/m/", "", "/m0", 500]).map { $0["detail"] as String }
+        // A path before the folder's (a first piece asked with one) reads from the folder's start.
+        #expect(try piece(after: "/a", columns: "path") == ["/m/a/1.mp3", "/m/a/3.mp3"])
+        for after in [nil, "/m/a/3.mp3"] {
+            let statement = RawReader.piece(under: "/m", after: after, limit: 500, selecting: "path")
+            let plan = try store.runner.read { db in
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + statement.sql, arguments: statement.arguments).map { $0["detail"] as String }
+            }
+            #expect(plan.contains { $0.contains("COVERING INDEX tracks_present_paths") }, "\(plan)")
         }
-        #expect(plan.contains { $0.contains("COVERING INDEX tracks_present_paths") }, "\(plan)")
     }
 
     // MARK: Fields
