@@ -313,7 +313,7 @@ public final class MPDResponse: @unchecked Sendable {
         Self.write(key, MPDProtocol.fieldValue(value), to: &buffer)
     }
 
-    private static func write(_ key: String, _ value: String, to buffer: inout ByteBuffer) {
+    static func write(_ key: String, _ value: String, to buffer: inout ByteBuffer) {
         buffer.writeString(key)
         buffer.writeStaticString(": ")
         buffer.writeString(value)
@@ -330,7 +330,13 @@ public final class MPDResponse: @unchecked Sendable {
         Self.write(key, utf8: value, to: &buffer)
     }
 
-    private static func write(_ key: String, utf8 value: UnsafeRawBufferPointer, to buffer: inout ByteBuffer) {
+    /// Runs `body` on the bytes not yet sent, with one access to them: a long answer's lines
+    /// written in a loop inside it pay no exclusivity check each (a class's stored property).
+    func withBuffer<T, E: Error>(_ body: (inout ByteBuffer) throws(E) -> T) throws(E) -> T {
+        try body(&buffer)
+    }
+
+    static func write(_ key: String, utf8 value: UnsafeRawBufferPointer, to buffer: inout ByteBuffer) {
         buffer.writeString(key)
         buffer.writeStaticString(": ")
         let start = buffer.writerIndex - buffer.readerIndex
