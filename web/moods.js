@@ -47,7 +47,7 @@ async function showPreview() {
     // The mood engine's reasons are its own words (English, like `songbox mood`'s).
     const why = element("span", track.why, "why");
     why.dir = "auto";
-    name.append(compose("small", undefined, ltr(clock(track.duration)), " · ", why));
+    name.append(compose("small", undefined, ltr(clock(track.duration)), why));
     item.append(name);
     list.append(item);
   }

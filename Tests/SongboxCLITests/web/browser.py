@@ -100,9 +100,11 @@ def play_from_library(driver):
     assert mpc("current", "-f", "%title%") == ["Old Roads"]
     # A pause from another client reaches the page too.
     mpc("pause")
-    wait(driver, "the play button", lambda d: d.find_element(By.ID, "now-toggle").get_attribute("aria-label") == "Play")
+    wait(driver, "the play button", lambda d: d.find_element(By.ID, "now-toggle").get_attribute("aria-label") == "Play"
+         and d.find_element(By.CSS_SELECTOR, "#now-toggle .play").is_displayed() and not d.find_element(By.CSS_SELECTOR, "#now-toggle .pause").is_displayed())
     mpc("play")
-    wait(driver, "the pause button", lambda d: d.find_element(By.ID, "now-toggle").get_attribute("aria-label") == "Pause")
+    wait(driver, "the pause button", lambda d: d.find_element(By.ID, "now-toggle").get_attribute("aria-label") == "Pause"
+         and d.find_element(By.CSS_SELECTOR, "#now-toggle .pause").is_displayed() and not d.find_element(By.CSS_SELECTOR, "#now-toggle .play").is_displayed())
     # A song with a picture: the cover follows too.
     driver.switch_to.window(driver.window_handles[0])
     results = search(driver, 'title:"Morning Light"')
@@ -411,6 +413,9 @@ def hebrew(driver):
     live(driver)
     wait(driver, "the Hebrew title", lambda d: text(d, "now-title") == "אַהֲבָה בַּגָּלִיל")
     wait(driver, "the pause button, in Hebrew", lambda d: d.find_element(By.ID, "now-toggle").get_attribute("aria-label") == "השהיה")
+    # Its picture is the pause sign.
+    assert driver.find_element(By.CSS_SELECTOR, "#now-toggle .pause").is_displayed()
+    assert not driver.find_element(By.CSS_SELECTOR, "#now-toggle .play").is_displayed()
     right_to_left(driver, "now playing")
     # As a phone's player: the transport and the song's time line left to right, the volume
     # (not a time) mirrored.
