@@ -55,7 +55,8 @@ async function showPreview() {
   $("moods-summary").replaceChildren(...(tracks.length ? [ltr(String(tracks.length)), " · ", ltr(clock(total))] : [t("No track fits the mood")]));
   list.dataset.mood = mood;
   $("moods-actions").hidden = tracks.length === 0;
-  $("moods-save-name").value = t("Mood") + ": " + mood;
+  // The name examples/mood-playlist.lua gives it, in every language (a script loads it by it).
+  $("moods-save-name").value = "Mood: " + mood;
 }
 
 // The previewed tracks in place of the queue, playing from the first.
@@ -67,7 +68,7 @@ async function play() {
 
 // The previewed tracks as a playlist (one of that name is replaced).
 async function save() {
-  const name = $("moods-save-name").value.trim() || t("Mood") + ": " + previewMood;
+  const name = $("moods-save-name").value.trim() || "Mood: " + previewMood;
   try { await command("rm", name); } catch { /* a new name: nothing to replace */ }
   for (const track of preview) if ((await run("playlistadd", name, track.file)) === null) return;
   notify(t("Done"));
