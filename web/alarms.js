@@ -1,6 +1,6 @@
 // The alarms: the list (`alarms`), the form that adds or changes one (`alarmsave`, the JSON of
 // `songbox alarm ls --json`), and snooze and dismiss while one sounds (`sendmessage alarm ...`).
-import { run, element, button, notify } from "./api.js";
+import { run, element, compose, data, ltr, button, notify } from "./api.js";
 import { t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
@@ -19,12 +19,13 @@ export async function refresh() {
   for (const alarm of alarms) {
     const item = element("li");
     item.dataset.name = alarm.alarm;
-    const name = element("span", alarm.alarm + " · " + alarm.when, "name");
+    const name = compose("span", "name", data(alarm.alarm), " · ", ...whenText(alarm.when));
     const what = sources.find((key) => alarm[key] !== undefined);
-    const details = [what ? t(what) + ": " + alarm[what] : t("the whole library, shuffled"),
-      alarm.start_volume + "→" + alarm.volume + (Number(alarm.fade) > 0 ? " / " + Math.round(alarm.fade / 60) + " min" : "")];
-    if (alarm.next) details.unshift(t("next") + " " + alarm.next.slice(0, 16).replace("T", " "));
-    name.append(element("small", details.join(" · ")));
+    const details = [what ? [t(what) + ": ", data(alarm[what])] : [t("the whole library, shuffled")],
+      [ltr(alarm.start_volume + "→" + alarm.volume)]];
+    if (Number(alarm.fade) > 0) details.push([ltr(String(Math.round(alarm.fade / 60))), " " + t("min")]);
+    if (alarm.next) details.unshift([t("next") + " ", ltr(alarm.next.slice(0, 16).replace("T", " "))]);
+    name.append(compose("small", undefined, ...details.flatMap((parts, index) => (index ? [" · ", ...parts] : parts))));
     item.append(name);
     const enabled = element("input");
     enabled.type = "checkbox";
@@ -102,6 +103,27 @@ function expandDays(spec) {
   });
 }
 
+// An alarm's `when` as the page's words: its days (translated) or its date, and its time.
+function whenText(when) {
+  return when.split(" ").flatMap((part, index) => {
+    const chosen = /^[a-z,-]+$/.test(part) ? expandDays(part).filter(Boolean) : [];
+    const named = chosen.length === 7 ? t("Every day") : dayRuns(chosen).join(", ");
+    return [index ? " " : "", named || ltr(part)];
+  });
+}
+
+// Days as runs: three or more in a row as one (Mon–Fri), each in the page's words.
+function dayRuns(chosen) {
+  const name = (day) => t(day[0].toUpperCase() + day.slice(1));
+  const runs = [];
+  for (const day of days.filter((day) => chosen.includes(day))) {
+    const last = runs.at(-1);
+    if (last && days.indexOf(day) === days.indexOf(last.at(-1)) + 1) last.push(day);
+    else runs.push([day]);
+  }
+  return runs.flatMap((run) => (run.length >= 3 ? [name(run[0]) + "–" + name(run.at(-1))] : run.map(name)));
+}
+
 function formAlarm() {
   const form = $("alarm-form").elements;
   const chosen = days.filter((day) => form["day-" + day].checked);
@@ -144,8 +166,8 @@ function drawCurve() {
     svg("rect", { x: 0, y: 0, width: 200, height: 100, class: "frame" }),
     svg("polyline", { points: points.join(" "), class: "line" }),
   );
-  $("alarm-curve-label").textContent = Number(form.fade.value) > 0
-    ? from + " → " + to + " · " + form.fade.value + " min · " + t(log ? "log" : "linear") : t("No fade: the volume at once");
+  $("alarm-curve-label").replaceChildren(...(Number(form.fade.value) > 0
+    ? [ltr(from + " → " + to), " · ", ltr(form.fade.value), " " + t("min") + " · " + t(log ? "log" : "linear")] : [t("No fade: the volume at once")]));
 }
 
 // The big buttons while an alarm sounds (on every page), the smaller text while it is snoozed.
@@ -153,7 +175,7 @@ function showSounding(alarm) {
   const banner = $("alarm-sounding");
   banner.hidden = !alarm;
   if (!alarm) return;
-  $("alarm-sounding-name").textContent = (alarm.state === "snoozed" ? t("Snoozed") : t("Alarm")) + ": " + alarm.alarm;
+  $("alarm-sounding-name").replaceChildren((alarm.state === "snoozed" ? t("Snoozed") : t("Alarm")) + ": ", data(alarm.alarm));
   $("alarm-snooze").hidden = alarm.state !== "sounding";
 }
 

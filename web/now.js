@@ -28,8 +28,9 @@ function show() {
   anchor = { elapsed: Number(status.elapsed ?? 0), at: performance.now() };
   const playing = status.state === "play";
   const toggle = $("now-toggle");
-  toggle.querySelector(".play").hidden = playing;
-  toggle.querySelector(".pause").hidden = !playing;
+  // (An SVG element has no `hidden` property: the attribute itself.)
+  toggle.querySelector(".play").toggleAttribute("hidden", playing);
+  toggle.querySelector(".pause").toggleAttribute("hidden", !playing);
   toggle.dataset.tLabel = playing ? "Pause" : "Play";
   toggle.setAttribute("aria-label", t(toggle.dataset.tLabel));
   toggle.title = t(toggle.dataset.tLabel);

@@ -1,6 +1,6 @@
 // The plugins: each one's state, its errors and the last one (with its file:line), its last
 // log lines (`pluginlog`), and enable, disable, reload.
-import { run, element, button } from "./api.js";
+import { run, element, compose, data, button } from "./api.js";
 import { t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
@@ -11,15 +11,17 @@ export async function refresh() {
   list.replaceChildren();
   for (const plugin of plugins) {
     const item = element("li");
-    item.append(element("h2", plugin.plugin));
-    item.append(element("p", plugin.status + " · " + t("Errors") + ": " + plugin.errors));
-    if (plugin.error) item.append(element("p", plugin.error, "error"));
+    item.append(compose("h2", undefined, data(plugin.plugin)));
+    item.append(element("p", t(plugin.status) + " · " + t("Errors") + ": " + plugin.errors));
+    if (plugin.error) item.append(compose("p", "error", data(plugin.error)));
     const lines = (await run("pluginlog", plugin.plugin)) ?? [];
     if (lines.length) {
       const log = element("ol", undefined, "log");
       for (const line of lines.slice(-8)) {
-        const entry = element("li", line.line, line.level);
-        if (line.where) entry.prepend(element("span", line.where + " ", "where"));
+        // Its file:line (a path: left to right), its words in their own direction.
+        const where = line.where && data(line.where + " ");
+        if (where) { where.dir = "ltr"; where.className = "where"; }
+        const entry = compose("li", line.level, where, data(line.line));
         log.append(entry);
       }
       item.append(log);

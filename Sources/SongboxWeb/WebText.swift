@@ -35,6 +35,9 @@ enum WebText {
         // The queue's handle, the library's browsing, the sleep timer
         Message("Move"), Message("Artists"), Message("Folders"), Message("Sleep timer"), Message("Choose"), Message("Off"),
         Message("At the end of the song"), Message("At the end of the queue"), Message("New smart playlist"), Message("Query"),
+        // Units beside a number, an alarm's days, a plugin's state (`plugins`' status)
+        Message("min"), Message("sec"), Message("Every day"),
+        Message("starting"), Message("running"), Message("restarting"), Message("disabled"), Message("stopped"),
     ]
 
     /// Right-to-left languages among those songbox may be translated into.
