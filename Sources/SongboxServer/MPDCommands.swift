@@ -790,7 +790,12 @@ struct FolderLines {
         // was listed with that path.
         var common = relStart
         let shared = min(path.count, previous.count)
-        while common < shared, path[common] == previous[common] { common += 1 }
+        previous.withUnsafeBytes { previous in
+            // Eight bytes at a time, then the last few one by one.
+            while common + 8 <= shared, path.loadUnaligned(fromByteOffset: common, as: UInt64.self)
+                    == previous.loadUnaligned(fromByteOffset: common, as: UInt64.self) { common += 8 }
+            while common < shared, path[common] == previous[common] { common += 1 }
+        }
         if common < path.count {
             for index in common..<path.count where path[index] == UInt8(ascii: "/") {
                 MPDResponse.write("directory", utf8: UnsafeRawBufferPointer(rebasing: path[uriStart..<index]), to: &out)
