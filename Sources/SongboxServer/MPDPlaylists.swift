@@ -169,18 +169,6 @@ extension MPDCommands {
     /// writes two for each song: no formatter made each time). Outside years 1970 to 9999 (a
     /// damaged row), the nearest end.
     static func isoDate(_ seconds: Int64) -> String {
-        let clamped = min(max(seconds, 0), 253_402_300_799)
-        let days = clamped / 86_400, time = clamped % 86_400
-        // Days to a civil date (Howard Hinnant's algorithm), from 0000-03-01.
-        let shifted = days + 719_468
-        let era = shifted / 146_097, dayOfEra = shifted % 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : String(value) }
-        return "\(year)-\(two(month))-\(two(day))T\(two(time / 3600)):\(two(time / 60 % 60)):\(two(time % 60))Z"
+        FieldValue.isoDate(min(max(seconds, 0), 253_402_300_799))
     }
 }

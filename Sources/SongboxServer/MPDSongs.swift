@@ -102,10 +102,14 @@ public enum MPDTag {
         ("MUSICBRAINZ_RELEASEGROUPID", "mb_releasegroupid", { $0.musicBrainzReleaseGroupID }), ("ISRC", "isrc", { $0.isrc }),
     ]
 
+    /// The names of `songTags` lowercased, as `tagtypes` keeps a client's choice.
+    static let songTagKeys = songTags.map { $0.name.lowercased() }
+
     /// The song's tags as MPD fields, in MPD's order, those in `wanted` (nil: all).
     static func fields(of track: Track, wanted: Set<String>?) -> [(String, String)] {
-        songTags.compactMap { tag in
-            guard let value = tag.value(track), !value.isEmpty, wanted.map({ $0.contains(tag.name.lowercased()) }) ?? true else { return nil }
+        songTags.indices.compactMap { index in
+            let tag = songTags[index]
+            guard let value = tag.value(track), !value.isEmpty, wanted.map({ $0.contains(songTagKeys[index]) }) ?? true else { return nil }
             return (tag.name, value)
         }
     }
@@ -148,7 +152,8 @@ extension MPDResponse {
         let base = Int32(MPDTag.songTags.count + 1)
         let mtime = row.int64(base + 4)
         times(modified: mtime >= 0 ? mtime / 1_000_000_000 : nil, added: row.int64(base + 5))
-        for (index, tag) in MPDTag.songTags.enumerated() where client.tagTypes.map({ $0.contains(tag.name.lowercased()) }) ?? true {
+        let wanted = client.tagTypes
+        for (index, tag) in MPDTag.songTags.enumerated() where wanted.map({ $0.contains(MPDTag.songTagKeys[index]) }) ?? true {
             let column = Int32(index + 1)
             guard !row.isNull(column) else { continue }
             let value = row.utf8(column)
