@@ -61,6 +61,7 @@ bench:
 	bench/analysis-run
 	bench/moods-run
 	bench/mpd-run
+	bench/requests-run
 
 build: locale
 	$(SWIFT) build
