@@ -1,5 +1,5 @@
 // The alarms: the list (`alarms`), the form that adds or changes one (`alarmsave`, the JSON of
-// `songbox alarm ls --json`), and snooze and dismiss while one sounds (`sendmessage alarm ...`).
+// `songbox alarm ls --json`), an alarm's test timeline (`alarmtest`), and snooze and dismiss while one sounds (`sendmessage alarm ...`).
 import { run, element, button, notify } from "./api.js";
 import { t } from "./i18n.js";
 
@@ -33,7 +33,7 @@ export async function refresh() {
     enabled.addEventListener("change", () => save({ ...record(alarm), enabled: enabled.checked }));
     const remove = button("✕", async () => { if ((await run("alarmrm", alarm.alarm)) !== null) refresh(); }, "remove");
     remove.setAttribute("aria-label", t("Remove"));
-    item.append(enabled, button(t("Edit"), () => edit(alarm), "edit"), remove);
+    item.append(enabled, button(t("Test"), () => test(alarm.alarm), "test"), button(t("Edit"), () => edit(alarm), "edit"), remove);
     list.append(item);
   }
   $("alarms-none").hidden = alarms.length > 0;
@@ -148,6 +148,40 @@ function drawCurve() {
     ? from + " → " + to + " · " + form.fade.value + " min · " + t(log ? "log" : "linear") : t("No fade: the volume at once");
 }
 
+// The alarm's timeline on the fast clock (`alarmtest`, what `songbox alarm test` prints): a row
+// each moment, the volume drawn over the time.
+async function test(name) {
+  const panel = $("alarm-test");
+  panel.hidden = false;
+  panel.dataset.name = name;
+  panel.removeAttribute("data-done");
+  $("alarm-test-title").textContent = t("Test") + ": " + name;
+  $("alarm-test-note").textContent = t("Running on the fast clock…");
+  $("alarm-test-rows").tBodies[0].replaceChildren();
+  $("alarm-test-curve").replaceChildren();
+  const rows = await run("alarmtest", name);
+  if (panel.dataset.name !== name) return;
+  $("alarm-test-note").textContent = rows === null ? "" : t("On a copy of the library: nothing is played or counted.");
+  for (const row of rows ?? []) {
+    const line = element("tr");
+    line.dataset.kind = row.kind;
+    line.append(element("td", row.t + " s"), element("td", [row.kind, row.what].filter(Boolean).join("  ")), element("td", row.volume));
+    $("alarm-test-rows").tBodies[0].append(line);
+  }
+  drawTimeline(rows ?? []);
+  panel.dataset.done = "yes";
+  panel.scrollIntoView({ block: "start" });
+}
+
+function drawTimeline(rows) {
+  const end = Math.max(1, ...rows.map((row) => Number(row.t)));
+  const points = rows.map((row) => (Number(row.t) / end * 200).toFixed(1) + "," + (100 - Number(row.volume)).toFixed(1));
+  $("alarm-test-curve").replaceChildren(
+    svg("rect", { x: 0, y: 0, width: 200, height: 100, class: "frame" }),
+    svg("polyline", { points: points.join(" "), class: "line" }),
+  );
+}
+
 // The big buttons while an alarm sounds (on every page), the smaller text while it is snoozed.
 function showSounding(alarm) {
   const banner = $("alarm-sounding");
@@ -173,6 +207,7 @@ export function setUp() {
     if (await save(formAlarm())) form.hidden = true;
   });
   $("alarm-cancel").addEventListener("click", () => { form.hidden = true; });
+  $("alarm-test-close").addEventListener("click", () => { $("alarm-test").hidden = true; delete $("alarm-test").dataset.name; });
   $("alarm-snooze").addEventListener("click", () => run("sendmessage", "alarm", "snooze"));
   $("alarm-dismiss").addEventListener("click", () => run("sendmessage", "alarm", "dismiss"));
   // Whether one sounds now (a page opened while it rings).

@@ -35,6 +35,13 @@ enum WebText {
         // The queue's handle, the library's browsing, the sleep timer
         Message("Move"), Message("Artists"), Message("Folders"), Message("Sleep timer"), Message("Choose"), Message("Off"),
         Message("At the end of the song"), Message("At the end of the queue"), Message("New smart playlist"), Message("Query"),
+        // The sleep timer's state
+        Message("Stops in"), Message("min"), Message("Stops after this song"), Message("Stops at the end of the queue"),
+        // An alarm's test
+        Message("Test"), Message("What happened"), Message("Close"), Message("Running on the fast clock…"),
+        Message("On a copy of the library: nothing is played or counted."),
+        // Autoplay's settings
+        Message("Autoplay's settings"), Message("default"), Message("from the config"), Message("set here"),
     ]
 
     /// Right-to-left languages among those songbox may be translated into.
