@@ -1,6 +1,7 @@
 // The alarms: the list (`alarms`), the form that adds or changes one (`alarmsave`, the JSON of
-// `songbox alarm ls --json`), an alarm's test timeline (`alarmtest`), and snooze and dismiss while one sounds (`sendmessage alarm ...`).
-import { run, element, button, notify } from "./api.js";
+// `songbox alarm ls --json`), an alarm's test timeline (`alarmtest`), and snooze and dismiss
+// while one sounds (`sendmessage alarm ...`).
+import { run, element, compose, data, ltr, button, notify } from "./api.js";
 import { t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
@@ -19,12 +20,13 @@ export async function refresh() {
   for (const alarm of alarms) {
     const item = element("li");
     item.dataset.name = alarm.alarm;
-    const name = element("span", alarm.alarm + " · " + alarm.when, "name");
+    const name = compose("span", "name", data(alarm.alarm), " · ", ...whenText(alarm.when));
     const what = sources.find((key) => alarm[key] !== undefined);
-    const details = [what ? t(what) + ": " + alarm[what] : t("the whole library, shuffled"),
-      alarm.start_volume + "→" + alarm.volume + (Number(alarm.fade) > 0 ? " / " + Math.round(alarm.fade / 60) + " min" : "")];
-    if (alarm.next) details.unshift(t("next") + " " + alarm.next.slice(0, 16).replace("T", " "));
-    name.append(element("small", details.join(" · ")));
+    const details = [what ? [t(what) + ": ", data(alarm[what])] : [t("the whole library, shuffled")],
+      [ltr(alarm.start_volume + "→" + alarm.volume)]];
+    if (Number(alarm.fade) > 0) details.push([ltr(String(Math.round(alarm.fade / 60))), " " + t("min")]);
+    if (alarm.next) details.unshift([t("next") + " ", ltr(alarm.next.slice(0, 16).replace("T", " "))]);
+    name.append(compose("small", undefined, ...details.flatMap((parts, index) => (index ? [" · ", ...parts] : parts))));
     item.append(name);
     const enabled = element("input");
     enabled.type = "checkbox";
@@ -102,6 +104,27 @@ function expandDays(spec) {
   });
 }
 
+// An alarm's `when` as the page's words: its days (translated) or its date, and its time.
+function whenText(when) {
+  return when.split(" ").flatMap((part, index) => {
+    const chosen = /^[a-z,-]+$/.test(part) ? expandDays(part).filter(Boolean) : [];
+    const named = chosen.length === 7 ? t("Every day") : dayRuns(chosen).join(", ");
+    return [index ? " " : "", named || ltr(part)];
+  });
+}
+
+// Days as runs: three or more in a row as one (Mon–Fri), each in the page's words.
+function dayRuns(chosen) {
+  const name = (day) => t(day[0].toUpperCase() + day.slice(1));
+  const runs = [];
+  for (const day of days.filter((day) => chosen.includes(day))) {
+    const last = runs.at(-1);
+    if (last && days.indexOf(day) === days.indexOf(last.at(-1)) + 1) last.push(day);
+    else runs.push([day]);
+  }
+  return runs.flatMap((run) => (run.length >= 3 ? [name(run[0]) + "–" + name(run.at(-1))] : run.map(name)));
+}
+
 function formAlarm() {
   const form = $("alarm-form").elements;
   const chosen = days.filter((day) => form["day-" + day].checked);
@@ -144,8 +167,8 @@ function drawCurve() {
     svg("rect", { x: 0, y: 0, width: 200, height: 100, class: "frame" }),
     svg("polyline", { points: points.join(" "), class: "line" }),
   );
-  $("alarm-curve-label").textContent = Number(form.fade.value) > 0
-    ? from + " → " + to + " · " + form.fade.value + " min · " + t(log ? "log" : "linear") : t("No fade: the volume at once");
+  $("alarm-curve-label").replaceChildren(...(Number(form.fade.value) > 0
+    ? [ltr(from + " → " + to), " · ", ltr(form.fade.value), " " + t("min") + " · " + t(log ? "log" : "linear")] : [t("No fade: the volume at once")]));
 }
 
 // The alarm's timeline on the fast clock (`alarmtest`, what `songbox alarm test` prints): a row
@@ -155,7 +178,7 @@ async function test(name) {
   panel.hidden = false;
   panel.dataset.name = name;
   panel.removeAttribute("data-done");
-  $("alarm-test-title").textContent = t("Test") + ": " + name;
+  $("alarm-test-title").replaceChildren(t("Test") + ": ", data(name));
   $("alarm-test-note").textContent = t("Running on the fast clock…");
   $("alarm-test-rows").tBodies[0].replaceChildren();
   $("alarm-test-curve").replaceChildren();
@@ -165,12 +188,32 @@ async function test(name) {
   for (const row of rows ?? []) {
     const line = element("tr");
     line.dataset.kind = row.kind;
-    line.append(element("td", row.t + " s"), element("td", [row.kind, row.what].filter(Boolean).join("  ")), element("td", row.volume));
+    line.append(compose("td", undefined, ltr(row.t), " " + t("sec")), compose("td", undefined, ...happened(row)),
+      compose("td", undefined, ltr(row.volume)));
     $("alarm-test-rows").tBodies[0].append(line);
   }
   drawTimeline(rows ?? []);
   panel.dataset.done = "yes";
   panel.scrollIntoView({ block: "start" });
+}
+
+// The plugin's words for a moment (its kind, an alarm's phase, where it fell back to), in the
+// page's language; what comes from outside (a file, what was said, why) as it is.
+const timelineWords = new Set(["alarm", "volume", "track", "check", "say", "sounding", "snoozed", "dismissed", "timeout",
+  "failed", "fallback", "missed", "scheduled", "the alarm tone"]);
+const timelineWord = (word) => (timelineWords.has(word) ? t(word) : data(word));
+
+// What happened, as `songbox alarm test` says it after the kind (`AlarmTest.Entry.details`).
+function happened(row) {
+  const parts = [timelineWord(row.kind)];
+  if (row.phase) parts.push(" ", timelineWord(row.phase));
+  if (row.to) parts.push(" " + t("to") + " ", timelineWord(row.to));
+  if (row.track) parts.push(" ", data(row.track));
+  if (row.times) parts.push(" ", ltr("(x" + row.times + ")"));
+  if (row.said) parts.push(" ", data(row.said));
+  if (row.why) parts.push(" (", data(row.why), ")");
+  if (row.ok === "1") parts.push(" " + t("audio flows"));
+  return parts;
 }
 
 function drawTimeline(rows) {
@@ -187,7 +230,7 @@ function showSounding(alarm) {
   const banner = $("alarm-sounding");
   banner.hidden = !alarm;
   if (!alarm) return;
-  $("alarm-sounding-name").textContent = (alarm.state === "snoozed" ? t("Snoozed") : t("Alarm")) + ": " + alarm.alarm;
+  $("alarm-sounding-name").replaceChildren((alarm.state === "snoozed" ? t("Snoozed") : t("Alarm")) + ": ", data(alarm.alarm));
   $("alarm-snooze").hidden = alarm.state !== "sounding";
 }
 

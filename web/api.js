@@ -56,10 +56,21 @@ export async function run(name, ...args) {
 
 // A song as a person names it: "Artist – Title", else its file.
 export function songName(song) {
+  return songParts(song).join(" – ");
+}
+
+function songParts(song) {
   const first = (value) => (Array.isArray(value) ? value.join(", ") : value);
   const title = first(song.Title) ?? song.file ?? "";
   const artist = first(song.Artist);
-  return artist ? artist + " – " + title : title;
+  return artist ? [artist, title] : [title];
+}
+
+// The same as a list's name: the artist and the title each in its own direction (a Hebrew
+// title keeps right to left on an English page, a Latin one left to right on a Hebrew page).
+export function songLabel(song) {
+  const parts = songParts(song).map((part) => element("bdi", part));
+  return compose("span", "name", ...parts.flatMap((part, index) => (index ? [" – ", part] : [part])));
 }
 
 export function clock(seconds) {
@@ -73,6 +84,41 @@ export function element(tag, text, className) {
   if (text !== undefined) made.textContent = text;
   if (className) made.className = className;
   return made;
+}
+
+// An element of several parts: text (as text) and elements.
+export function compose(tag, className, ...parts) {
+  const made = element(tag, undefined, className);
+  made.append(...parts.filter((part) => part !== undefined && part !== ""));
+  return made;
+}
+
+// Words from outside (a name, a tag): isolated, in the direction of their own letters.
+export function data(text) {
+  return element("bdi", text);
+}
+
+// A number, a time, a date or a range of them: read left to right in a right-to-left line too.
+export function ltr(text) {
+  const made = element("span", text);
+  made.dir = "ltr";
+  return made;
+}
+
+// A refresh that waits for a burst of calls to end (several `library_updated` close together)
+// and runs once for all of them, never two at once.
+export function coalesced(refresh, quiet = 300) {
+  let timer = null, running = null, again = false;
+  const go = async () => {
+    timer = null;
+    if (running) { again = true; return; }
+    running = refresh();
+    try { await running; } catch (error) { notify(error.message, true); } finally {
+      running = null;
+      if (again) { again = false; go(); }
+    }
+  };
+  return () => { clearTimeout(timer); timer = setTimeout(go, quiet); };
 }
 
 export function button(label, action, english) {

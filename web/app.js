@@ -16,7 +16,11 @@ function showPage() {
   const name = location.hash.slice(1) in pages ? location.hash.slice(1) : "now";
   for (const page of Object.keys(pages)) document.getElementById("page-" + page).hidden = page !== name;
   for (const tab of document.querySelectorAll("#tabs a")) {
-    if (tab.hash === "#" + name) tab.setAttribute("aria-current", "page");
+    if (tab.hash === "#" + name) {
+      tab.setAttribute("aria-current", "page");
+      // On a phone the tabs are wider than the screen: the page's own is in sight.
+      tab.scrollIntoView({ block: "nearest", inline: "nearest" });
+    }
     else tab.removeAttribute("aria-current");
   }
   pages[name].refresh?.();
@@ -35,6 +39,8 @@ function listen() {
     const event = JSON.parse(message.data);
     now.onEvent(event);
     alarms.onEvent(event);
+    library.onEvent(event);
+    playlists.onEvent(event);
     if (!document.getElementById("page-queue").hidden) queue.onEvent(event);
     if (!document.getElementById("page-stats").hidden) stats.onEvent(event);
   });

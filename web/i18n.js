@@ -25,6 +25,7 @@ export async function loadLanguage() {
 // Every element marked with its English words gets them in the page's language.
 export function translate(root) {
   for (const element of root.querySelectorAll("[data-t]")) element.textContent = t(element.dataset.t);
+  for (const element of root.querySelectorAll("[data-t-minutes]")) element.textContent = element.dataset.tMinutes + " " + t("min");
   for (const element of root.querySelectorAll("[data-t-placeholder]")) element.placeholder = t(element.dataset.tPlaceholder);
   for (const element of root.querySelectorAll("[data-t-label]")) {
     element.setAttribute("aria-label", t(element.dataset.tLabel));

@@ -1,7 +1,7 @@
 // The moods: pick moods (joined, or one moving to another), minutes, language and "not played
 // within"; the daemon's `moodplaylist` previews the tracks with why each was chosen; then they
 // play (the queue's own commands) or are saved as a playlist.
-import { command, run, songName, clock, element, notify } from "./api.js";
+import { command, run, songLabel, clock, element, compose, data, ltr, notify } from "./api.js";
 import { t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
@@ -17,7 +17,7 @@ export async function refresh() {
     input.type = "checkbox";
     input.name = "mood";
     input.value = mood.mood;
-    label.append(input, " ", element("span", mood.mood));
+    label.append(input, " ", data(mood.mood));
     box.append(label);
   }
 }
@@ -43,15 +43,19 @@ async function showPreview() {
   list.replaceChildren();
   for (const track of tracks) {
     const item = element("li");
-    const name = element("span", songName(track), "name");
-    name.append(element("small", clock(track.duration) + " · " + track.why, "why"));
+    const name = songLabel(track);
+    // The mood engine's reasons are its own words (English, like `songbox mood`'s).
+    const why = element("span", track.why, "why");
+    why.dir = "auto";
+    name.append(compose("small", undefined, ltr(clock(track.duration)), why));
     item.append(name);
     list.append(item);
   }
   const total = tracks.reduce((sum, track) => sum + Number(track.duration), 0);
-  $("moods-summary").textContent = tracks.length ? tracks.length + " · " + clock(total) : t("No track fits the mood");
+  $("moods-summary").replaceChildren(...(tracks.length ? [ltr(String(tracks.length)), " · ", ltr(clock(total))] : [t("No track fits the mood")]));
   list.dataset.mood = mood;
   $("moods-actions").hidden = tracks.length === 0;
+  // The name examples/mood-playlist.lua gives it, in every language (a script loads it by it).
   $("moods-save-name").value = "Mood: " + mood;
 }
 

@@ -1,5 +1,5 @@
 // Now playing: what plays, where in it, the buttons; follows the event stream.
-import { get, run, clock, notify } from "./api.js";
+import { get, run, clock, notify, ltr } from "./api.js";
 import { t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
@@ -28,8 +28,9 @@ function show() {
   anchor = { elapsed: Number(status.elapsed ?? 0), sleepLeft: Number(state.sleep?.sleepleft ?? NaN), at: performance.now() };
   const playing = status.state === "play";
   const toggle = $("now-toggle");
-  toggle.querySelector(".play").hidden = playing;
-  toggle.querySelector(".pause").hidden = !playing;
+  // (An SVG element has no `hidden` property: the attribute itself.)
+  toggle.querySelector(".play").toggleAttribute("hidden", playing);
+  toggle.querySelector(".pause").toggleAttribute("hidden", !playing);
   toggle.dataset.tLabel = playing ? "Pause" : "Play";
   toggle.setAttribute("aria-label", t(toggle.dataset.tLabel));
   toggle.title = t(toggle.dataset.tLabel);
@@ -72,9 +73,10 @@ function showSleep(played) {
   $("now-sleep-state").hidden = when === "off";
   if (when === "off") return;
   const left = Math.max(0, anchor.sleepLeft - played);
-  $("now-sleep-text").textContent = when === "track" ? t("Stops after this song")
-    : when === "queue" ? t("Stops at the end of the queue")
-    : t("Stops in") + " " + Math.ceil((Number.isNaN(left) ? Number(when) * 60 : left) / 60) + " " + t("min");
+  const minutes = Math.ceil((Number.isNaN(left) ? Number(when) * 60 : left) / 60);
+  $("now-sleep-text").replaceChildren(...(when === "track" ? [t("Stops after this song")]
+    : when === "queue" ? [t("Stops at the end of the queue")]
+    : [t("Stops in") + " ", ltr(String(minutes)), " " + t("min")]));
 }
 
 export function onEvent(event) {

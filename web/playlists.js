@@ -1,7 +1,7 @@
 // The playlists: the saved and smart ones, each loaded into the queue; a smart playlist made
 // by typing its query, with the songs it finds shown as it is typed (`query`), kept with
 // `smartsave`.
-import { get, run, songName, element, button, notify } from "./api.js";
+import { get, run, songLabel, element, compose, data, button, notify, coalesced } from "./api.js";
 import { t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
@@ -12,13 +12,14 @@ export async function refresh() {
   list.replaceChildren();
   for (const playlist of playlists) {
     const item = element("li");
-    item.append(element("span", playlist.playlist, "name"));
+    item.append(compose("span", "name", data(playlist.playlist)));
     item.append(button(t("Load"), async () => {
       if ((await run("load", playlist.playlist)) !== null) notify(t("Done"));
     }, "load"));
     list.append(item);
   }
   $("playlists-none").hidden = playlists.length > 0;
+  if ($("smart-query").value.trim()) preview();
 }
 
 // What the query finds now (its first 20), or why it cannot be read.
@@ -43,8 +44,14 @@ async function preview() {
   if (mine !== asked) return;
   said.classList.remove("error");
   said.textContent = songs.length ? "" : t("No results");
-  list.replaceChildren(...songs.map((song) => element("li", songName(song))));
+  list.replaceChildren(...songs.map((song) => compose("li", undefined, songLabel(song))));
   list.dataset.query = query;
+}
+
+// The preview follows the library: a rescan's new, changed or removed songs.
+const previewAgain = coalesced(preview);
+export function onEvent(event) {
+  if (event.type === "library_updated" && (event.added || event.changed || event.removed) && !$("page-playlists").hidden) previewAgain();
 }
 
 export function setUp() {

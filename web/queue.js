@@ -1,6 +1,6 @@
 // The queue: each song with its handle (drag it, or move it with the arrow keys) and its
 // buttons (up, down, remove); clear; save as a playlist.
-import { get, run, songName, clock, element, button, notify } from "./api.js";
+import { get, run, songName, songLabel, clock, element, compose, ltr, button, notify } from "./api.js";
 import { t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
@@ -16,8 +16,8 @@ export async function refresh() {
     const item = element("li");
     item.dataset.id = song.Id;
     if (song.Id === status.songid) item.classList.add("current");
-    const name = element("span", songName(song), "name");
-    if (song.duration) name.append(element("small", clock(song.duration)));
+    const name = songLabel(song);
+    if (song.duration) name.append(compose("small", undefined, ltr(clock(song.duration))));
     item.append(name);
     const up = button("▲", () => run("moveid", song.Id, position - 1), "up");
     up.disabled = position === 0;
@@ -49,7 +49,7 @@ export async function refresh() {
   if (moving !== null) list.querySelector(`li[data-id="${CSS.escape(moving)}"] .handle`)?.focus();
   moving = null;
   const length = Number(status.playlistlength ?? 0);
-  if (length > songs.length) list.append(element("li", "… +" + (length - songs.length)));
+  if (length > songs.length) list.append(compose("li", undefined, ltr("… +" + (length - songs.length))));
   $("queue-empty").hidden = songs.length > 0;
 }
 

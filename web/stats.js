@@ -1,6 +1,6 @@
 // The stats: the most played (`topplayed DAYS`), plays a day (`playsperday`), and the latest
 // plays and skips with why each ended (`history`).
-import { run, songName, element } from "./api.js";
+import { run, songLabel, element, compose, ltr, coalesced } from "./api.js";
 import { t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
@@ -12,7 +12,7 @@ export async function refresh() {
   list.replaceChildren();
   for (const track of top ?? []) {
     const item = element("li");
-    item.append(element("span", songName(track), "name"), element("span", track.plays, "count"));
+    item.append(songLabel(track), element("span", track.plays, "count"));
     list.append(item);
   }
   $("stats-top-none").hidden = (top ?? []).length > 0;
@@ -22,10 +22,10 @@ export async function refresh() {
   for (const entry of history ?? []) {
     const item = element("li");
     item.dataset.reason = entry.reason;
-    const name = element("span", songName(entry), "name");
+    const name = songLabel(entry);
     const when = new Date(Number(entry.at) * 1000);
-    name.append(element("small", [when.toLocaleString(), t(entry.kind === "skip" ? "skipped" : "played") + " " + Math.round(entry.played) + " s",
-      t("ended") + ": " + t(entry.reason)].join(" · ")));
+    name.append(compose("small", undefined, ltr(when.toLocaleString(document.documentElement.lang)), " · ",
+      t(entry.kind === "skip" ? "skipped" : "played") + " " + Math.round(entry.played) + " " + t("sec"), " · ", t("ended") + ": " + t(entry.reason)));
     item.append(name);
     recent.append(item);
   }
@@ -63,6 +63,8 @@ export function setUp() {
   }
 }
 
+// After a play, and after a rescan that changed tags (the titles shown) or removed tracks.
+const again = coalesced(refresh);
 export function onEvent(event) {
-  if (event.type === "track_ended") refresh();
+  if (event.type === "track_ended" || (event.type === "library_updated" && (event.changed || event.removed))) again();
 }

@@ -113,11 +113,22 @@ private final class Collected: @unchecked Sendable {
 
     /// The `key: value` lines (values are one line each: `MPDProtocol.fieldValue`).
     func fields() -> [(String, String)] {
-        bytes.split(separator: UInt8(ascii: "\n")).compactMap { line in
-            // The first ": " ends the key (`0:file: x` is the key `0:file`).
-            guard let colon = line.indices.first(where: { line[$0] == UInt8(ascii: ":") && line.index(after: $0) < line.endIndex
-                                                          && line[line.index(after: $0)] == UInt8(ascii: " ") }) else { return nil }
-            return (String(decoding: line[..<colon], as: UTF8.self), String(decoding: line[(colon + 2)...], as: UTF8.self))
+        var fields: [(String, String)] = []
+        bytes.withUnsafeBufferPointer { all in
+            var start = 0
+            while start < all.count {
+                var end = start
+                while end < all.count, all[end] != UInt8(ascii: "\n") { end += 1 }
+                // The first ": " ends the key (`0:file: x` is the key `0:file`).
+                var colon = start
+                while colon + 1 < end, !(all[colon] == UInt8(ascii: ":") && all[colon + 1] == UInt8(ascii: " ")) { colon += 1 }
+                if colon + 1 < end {
+                    fields.append((String(decoding: UnsafeBufferPointer(rebasing: all[start..<colon]), as: UTF8.self),
+                                   String(decoding: UnsafeBufferPointer(rebasing: all[(colon + 2)..<end]), as: UTF8.self)))
+                }
+                start = end + 1
+            }
         }
+        return fields
     }
 }

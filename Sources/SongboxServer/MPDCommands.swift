@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import SongboxFiles
 import SongboxAudio
 import SongboxLibrary
@@ -686,6 +687,18 @@ public struct MPDCommands: MPDCommandHandler {
                 let last = try library { () throws(SongboxError) -> (count: Int, path: String?) in
                     try store.runner.readRaw { reader in
                         var count = 0, last: String?
+                        if !withInfo, var lines = bytes?.value {
+                            // listall inside the one music folder: the piece's lines with one
+                            // access to the answer's bytes.
+                            try out.withBuffer { buffer in
+                                try reader.forEachRow(under: path, after: start, limit: limit, selecting: columns) { row in
+                                    count += 1
+                                    lines.write(row.utf8(0), file: true, to: &buffer)
+                                }
+                            }
+                            bytes?.value = lines
+                            return (count, String(decoding: lines.previous, as: UTF8.self))
+                        }
                         try reader.forEachRow(under: path, after: start, limit: limit, selecting: columns) { row in
                             count += 1
                             if let bytes {
@@ -779,18 +792,27 @@ struct FolderLines {
 
     /// `times`: each folder with its `Last-Modified` (`listallinfo`, as MPD).
     mutating func write(_ path: UnsafeRawBufferPointer, file: Bool, times: Bool = false, to out: MPDResponse) {
+        out.withBuffer { write(path, file: file, times: times, to: &$0) }
+    }
+
+    mutating func write(_ path: UnsafeRawBufferPointer, file: Bool, times: Bool = false, to out: inout ByteBuffer) {
         // The bytes it shares with the path before: a folder whose closing slash is among them
         // was listed with that path.
         var common = relStart
         let shared = min(path.count, previous.count)
-        while common < shared, path[common] == previous[common] { common += 1 }
+        previous.withUnsafeBytes { previous in
+            // Eight bytes at a time, then the last few one by one.
+            while common + 8 <= shared, path.loadUnaligned(fromByteOffset: common, as: UInt64.self)
+                    == previous.loadUnaligned(fromByteOffset: common, as: UInt64.self) { common += 8 }
+            while common < shared, path[common] == previous[common] { common += 1 }
+        }
         if common < path.count {
             for index in common..<path.count where path[index] == UInt8(ascii: "/") {
-                out.field("directory", utf8: UnsafeRawBufferPointer(rebasing: path[uriStart..<index]))
-                if times, let time = Self.modified(path[..<index]) { out.field("Last-Modified", time) }
+                MPDResponse.write("directory", utf8: UnsafeRawBufferPointer(rebasing: path[uriStart..<index]), to: &out)
+                if times, let time = Self.modified(path[..<index]) { MPDResponse.write("Last-Modified", time, to: &out) }
             }
         }
-        if file { out.field("file", utf8: UnsafeRawBufferPointer(rebasing: path[uriStart...])) }
+        if file { MPDResponse.write("file", utf8: UnsafeRawBufferPointer(rebasing: path[uriStart...]), to: &out) }
         previous.removeAll(keepingCapacity: true)
         previous.append(contentsOf: path)
     }

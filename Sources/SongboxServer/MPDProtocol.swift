@@ -91,8 +91,20 @@ public enum MPDProtocol {
     /// with Windows line ends kept them and broke the framing. A byte below 0x80 never occurs
     /// inside a multi-byte UTF-8 sequence.
     static func clearControls(_ bytes: UnsafeMutableRawBufferPointer) {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
         var index = 0
         while index < bytes.count {
+            // Eight bytes at a time while none of them may start a control (text seldom has
+            // one): a byte below 0x20, or equal to 0x7F or 0xC2, sets its high bit here.
+            if index + 8 <= bytes.count {
+                let word = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                let delete = word ^ (ones &* 0x7F), c2 = word ^ (ones &* 0xC2)
+                let suspects = ((word &- ones &* 0x20) & ~word) | ((delete &- ones) & ~delete) | ((c2 &- ones) & ~c2)
+                if suspects & highs == 0 {
+                    index += 8
+                    continue
+                }
+            }
             let byte = bytes[index]
             if byte < 0x20 || byte == 0x7F {
                 bytes[index] = UInt8(ascii: " ")

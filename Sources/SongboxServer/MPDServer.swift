@@ -313,7 +313,7 @@ public final class MPDResponse: @unchecked Sendable {
         Self.write(key, MPDProtocol.fieldValue(value), to: &buffer)
     }
 
-    private static func write(_ key: String, _ value: String, to buffer: inout ByteBuffer) {
+    static func write(_ key: String, _ value: String, to buffer: inout ByteBuffer) {
         buffer.writeString(key)
         buffer.writeStaticString(": ")
         buffer.writeString(value)
@@ -330,13 +330,29 @@ public final class MPDResponse: @unchecked Sendable {
         Self.write(key, utf8: value, to: &buffer)
     }
 
-    private static func write(_ key: String, utf8 value: UnsafeRawBufferPointer, to buffer: inout ByteBuffer) {
-        buffer.writeString(key)
-        buffer.writeStaticString(": ")
-        let start = buffer.writerIndex - buffer.readerIndex
-        buffer.writeBytes(value)
-        buffer.withUnsafeMutableReadableBytes { MPDProtocol.clearControls(UnsafeMutableRawBufferPointer(rebasing: $0[start...])) }
-        buffer.writeInteger(UInt8(ascii: "\n"))
+    /// Runs `body` on the bytes not yet sent, with one access to them: a long answer's lines
+    /// written in a loop inside it pay no exclusivity check each (a class's stored property).
+    func withBuffer<T, E: Error>(_ body: (inout ByteBuffer) throws(E) -> T) throws(E) -> T {
+        try body(&buffer)
+    }
+
+    static func write(_ key: String, utf8 value: UnsafeRawBufferPointer, to buffer: inout ByteBuffer) {
+        // One write of the whole line: each of ByteBuffer's writes checks its storage's
+        // exclusive access at run time, and a listing writes tens of thousands of lines.
+        var key = key
+        key.withUTF8 { key in
+            let count = key.count + 2 + value.count + 1
+            buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { line in
+                line.copyMemory(from: UnsafeRawBufferPointer(key))
+                line[key.count] = UInt8(ascii: ":")
+                line[key.count + 1] = UInt8(ascii: " ")
+                let text = UnsafeMutableRawBufferPointer(rebasing: line[(key.count + 2)..<(key.count + 2 + value.count)])
+                text.copyMemory(from: value)
+                MPDProtocol.clearControls(text)
+                line[count - 1] = UInt8(ascii: "\n")
+                return count
+            }
+        }
     }
 
     /// `binary: N` and the bytes.

@@ -51,25 +51,69 @@ enum WebAnswer {
     /// has a `playlist` of its own, a version); a key given more than once in a record (a
     /// song's artists) is a list.
     static func records(_ fields: [(String, String)]) -> [String] {
+        recordRanges(fields).map { range in
+            var out: [UInt8] = []
+            appendRecord(fields[range], to: &out)
+            return String(decoding: out, as: UTF8.self)
+        }
+    }
+
+    /// The records of `fields` as one JSON array, written in one buffer (a search's thousands of
+    /// songs make no string of their own).
+    static func recordArray(_ fields: [(String, String)]) -> String {
+        var out: [UInt8] = [UInt8(ascii: "[")]
+        out.reserveCapacity(fields.reduce(2) { $0 + $1.0.utf8.count + $1.1.utf8.count + 6 })
+        for (index, range) in recordRanges(fields).enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            appendRecord(fields[range], to: &out)
+        }
+        out.append(UInt8(ascii: "]"))
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Where each record of `fields` begins and ends.
+    private static func recordRanges(_ fields: [(String, String)]) -> [Range<Int>] {
         let entities: Set<String> = ["file", "directory", "playlist"]
-        var records: [[(String, [String])]] = []
-        let first = fields.first?.0
-        for (key, value) in fields {
-            let current = records.last ?? []
-            if records.isEmpty || (key == first && current.contains { $0.0 == key })
+        var ranges: [Range<Int>] = []
+        var start = 0
+        guard let first = fields.first?.0 else { return [] }
+        for index in fields.indices.dropFirst() {
+            let key = fields[index].0
+            let current = fields[start..<index]
+            if (key == first && current.contains { $0.0 == key })
                 || (entities.contains(key) && current.contains { entities.contains($0.0) }) {
-                records.append([])
+                ranges.append(start..<index)
+                start = index
             }
-            if let index = records[records.count - 1].firstIndex(where: { $0.0 == key }) {
-                records[records.count - 1][index].1.append(value)
+        }
+        ranges.append(start..<fields.count)
+        return ranges
+    }
+
+    /// One record as a JSON object: each key once, where it first comes; a repeated key's values
+    /// as a list. A record is a song's dozen fields, so looking back and ahead costs little.
+    private static func appendRecord(_ record: ArraySlice<(String, String)>, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "{"))
+        var written = false
+        for index in record.indices {
+            let key = record[index].0
+            guard !record[record.startIndex..<index].contains(where: { $0.0 == key }) else { continue }
+            if written { out.append(UInt8(ascii: ",")) }
+            written = true
+            JSONText.appendQuoted(key, to: &out)
+            out.append(UInt8(ascii: ":"))
+            let rest = record[index...]
+            if rest.dropFirst().contains(where: { $0.0 == key }) {
+                out.append(UInt8(ascii: "["))
+                for (position, value) in rest.filter({ $0.0 == key }).enumerated() {
+                    if position > 0 { out.append(UInt8(ascii: ",")) }
+                    JSONText.appendQuoted(value.1, to: &out)
+                }
+                out.append(UInt8(ascii: "]"))
             } else {
-                records[records.count - 1].append((key, [value]))
+                JSONText.appendQuoted(record[index].1, to: &out)
             }
         }
-        return records.map { record in
-            object(fields: record.map { key, values in
-                (key, values.count == 1 ? JSONText.quoted(values[0]) : array(values.map(JSONText.quoted)))
-            })
-        }
+        out.append(UInt8(ascii: "}"))
     }
 }

@@ -110,7 +110,7 @@ public final class WebServer: Service {
         router.get("/api/queue") { request, _ in
             await self.answer { () async throws(MPDProtocol.Failure) in
                 let window = request.uri.queryParameters.get("window").map { [$0] } ?? []
-                return WebAnswer.object(fields: [("songs", WebAnswer.array(WebAnswer.records(try await self.call("playlistinfo", window))))])
+                return WebAnswer.object(fields: [("songs", WebAnswer.recordArray(try await self.call("playlistinfo", window)))])
             }
         }
         router.get("/api/search") { request, _ in
@@ -120,7 +120,7 @@ public final class WebServer: Service {
                     throw MPDProtocol.Failure(.argument, "search for something: q=QUERY (docs/query-language.md)")
                 }
                 let window = request.uri.queryParameters.get("window") ?? "0:200"
-                return WebAnswer.object(fields: [("songs", WebAnswer.array(WebAnswer.records(try await self.call("query", [query, window]))))])
+                return WebAnswer.object(fields: [("songs", WebAnswer.recordArray(try await self.call("query", [query, window])))])
             }
         }
         router.post("/api/command/:name") { request, context in
@@ -131,7 +131,7 @@ public final class WebServer: Service {
             case .failure(let refusal): return refusal.response
             }
             return await self.answer { () async throws(MPDProtocol.Failure) in
-                WebAnswer.object(fields: [("records", WebAnswer.array(WebAnswer.records(try await self.call(name, arguments))))])
+                WebAnswer.object(fields: [("records", WebAnswer.recordArray(try await self.call(name, arguments)))])
             }
         }
         router.get("/api/events") { _, _ in

@@ -8,7 +8,7 @@ import Synchronization
 /// The daemon's rescans of its music folders, one at a time (`update` gives a job id, as MPD's
 /// does): at start for a folder new to the library, on the watcher's word, on the
 /// `rescan_minutes` clock and when a client asks. Each is said to MPD's idle clients (`update`,
-/// then `database`) and to the plugins (`library_updated`).
+/// then `database` if it changed the library) and, if it did, to the plugins (`library_updated`).
 final class Rescans: Sendable {
     private let store: LibraryStore
     private let logger: Logger
@@ -72,9 +72,12 @@ final class Rescans: Sendable {
 
     private func scan(_ job: Int) {
         logger.info("rescan \(job): started")
+        // `database` only when the library changed, as MPD: a client that reloads its views on
+        // it does not do so for a rescan that found nothing.
+        var changed = false
         defer {
             updates.withLock { $0.running = nil }
-            clients.post([.update, .database])
+            clients.post(changed ? [.update, .database] : .update)
         }
         var scanner = LibraryScanner(store: store, logger: logger)
         scanner.missingGrace = config.value.missingDays * 86_400
@@ -84,8 +87,10 @@ final class Rescans: Sendable {
             let report = try scanner.scan(folders)
             logger.info("rescan: \(report.added) added, \(report.updated) updated, \(report.moved) moved, \(report.missing) missing, \(report.removed) removed")
             for folder in report.held { logger.warning("rescan held \(folder.path): \(folder.reason)") }
+            changed = report.added + report.updated + report.moved + report.restored + report.missing + report.removed > 0
+            guard changed else { return }
             tell(.table(["type": .string("library_updated"), "added": .integer(report.added),
-                         "changed": .integer(report.updated + report.moved), "removed": .integer(report.missing + report.removed)]))
+                         "changed": .integer(report.updated + report.moved + report.restored), "removed": .integer(report.missing + report.removed)]))
         } catch {
             logger.error("rescan failed: \(error)")
         }

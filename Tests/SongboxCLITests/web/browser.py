@@ -9,6 +9,8 @@ daemon did with mpc (a real MPD client). Prints "ok SCENARIO" at the end; an ass
 exits non-zero with what was seen.
 """
 import json
+import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -23,8 +25,10 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 scenario, base, mpd_port, screenshots = sys.argv[1:5]
 password = sys.argv[5] if len(sys.argv) > 5 and sys.argv[5] else None
-# The mood the moods scenario picks (its sixth argument).
-mood = sys.argv[6] if len(sys.argv) > 6 else "calm"
+# A scenario's own arguments: the mood the moods scenario picks; the album the follow scenario
+# copies in, and the music folder it copies it into.
+extra = sys.argv[6:]
+mood = extra[0] if extra else "calm"
 
 
 def mpc(*args):
@@ -98,9 +102,11 @@ def play_from_library(driver):
     assert mpc("current", "-f", "%title%") == ["Old Roads"]
     # A pause from another client reaches the page too.
     mpc("pause")
-    wait(driver, "the play button", lambda d: d.find_element(By.ID, "now-toggle").get_attribute("aria-label") == "Play")
+    wait(driver, "the play button", lambda d: d.find_element(By.ID, "now-toggle").get_attribute("aria-label") == "Play"
+         and d.find_element(By.CSS_SELECTOR, "#now-toggle .play").is_displayed() and not d.find_element(By.CSS_SELECTOR, "#now-toggle .pause").is_displayed())
     mpc("play")
-    wait(driver, "the pause button", lambda d: d.find_element(By.ID, "now-toggle").get_attribute("aria-label") == "Pause")
+    wait(driver, "the pause button", lambda d: d.find_element(By.ID, "now-toggle").get_attribute("aria-label") == "Pause"
+         and d.find_element(By.CSS_SELECTOR, "#now-toggle .pause").is_displayed() and not d.find_element(By.CSS_SELECTOR, "#now-toggle .play").is_displayed())
     # A song with a picture: the cover follows too.
     driver.switch_to.window(driver.window_handles[0])
     results = search(driver, 'title:"Morning Light"')
@@ -190,6 +196,82 @@ def browse(driver):
     wait(driver, "the subfolders", lambda d: any(b.text == "Old Roads" for b in d.find_elements(By.CSS_SELECTOR, "#browse .choices button")))
 
 
+def requests(driver, part):
+    """How many requests the page made whose address has `part`."""
+    return driver.execute_script("return performance.getEntriesByType('resource').filter((entry) => entry.name.includes(arguments[0])).length", part)
+
+
+def idle_database():
+    """An MPD client waiting in `idle database` (MPD's protocol on a plain socket)."""
+    client = socket.create_connection(("127.0.0.1", int(mpd_port)), timeout=120)
+    reader = client.makefile("r", encoding="utf-8")
+    assert reader.readline().startswith("OK MPD"), "no MPD greeting"
+    client.sendall(b"idle database\n")
+    return client, reader
+
+
+def woken(reader):
+    lines = []
+    while not lines or (lines[-1] != "OK" and not lines[-1].startswith("ACK")):
+        lines.append(reader.readline().rstrip("\n"))
+    return lines
+
+
+def follow_library(driver):
+    """An album copied into the watched music folder shows in an open page, with no reload and
+    no click, the reader's place kept; an MPD client in `idle database` is woken once for it."""
+    staged, music = extra[0], extra[1]
+    driver.get(base + "#library")
+    live(driver)
+    driver.find_element(By.ID, "browse-artists").click()
+    wait(driver, "the artists", lambda d: next((b for b in d.find_elements(By.CSS_SELECTOR, "#browse .choices button") if b.text == "The Lanterns"), None)).click()
+    album = wait(driver, "the albums", lambda d: next((b for b in d.find_elements(By.CSS_SELECTOR, "#browse .albums button") if "Morning Light" in b.text), None))
+    wait(driver, "the cover", lambda d: d.execute_script("return arguments[0].querySelector('img').naturalWidth", album) > 0)
+    album.click()
+    wait(driver, "the album's songs", lambda d: any("Morning Light" in e.text for e in d.find_elements(By.CSS_SELECTOR, "#search-results li .name")))
+    # A long page scrolled down (as a big library's would be), and a mark a reload would lose.
+    driver.execute_script("document.body.style.paddingBlockEnd = '3000px'; window.scrollTo(0, 400); window.sameDocument = true")
+    finds, covers = requests(driver, "/api/command/find"), requests(driver, "/api/cover")
+    # A second page on the folder the album goes into.
+    driver.switch_to.new_window("tab")
+    driver.get(base + "#library")
+    live(driver)
+    driver.find_element(By.ID, "browse-folders").click()
+    wait(driver, "the folders", lambda d: next((b for b in d.find_elements(By.CSS_SELECTOR, "#browse .choices button") if b.text == "The Lanterns"), None)).click()
+    wait(driver, "the subfolders", lambda d: any(b.text == "Morning Light" for b in d.find_elements(By.CSS_SELECTOR, "#browse .choices button")))
+    folders = driver.current_window_handle
+    driver.switch_to.window(driver.window_handles[0])
+
+    client, reader = idle_database()
+    shutil.copytree(staged, music + "/The Lanterns/Harbour Lights")
+    wait(driver, "the new album", lambda d: any("Harbour Lights" in b.text for b in d.find_elements(By.CSS_SELECTOR, "#browse .albums button")), timeout=90)
+    assert driver.execute_script("return window.sameDocument") is True, "the page was reloaded"
+    assert driver.execute_script("return window.scrollY") == 400, driver.execute_script("return window.scrollY")
+    assert any("Morning Light" in e.text for e in driver.find_elements(By.CSS_SELECTOR, "#search-results li .name")), "the open album was closed"
+    # Read again once (not once a file); the album shown before keeps its card, its cover not
+    # fetched again (the new one's at most).
+    assert requests(driver, "/api/command/find") == finds + 1, (finds, requests(driver, "/api/command/find"))
+    assert driver.execute_script("return arguments[0].isConnected", album), "the card shown before was made again"
+    assert requests(driver, "/api/cover") <= covers + 1, (covers, requests(driver, "/api/cover"))
+    driver.execute_script("document.body.style.paddingBlockEnd = ''; window.scrollTo(0, 0)")
+    wait(driver, "the covers, or none", lambda d: d.execute_script(
+        "return [...document.querySelectorAll('#browse .albums img')].every((i) => !i.getAttribute('src') || (i.complete && i.naturalWidth > 0))"))
+    shot(driver, "library-follows")
+    driver.switch_to.window(folders)
+    wait(driver, "the new folder", lambda d: any(b.text == "Harbour Lights" for b in d.find_elements(By.CSS_SELECTOR, "#browse .choices button")))
+
+    assert woken(reader) == ["changed: database", "OK"]
+    # Once: waiting again, the next change it hears is the next update's (a song removed), not
+    # a second one for the album.
+    client.sendall(b"idle database\n")
+    driver.switch_to.window(driver.window_handles[0])
+    gone = sorted(os.listdir(music + "/The Lanterns/Harbour Lights"))[0]
+    os.remove(music + "/The Lanterns/Harbour Lights/" + gone)
+    assert woken(reader) == ["changed: database", "OK"]
+    assert not [line for line in mpc("ls", "The Lanterns/Harbour Lights") if line.endswith(gone)], "woken before the removal was read"
+    client.close()
+
+
 def plugin_log(driver):
     """A plugin's last log lines and its error, each with its file:line, shown as text."""
     mpc("clear")
@@ -244,15 +326,86 @@ def hostile_title(driver):
         pass
 
 
+# What a right-to-left page must be, read from the page as it shows now: the document right to
+# left; no interface word left in English (no Latin word in text that is not outside data — a
+# title, a name, in a <bdi> or dir="auto" —, no English message of the catalog in the labels a
+# screen reader says, which may name a song, none in a visible menu's choices); Hebrew text laid
+# out right to left; every number, time and range still read left to right (its first digit
+# left of its last, as drawn); nothing wider than the phone's screen.
+RIGHT_TO_LEFT_PROBLEMS = r"""
+const problems = [];
+const shown = (element) => element.getClientRects().length > 0 && getComputedStyle(element).visibility !== "hidden";
+const root = document.documentElement;
+if (getComputedStyle(root).direction !== "rtl") problems.push("the document is " + getComputedStyle(root).direction);
+if (root.scrollWidth > root.clientWidth) problems.push("wider than the screen: " + root.scrollWidth + " > " + root.clientWidth);
+for (const element of document.querySelectorAll("main *, #alarm-sounding *")) {
+  const box = element.getBoundingClientRect();
+  if (shown(element) && (box.left < -1 || box.right > root.clientWidth + 1)) problems.push("past the screen's edge: " + element.outerHTML.slice(0, 80));
+}
+const english = /[A-Za-z]{2,}/;
+const catalog = arguments[0];
+const fromCatalog = (value) => catalog.find((english) => new RegExp("(^|[^A-Za-z])" + english.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") + "($|[^A-Za-z])").test(value));
+// The query language's own words (field names, sort keys) are the same in every language.
+const syntax = /\b(artist|year|sort):\S*/g;
+const outside = "bdi, [dir=auto], .why, svg, script, style";
+const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+for (let node; (node = walker.nextNode());) {
+  const parent = node.parentElement;
+  if (!shown(parent)) continue;
+  if (!parent.closest(outside) && english.test(node.data)) problems.push("English: " + JSON.stringify(node.data.trim()) + " in " + parent.outerHTML.slice(0, 80));
+  if (/[\u05d0-\u05ea]/.test(node.data) && getComputedStyle(parent).direction !== "rtl") problems.push("Hebrew laid out left to right: " + node.data.trim());
+  for (const number of node.data.matchAll(/\d[\d:.\-→\/ ]*\d/g)) {
+    const at = (index) => { const range = document.createRange(); range.setStart(node, index); range.setEnd(node, index + 1); return range.getBoundingClientRect(); };
+    const firstDigit = at(number.index), lastDigit = at(number.index + number[0].length - 1);
+    if (firstDigit.top === lastDigit.top && firstDigit.left >= lastDigit.left) problems.push("read right to left: " + number[0]);
+  }
+}
+for (const element of document.querySelectorAll("[aria-label], [title], [placeholder]")) {
+  if (!shown(element) || element.closest(outside)) continue;
+  for (const name of ["aria-label", "title", "placeholder"]) {
+    const value = (element.getAttribute(name) ?? "").replace(syntax, "");
+    if (fromCatalog(value)) problems.push("English " + name + ": " + value);
+  }
+}
+for (const option of document.querySelectorAll("select option")) {
+  if (shown(option.parentElement) && english.test(option.text)) problems.push("English choice: " + option.text);
+}
+return problems;
+"""
+
+
+def right_to_left(driver, where):
+    import json
+    import urllib.request
+    with urllib.request.urlopen(base + "api/messages?lang=he") as answer:
+        catalog = [english for english in json.load(answer)["messages"] if len(english) > 2]
+    problems = driver.execute_script(RIGHT_TO_LEFT_PROBLEMS, catalog)
+    assert not problems, f"{where}: " + "\n".join(problems)
+
+
+def direction(driver, css):
+    return driver.execute_script("return getComputedStyle(document.querySelector(arguments[0])).direction", css)
+
+
 def hebrew(driver):
-    driver.get(base + "?lang=he#now")
+    """Every page in Hebrew on a phone, each as a person meets it, checked right to left."""
+    # The stats first: a play to its end (the examples are seconds long).
+    mpc("clear")
+    mpc("add", "Mabel Grey/Old Roads/01 - Old Roads.mp3")
+    mpc("play")
+    driver.get(base + "?lang=he#stats")
     live(driver)
-    direction = driver.execute_script("return getComputedStyle(document.body).direction")
-    assert direction == "rtl", direction
     assert driver.find_element(By.CSS_SELECTOR, "#tabs a[href='#queue']").text == "תור"
     assert driver.execute_script("return document.documentElement.lang") == "he"
+    wait(driver, "the play in the history", lambda d: d.find_elements(By.CSS_SELECTOR, "#stats-history li[data-reason=finished]"), timeout=60)
+    wait(driver, "the most played", lambda d: d.find_elements(By.CSS_SELECTOR, "#stats-top li"))
+    assert "סיבת הסיום: הסתיים" in text(driver, "stats-history"), text(driver, "stats-history")
+    right_to_left(driver, "stats")
+    shot(driver, "stats-hebrew")
+
     results = search(driver, "גליל")
     assert any("אַהֲבָה בַּגָּלִיל" in r.text for r in results), [r.text for r in results]
+    right_to_left(driver, "a search")
     shot(driver, "library-hebrew")
     mpc("repeat", "on")
     mpc("single", "on")
@@ -262,9 +415,117 @@ def hebrew(driver):
     live(driver)
     wait(driver, "the Hebrew title", lambda d: text(d, "now-title") == "אַהֲבָה בַּגָּלִיל")
     wait(driver, "the pause button, in Hebrew", lambda d: d.find_element(By.ID, "now-toggle").get_attribute("aria-label") == "השהיה")
+    # Its picture is the pause sign.
+    assert driver.find_element(By.CSS_SELECTOR, "#now-toggle .pause").is_displayed()
+    assert not driver.find_element(By.CSS_SELECTOR, "#now-toggle .play").is_displayed()
+    right_to_left(driver, "now playing")
+    # As a phone's player: the transport and the song's time line left to right, the volume
+    # (not a time) mirrored.
+    assert direction(driver, ".transport") == "ltr" and direction(driver, "#now-seek") == "ltr" and direction(driver, "#now-time") == "ltr"
+    assert direction(driver, "#now-volume") == "rtl"
     shot(driver, "now-playing-hebrew")
-    # Back to English for whoever comes next.
+    # The sleep timer's state: its minutes left to right among the Hebrew words.
+    from selenium.webdriver.support.ui import Select
+    Select(driver.find_element(By.ID, "now-sleep")).select_by_value("30")
+    wait(driver, "the timer shown", lambda d: text(d, "now-sleep-text") == "נעצר בעוד 30 דק׳")
+    driver.execute_script("document.getElementById('now-sleep-state').scrollIntoView({block: 'center'})")
+    right_to_left(driver, "the sleep timer")
+    shot(driver, "now-playing-sleep-hebrew")
+    driver.find_element(By.ID, "now-sleep-cancel").click()
+    wait(driver, "the timer gone", lambda d: not d.find_element(By.ID, "now-sleep-state").is_displayed())
+    driver.get(base + "?lang=he#queue")
+    wait(driver, "the queue", lambda d: d.find_elements(By.CSS_SELECTOR, "#queue-list li"))
+    right_to_left(driver, "the queue")
+
+    # The library browsed: the artists, an artist's albums with their covers, an album, a folder.
+    driver.get(base + "?lang=he#library")
+    driver.find_element(By.ID, "browse-artists").click()
+    artist = wait(driver, "the artists", lambda d: next((b for b in d.find_elements(By.CSS_SELECTOR, "#browse .choices button") if b.text == "The Lanterns"), None))
+    right_to_left(driver, "the artists")
+    artist.click()
+    album = wait(driver, "the albums", lambda d: next((b for b in d.find_elements(By.CSS_SELECTOR, "#browse .albums button") if "Morning Light" in b.text), None))
+    wait(driver, "the cover", lambda d: d.execute_script("return arguments[0].querySelector('img').naturalWidth", album) > 0)
+    album.click()
+    wait(driver, "the album's songs", lambda d: d.find_elements(By.CSS_SELECTOR, "#search-results li"))
+    right_to_left(driver, "an artist's albums")
+    shot(driver, "library-albums-hebrew")
+    driver.find_element(By.ID, "browse-folders").click()
+    wait(driver, "the folders", lambda d: any(b.text == "Mabel Grey" for b in d.find_elements(By.CSS_SELECTOR, "#browse .choices button")))
+    right_to_left(driver, "the folders")
+
+    # A smart playlist typed, its preview live.
+    driver.get(base + "?lang=he#playlists")
+    driver.find_element(By.ID, "smart-name").send_keys("גליל")
+    driver.find_element(By.ID, "smart-query").send_keys("גליל")
+    wait(driver, "the live preview", lambda d: any("אַהֲבָה בַּגָּלִיל" in e.text for e in d.find_elements(By.CSS_SELECTOR, "#smart-preview li")))
+    right_to_left(driver, "the playlists")
+    shot(driver, "playlists-hebrew")
+
+    # A mood previewed.
+    driver.get(base + "?lang=he#moods")
+    wait(driver, "the moods", lambda d: d.find_element(By.CSS_SELECTOR, "#moods-choice input[value=calm]")).click()
+    driver.find_element(By.CSS_SELECTOR, "#moods-form button[type=submit]").click()
+    wait(driver, "the preview", lambda d: d.find_element(By.ID, "moods-preview").get_attribute("data-mood") == "calm"
+         and d.find_elements(By.CSS_SELECTOR, "#moods-preview li"))
+    right_to_left(driver, "the moods")
+    shot(driver, "moods-hebrew")
+
+    # The alarms: the list (its days in Hebrew, its time left to right), the form, the curve.
+    driver.get(base + "?lang=he#alarms")
+    item = wait(driver, "the alarm", lambda d: d.find_element(By.CSS_SELECTOR, "#alarms-list li[data-name=wake]"))
+    assert "ב׳–ו׳ 07:30" in item.text, item.text
+    right_to_left(driver, "the alarms")
+    shot(driver, "alarms-hebrew")
+    # Its test timeline: the plugin's words in Hebrew, its times and volumes left to right.
+    item.find_element(By.CSS_SELECTOR, "button[data-action=test]").click()
+    wait(driver, "the timeline", lambda d: d.find_element(By.ID, "alarm-test").get_attribute("data-done") == "yes", timeout=120)
+    first = driver.find_elements(By.CSS_SELECTOR, "#alarm-test-rows tbody tr")[0].find_elements(By.TAG_NAME, "td")
+    assert first[1].text == "שעון מעורר מצלצל", first[1].text
+    right_to_left(driver, "an alarm's test")
+    shot(driver, "alarm-test-hebrew")
+    driver.find_element(By.ID, "alarm-test-close").click()
+    item = driver.find_element(By.CSS_SELECTOR, "#alarms-list li[data-name=wake]")
+    item.find_element(By.CSS_SELECTOR, "button[data-action=edit]").click()
+    form = driver.find_element(By.ID, "alarm-form")
+    wait(driver, "the form", lambda d: form.is_displayed())
+    assert form.find_element(By.NAME, "time").get_attribute("value") == "07:30"
+    assert direction(driver, "#alarm-form [name=volume]") == "rtl" and direction(driver, "#alarm-curve") == "ltr"
+    right_to_left(driver, "the alarm's form")
+    driver.execute_script("document.getElementById('alarm-curve').scrollIntoView({block: 'center'})")
+    shot(driver, "alarm-edit-hebrew")
+    driver.find_element(By.ID, "alarm-cancel").click()
+
+    # An alarm sounding: its big buttons, in Hebrew.
+    mpc("sendmessage", "alarm", "fire:wake")
+    wait(driver, "the snooze button", lambda d: d.find_element(By.ID, "alarm-snooze").is_displayed())
+    driver.execute_script("window.scrollTo(0, 0)")
+    assert text(driver, "alarm-snooze") == "נודניק" and text(driver, "alarm-dismiss") == "כיבוי"
+    right_to_left(driver, "an alarm sounding")
+    shot(driver, "alarm-sounding-hebrew")
+    driver.find_element(By.ID, "alarm-dismiss").click()
+    wait(driver, "the alarm to end", lambda d: not d.find_element(By.ID, "alarm-sounding").is_displayed())
+
+    # The plugins, their log lines (a Hebrew one among them).
+    driver.get(base + "?lang=he#plugins")
+    wait(driver, "the log lines", lambda d: any("שלום" in e.text for e in d.find_elements(By.CSS_SELECTOR, ".plugins .log li")))
+    # Autoplay's settings, each named in Hebrew over its config key.
+    ahead = wait(driver, "autoplay's settings", lambda d: d.find_element(By.CSS_SELECTOR, "#autoplay-form input[name=ahead]"))
+    assert ahead.find_element(By.XPATH, "..").text.startswith("שירים בהמשך התור\nahead"), ahead.find_element(By.XPATH, "..").text
+    right_to_left(driver, "the plugins")
+    shot(driver, "plugins-hebrew")
+
+    # An English page keeps a Hebrew title right to left, in a list and on Now playing.
+    driver.get(base + "?lang=en#library")
+    live(driver)
+    song = next(r for r in search(driver, "גליל") if "אַהֲבָה בַּגָּלִיל" in r.text)
+    title = song.find_elements(By.CSS_SELECTOR, ".name bdi")[1]
+    assert title.text == "אַהֲבָה בַּגָּלִיל" and driver.execute_script("return getComputedStyle(arguments[0]).direction", title) == "rtl"
+    assert direction(driver, "html") == "ltr"
+    song.find_element(By.CSS_SELECTOR, "button[data-action=play]").click()
     driver.get(base + "?lang=en#now")
+    live(driver)
+    wait(driver, "the Hebrew title", lambda d: text(d, "now-title") == "אַהֲבָה בַּגָּלִיל")
+    assert direction(driver, "#now-title") == "rtl"
 
 
 def login(driver):
@@ -335,7 +596,7 @@ def add_alarm(driver):
     form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
     wait(driver, "the alarm in the list", lambda d: d.find_elements(By.CSS_SELECTOR, "#alarms-list li[data-name=wake]"))
     item = driver.find_element(By.CSS_SELECTOR, "#alarms-list li[data-name=wake]")
-    assert "mon,tue,wed,thu,fri 06:45" in item.text, item.text
+    assert "wake · Mon–Fri 06:45" in item.text, item.text
     shot(driver, "alarms")
 
 
@@ -493,9 +754,8 @@ def stats(driver):
 
 scenarios = {"play": play_from_library, "reorder": reorder_queue, "xss": hostile_title, "hebrew": hebrew, "login": login,
              "keyboard": keyboard, "alarm": add_alarm, "snooze": snooze_alarm, "moods": mood_preview, "stats": stats,
-             "drag": drag_queue, "browse": browse, "plugins": plugin_log, "smart": smart_playlist,
-             "sleep": sleep_timer, "alarmtest": alarm_test,
-             "autoplay": autoplay_settings}
+             "drag": drag_queue, "browse": browse, "plugins": plugin_log, "smart": smart_playlist, "follow": follow_library,
+             "sleep": sleep_timer, "alarmtest": alarm_test, "autoplay": autoplay_settings}
 driver = browser("he" if scenario == "hebrew" else "en-US")
 try:
     scenarios[scenario](driver)
