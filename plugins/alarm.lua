@@ -9,16 +9,16 @@
 -- sensor, or `songbox.alarm.fire(name)` from another plugin): `fire:NAME`, `snooze`,
 -- `dismiss`, `reload` (after the CLI changed the alarms).
 --
--- `songbox run --fast --output null plugins/alarm.lua test NAME [json|text] [SNOOZE_AT]` (what
--- `songbox alarm test` runs, on a copy of the library): sounds NAME at once on a fast clock and
--- prints the timeline.
+-- `songbox run --fast --output null plugins/alarm.lua test NAME [SNOOZE_AT]` (what `songbox alarm
+-- test` and the daemon's `alarmtest` run, on a copy of the library): sounds NAME at once on a fast
+-- clock and prints the timeline as JSON (`AlarmTest` in Swift reads it).
 local sb = require "songbox"
 
 local check_after = tonumber(sb.options.check_after) or 5   -- plugin.alarm.check_after (seconds)
 local scheduled = {}    -- name -> handle of its songbox.at
 local sounding = nil    -- the alarm sounding now: { alarm, before, timers }
 local testing = ...     -- "test" when run by `songbox alarm test`
-local test_name, test_json, test_snooze = select(2, ...)
+local test_name, test_snooze = select(2, ...)
 local timeline = {}
 
 local test_start = nil   -- the wall clock when the test began (a fast run's: the script's clock)
@@ -307,16 +307,7 @@ if testing == "test" then
   sb.on("alarm", function(event)
     if event.phase == "timeout" or event.phase == "dismissed" or event.phase == "failed" then
       steps:off()
-      if test_json == "json" then
-        print(sb.json.encode(timeline))
-      else
-        for _, e in ipairs(timeline) do
-          print(("%8.1f s  %-8s volume %5.1f%s"):format(e.t, e.kind, e.volume,
-            (e.phase and ("  " .. e.phase) or "") .. (e.to and (" to " .. e.to) or "") .. (e.track and ("  " .. e.track) or "")
-            .. (e.times and (" (x" .. e.times .. ")") or "") .. (e.said and ("  " .. e.said) or "")
-            .. (e.why and ("  (" .. e.why .. ")") or "") .. (e.ok ~= nil and (e.ok and "  audio flows" or "") or "")))
-        end
-      end
+      print(sb.json.encode(timeline))
       -- The test is over; an alarm that could not sound at all fails it.
       sb.exit(event.phase == "failed" and 1 or 0)
     end

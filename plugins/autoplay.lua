@@ -24,17 +24,70 @@
 local sb = require "songbox"
 local options = sb.options
 
--- A whole number setting from `low` to `high`; anything else is said and the default used.
-local function whole(key, default, low, high)
-  local value = options[key]
-  if value == nil then return default end
-  if math.type(value) ~= "integer" or value < low or value > high then
-    sb.log.warn(("autoplay: plugin.autoplay.%s must be a whole number from %d to %d, got %s; using %d")
-      :format(key, low, high, tostring(value), default))
-    return default
+-- The settings, each with its kind and bounds: the config's plugin.autoplay.KEY is checked
+-- against them, and so is a change from the web app's Plugins page (`autoplayset KEY VALUE`,
+-- which reads this list where the plugin publishes it and keeps the change in songbox.state:
+-- it comes before the config's). A value that does not fit is said and the one before used.
+local schema = {
+  { key = "ahead", kind = "whole", default = 3, low = 1, high = 50 },
+  { key = "keep_played", kind = "whole", default = 10, low = 0, high = 1000 },
+  { key = "window", kind = "whole", default = 50, low = 0, high = 10000 },
+  { key = "artist_cooldown", kind = "whole", default = 3, low = 0, high = 100 },
+  { key = "album_cooldown", kind = "whole", default = 5, low = 0, high = 100 },
+  { key = "avoid_rating", kind = "whole", default = 2, low = 0, high = 5 },
+  { key = "liked_weight", kind = "whole", default = 4, low = 1, high = 100 },
+  { key = "skip_weight", kind = "whole", default = 2, low = 0, high = 100 },
+  { key = "playlist", kind = "text" },
+  { key = "query", kind = "text" },
+  { key = "similar", kind = "flag", default = true },
+}
+
+-- `value` as `setting` takes it, or nil and why not (an empty text is none).
+local function check(setting, value)
+  if setting.kind == "whole" then
+    if math.type(value) ~= "integer" or value < setting.low or value > setting.high then
+      return nil, ("plugin.autoplay.%s must be a whole number from %d to %d, got %s"):format(setting.key, setting.low, setting.high, tostring(value))
+    end
+  elseif setting.kind == "flag" then
+    if type(value) ~= "boolean" then
+      return nil, ("plugin.autoplay.%s must be true or false, got %s"):format(setting.key, tostring(value))
+    end
+  elseif value == "" then
+    return nil
+  elseif type(value) ~= "string" then
+    return tostring(value)
   end
   return value
 end
+
+local settings = {}
+-- Reads the settings (the default, then the config's, then the page's) and publishes them with
+-- their kinds, bounds and the config's values, where `autoplaysettings` and `autoplayset` read
+-- them (the page's changes they read where they keep them).
+local function read_settings()
+  local ok, changed = pcall(sb.state.get, "changed")
+  if not ok or type(changed) ~= "table" then changed = {} end
+  local published = {}
+  for _, setting in ipairs(schema) do
+    local value, configured = setting.default, nil
+    for _, source in ipairs { { given = options[setting.key], config = true }, { given = changed[setting.key] } } do
+      if source.given ~= nil then
+        local checked, why = check(setting, source.given)
+        if why then
+          sb.log.warn(("autoplay: %s; using %s"):format(why, tostring(value)))
+        else
+          value = checked
+          if source.config then configured = checked end
+        end
+      end
+    end
+    settings[setting.key] = value
+    published[#published + 1] = { key = setting.key, kind = setting.kind, default = setting.default, low = setting.low,
+                                  high = setting.high, config = configured }
+  end
+  pcall(sb.state.set, "settings", published)
+end
+read_settings()
 
 local function flag(key, default)
   local value = options[key]
@@ -45,27 +98,6 @@ local function flag(key, default)
   end
   return value
 end
-
-local function text(key)
-  local value = options[key]
-  if value == nil or value == "" then return nil end
-  if type(value) ~= "string" then return tostring(value) end
-  return value
-end
-
-local settings = {
-  ahead = whole("ahead", 3, 1, 50),
-  keep_played = whole("keep_played", 10, 0, 1000),
-  window = whole("window", 50, 0, 10000),
-  artist_cooldown = whole("artist_cooldown", 3, 0, 100),
-  album_cooldown = whole("album_cooldown", 5, 0, 100),
-  avoid_rating = whole("avoid_rating", 2, 0, 5),
-  liked_weight = whole("liked_weight", 4, 1, 100),
-  skip_weight = whole("skip_weight", 2, 0, 100),
-  playlist = text("playlist"),
-  query = text("query"),
-  similar = flag("similar", true),
-}
 
 local mode = ...           -- "preview" under `songbox run ... autoplay.lua preview QUERY [COUNT]`
 local preview = mode == "preview"
@@ -354,11 +386,16 @@ sb.on("message", function(event)
   if word == "on" then switch(true, "message")
   elseif word == "off" then switch(false, "message")
   elseif word == "toggle" then switch(not enabled, "message")
+  elseif word == "settings" then
+    -- Changed in the web app's Plugins page (`autoplayset`): read again, and acted on.
+    read_settings()
+    publish(sb.player.status())
+    safe_fill()
   elseif word == "status" then
     local why = quiet(sb.player.status())
     sb.log.info(("autoplay: %s, %d ahead%s"):format(enabled and "on" or "off", settings.ahead, why and enabled and ("; quiet: " .. why) or ""))
   else
-    sb.log.warn(("autoplay: unknown message '%s' (on, off, toggle, status)"):format(word))
+    sb.log.warn(("autoplay: unknown message '%s' (on, off, toggle, status, settings)"):format(word))
   end
 end)
 

@@ -1,5 +1,6 @@
 // The alarms: the list (`alarms`), the form that adds or changes one (`alarmsave`, the JSON of
-// `songbox alarm ls --json`), and snooze and dismiss while one sounds (`sendmessage alarm ...`).
+// `songbox alarm ls --json`), an alarm's test timeline (`alarmtest`), and snooze and dismiss
+// while one sounds (`sendmessage alarm ...`).
 import { run, element, compose, data, ltr, button, notify } from "./api.js";
 import { t } from "./i18n.js";
 
@@ -34,7 +35,7 @@ export async function refresh() {
     enabled.addEventListener("change", () => save({ ...record(alarm), enabled: enabled.checked }));
     const remove = button("✕", async () => { if ((await run("alarmrm", alarm.alarm)) !== null) refresh(); }, "remove");
     remove.setAttribute("aria-label", t("Remove"));
-    item.append(enabled, button(t("Edit"), () => edit(alarm), "edit"), remove);
+    item.append(enabled, button(t("Test"), () => test(alarm.alarm), "test"), button(t("Edit"), () => edit(alarm), "edit"), remove);
     list.append(item);
   }
   $("alarms-none").hidden = alarms.length > 0;
@@ -170,6 +171,60 @@ function drawCurve() {
     ? [ltr(from + " → " + to), " · ", ltr(form.fade.value), " " + t("min") + " · " + t(log ? "log" : "linear")] : [t("No fade: the volume at once")]));
 }
 
+// The alarm's timeline on the fast clock (`alarmtest`, what `songbox alarm test` prints): a row
+// each moment, the volume drawn over the time.
+async function test(name) {
+  const panel = $("alarm-test");
+  panel.hidden = false;
+  panel.dataset.name = name;
+  panel.removeAttribute("data-done");
+  $("alarm-test-title").replaceChildren(t("Test") + ": ", data(name));
+  $("alarm-test-note").textContent = t("Running on the fast clock…");
+  $("alarm-test-rows").tBodies[0].replaceChildren();
+  $("alarm-test-curve").replaceChildren();
+  const rows = await run("alarmtest", name);
+  if (panel.dataset.name !== name) return;
+  $("alarm-test-note").textContent = rows === null ? "" : t("On a copy of the library: nothing is played or counted.");
+  for (const row of rows ?? []) {
+    const line = element("tr");
+    line.dataset.kind = row.kind;
+    line.append(compose("td", undefined, ltr(row.t), " " + t("sec")), compose("td", undefined, ...happened(row)),
+      compose("td", undefined, ltr(row.volume)));
+    $("alarm-test-rows").tBodies[0].append(line);
+  }
+  drawTimeline(rows ?? []);
+  panel.dataset.done = "yes";
+  panel.scrollIntoView({ block: "start" });
+}
+
+// The plugin's words for a moment (its kind, an alarm's phase, where it fell back to), in the
+// page's language; what comes from outside (a file, what was said, why) as it is.
+const timelineWords = new Set(["alarm", "volume", "track", "check", "say", "sounding", "snoozed", "dismissed", "timeout",
+  "failed", "fallback", "missed", "scheduled", "the alarm tone"]);
+const timelineWord = (word) => (timelineWords.has(word) ? t(word) : data(word));
+
+// What happened, as `songbox alarm test` says it after the kind (`AlarmTest.Entry.details`).
+function happened(row) {
+  const parts = [timelineWord(row.kind)];
+  if (row.phase) parts.push(" ", timelineWord(row.phase));
+  if (row.to) parts.push(" " + t("to") + " ", timelineWord(row.to));
+  if (row.track) parts.push(" ", data(row.track));
+  if (row.times) parts.push(" ", ltr("(x" + row.times + ")"));
+  if (row.said) parts.push(" ", data(row.said));
+  if (row.why) parts.push(" (", data(row.why), ")");
+  if (row.ok === "1") parts.push(" " + t("audio flows"));
+  return parts;
+}
+
+function drawTimeline(rows) {
+  const end = Math.max(1, ...rows.map((row) => Number(row.t)));
+  const points = rows.map((row) => (Number(row.t) / end * 200).toFixed(1) + "," + (100 - Number(row.volume)).toFixed(1));
+  $("alarm-test-curve").replaceChildren(
+    svg("rect", { x: 0, y: 0, width: 200, height: 100, class: "frame" }),
+    svg("polyline", { points: points.join(" "), class: "line" }),
+  );
+}
+
 // The big buttons while an alarm sounds (on every page), the smaller text while it is snoozed.
 function showSounding(alarm) {
   const banner = $("alarm-sounding");
@@ -195,6 +250,7 @@ export function setUp() {
     if (await save(formAlarm())) form.hidden = true;
   });
   $("alarm-cancel").addEventListener("click", () => { form.hidden = true; });
+  $("alarm-test-close").addEventListener("click", () => { $("alarm-test").hidden = true; delete $("alarm-test").dataset.name; });
   $("alarm-snooze").addEventListener("click", () => run("sendmessage", "alarm", "snooze"));
   $("alarm-dismiss").addEventListener("click", () => run("sendmessage", "alarm", "dismiss"));
   // Whether one sounds now (a page opened while it rings).

@@ -1,9 +1,9 @@
 // Now playing: what plays, where in it, the buttons; follows the event stream.
-import { get, run, clock, notify } from "./api.js";
+import { get, run, clock, notify, ltr } from "./api.js";
 import { t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
-let state = { status: {}, song: null };
+let state = { status: {}, song: null, sleep: {} };
 // Where the track was when the status was read, and when (the bar moves on by itself while
 // playing; the daemon is asked again only when an event says something changed).
 let anchor = { elapsed: 0, at: 0 };
@@ -25,7 +25,7 @@ function show() {
   const duration = Number(status.duration ?? song?.duration ?? 0);
   $("now-seek").max = String(Math.round(duration));
   $("now-duration").textContent = clock(duration);
-  anchor = { elapsed: Number(status.elapsed ?? 0), at: performance.now() };
+  anchor = { elapsed: Number(status.elapsed ?? 0), sleepLeft: Number(state.sleep?.sleepleft ?? NaN), at: performance.now() };
   const playing = status.state === "play";
   const toggle = $("now-toggle");
   // (An SVG element has no `hidden` property: the attribute itself.)
@@ -63,6 +63,20 @@ function tick() {
   const shown = Math.min(elapsed, Number($("now-seek").max) || elapsed);
   if (!seeking) $("now-seek").value = String(Math.floor(shown));
   $("now-elapsed").textContent = clock(shown);
+  showSleep(playing ? (performance.now() - anchor.at) / 1000 : 0);
+}
+
+// The sleep timer (`sleep` without an argument, read with the status; a change of it is an
+// `options_changed`): what it waits for, the minutes counted down while playing.
+function showSleep(played) {
+  const when = state.sleep?.sleep ?? "off";
+  $("now-sleep-state").hidden = when === "off";
+  if (when === "off") return;
+  const left = Math.max(0, anchor.sleepLeft - played);
+  const minutes = Math.ceil((Number.isNaN(left) ? Number(when) * 60 : left) / 60);
+  $("now-sleep-text").replaceChildren(...(when === "track" ? [t("Stops after this song")]
+    : when === "queue" ? [t("Stops at the end of the queue")]
+    : [t("Stops in") + " ", ltr(String(minutes)), " " + t("min")]));
 }
 
 export function onEvent(event) {
@@ -89,6 +103,7 @@ export function setUp() {
     if (chosen && (await run("sleep", chosen)) !== null) notify(t("Done"));
     event.target.value = "";
   });
+  $("now-sleep-cancel").addEventListener("click", () => run("sleep", "off"));
   for (const mode of ["repeat", "random", "single", "consume"]) {
     $("mode-" + mode).addEventListener("change", (event) => run(mode, event.target.checked));
   }

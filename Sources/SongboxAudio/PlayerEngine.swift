@@ -276,7 +276,7 @@ public final class PlayerEngine {
 
     public var status: PlayerStatus {
         PlayerStatus(snapshot: snapshot, duration: duration, format: decoder?.format, currentVolume: currentVolume,
-                     sleepTimer: sleepTimer,
+                     sleepTimer: sleepTimer, sleepLeft: sleepRemaining(at: clock).map { max(0, $0) },
                      clock: clock, outputError: outputError, playError: playError, heading: heading, headingID: headingID,
                      replayGain: replayGain, outputs: outputs, outputIndex: outputIndex,
                      streamTitle: streamTitle, buffering: buffering, source: (decoder as? FileDecoder)?.source,

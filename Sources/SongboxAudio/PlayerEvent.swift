@@ -74,6 +74,15 @@ public enum SleepTimer: Sendable, Hashable, Codable {
         return .after(seconds: minutes * 60)
     }
 
+    /// The timer as `sleep` takes it and says it: minutes (as set), `track` or `queue`.
+    public var word: String {
+        switch self {
+        case .after(let seconds): String(format: "%g", seconds / 60)
+        case .endOfTrack: "track"
+        case .endOfQueue: "queue"
+        }
+    }
+
     /// A timer as the control socket and the CLI say it: minutes, `track`, `queue`, or `off`.
     public struct Setting: Sendable, Hashable {
         /// nil: `off`.
@@ -188,6 +197,9 @@ public struct PlayerStatus: Sendable, Hashable {
     /// The volume heard now (the snapshot's is where a fade in progress is going).
     public var currentVolume: Double
     public var sleepTimer: SleepTimer?
+    /// Seconds of playback until the sleep timer stops it, once that is known (for `track` and
+    /// `queue`: in the last track); it waits while paused.
+    public var sleepLeft: Double?
     /// Seconds of audio rendered since the player started: the player's clock.
     public var clock: Double
     /// Set while the output is unavailable and being retried.

@@ -221,21 +221,17 @@ struct AlarmCommand: ParsableCommand {
         func run() throws {
             let snooze = try AlarmCommand.seconds(snoozeAt, "snooze-at")
             let store = try LibraryOptions.openStore(library.db)
-            guard try AlarmBook(store: store).all().contains(where: { $0.name == name }) else {
-                throw SongboxError(.notFound, "no alarm named '\(name)'", hint: "`songbox alarm ls` lists them")
+            let timeline = try AlarmTest.timeline(of: name, store: store, wiring: try Wiring.load(), snoozeAt: snooze, logger: scriptLogger)
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                print(String(decoding: try encoder.encode(timeline), as: UTF8.self))
+            } else {
+                // Track names and the plugin's words are shown, not obeyed, by a terminal.
+                for entry in timeline { print(TerminalText.line(entry.line)) }
             }
-            guard let plugin = Wiring.bundledPlugin("alarm.lua") else {
-                throw SongboxError(.notFound, "the bundled alarm plugin (alarm.lua) could not be written out to a cache folder")
-            }
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("songbox-alarm-test-\(getpid())").path
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(atPath: folder) }
-            let copy = folder + "/library.db"
-            try store.copy(to: copy)
-            // From the saved queue and volume, as the alarm would find them (of the copy: the
-            // library's own are left as they are).
-            try Run.run(file: plugin, arguments: ["test", name, json ? "json" : "text", snooze.map { String($0) } ?? ""], database: copy,
-                        limits: .userScript, dryRun: false, output: "null", fast: true, resume: true)
+            // An alarm that could not sound at all fails its test.
+            if timeline.contains(where: { $0.phase == "failed" }) { throw ExitCode(1) }
         }
     }
 }

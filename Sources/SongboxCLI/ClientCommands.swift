@@ -200,8 +200,20 @@ enum ClientCommands {
     struct Sleep: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: tr("Stop after MINUTES, at the end of the song (track) or of the queue, or off (songbox's daemon only)."))
         @OptionGroup var server: ServerOptions
-        @Argument(help: ArgumentHelp(tr("Minutes, track, queue or off."), valueName: "when")) var when: String
+        @Argument(help: ArgumentHelp(tr("Minutes, track, queue or off; without it, what the timer is."), valueName: "when")) var when: String?
         func run() throws {
+            guard let when else {
+                let fields = Dictionary(try server.client().send("sleep", []), uniquingKeysWith: { first, _ in first })
+                let left = fields["sleepleft"].flatMap(Double.init).map { Int(($0 / 60).rounded(.up)) }
+                switch fields["sleep"] {
+                case "off"?, nil: print(tr("The sleep timer is off."))
+                case "track"?: print(tr("Playback stops at the end of the track."))
+                case "queue"?: print(tr("Playback stops at the end of the queue."))
+                case let minutes?:
+                    print(left.map { tr("Playback stops in \($0) minutes.") } ?? tr("Playback stops in \(minutes) minutes."))
+                }
+                return
+            }
             _ = try server.client().send("sleep", [when])
             print(tr(when == "off" ? "The sleep timer is off."
                      : Double(when) != nil ? "Playback stops in \(when) minutes." : when == "queue" ? "Playback stops at the end of the queue."

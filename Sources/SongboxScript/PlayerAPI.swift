@@ -396,6 +396,7 @@ public enum PlayerAPI {
         case .endOfQueue?: table["sleep"] = .string("queue")
         case nil: break
         }
+        if let left = status.sleepLeft { table["sleep_left"] = .number(left) }
         if let id = snapshot.current, let position = snapshot.queue.position(of: id) {
             table["queue_id"] = .integer(id)
             table["position"] = .integer(position + 1)

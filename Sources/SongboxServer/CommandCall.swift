@@ -64,7 +64,15 @@ public struct CommandCall: Sendable {
         let out = MPDResponse { bytes in collected.take(bytes) }
         let client = MPDClient(id: -1, clients: clients, permissions: permissions)
         client.binaryLimit = Self.pictureChunk
-        try await commands.handle(command, arguments, client: client, out: out)
+        if MPDCommandTable.answeredInPlace.contains(command) {
+            try await commands.handle(command, arguments, client: client, out: out)
+        } else {
+            // Where an MPD connection runs it, as it may block (a library read, an alarm's test):
+            // not on one of Swift's few cooperative threads, which the other requests need.
+            try await withTaskExecutorPreference(MPDConnection.blockingExecutor) { () async throws(MPDProtocol.Failure) in
+                try await commands.handle(command, arguments, client: client, out: out)
+            }
+        }
         await out.send()
         guard !collected.tooLong else {
             throw MPDProtocol.Failure(.argument, "the answer to \(command) is longer than \(most >> 10) KiB: ask for a window of it")

@@ -68,7 +68,14 @@ public enum MPDCommandTable {
         Entry("alarmrm", .control, 1...1),
         Entry("alarms", .read, 0...0),
         Entry("alarmsave", .control, 1...1),
+        // songbox's own: an alarm's timeline on the fast clock (NAME [SNOOZE_AT seconds]), as
+        // `songbox alarm test` prints it. `control`: it keeps a core busy for a moment.
+        Entry("alarmtest", .control, 1...2),
         Entry("albumart", .read, 2...2),
+        // songbox's own: the autoplay plugin's settings (each a record), and one changed (KEY
+        // VALUE; an empty VALUE: back to the config's), checked as the config's are.
+        Entry("autoplayset", .control, 2...2),
+        Entry("autoplaysettings", .read, 0...0),
         Entry("binarylimit", [], 1...1),
         Entry("channels", .read, 0...0),
         Entry("clear", .player, 0...0) { _ in .player(.clear) },
@@ -221,8 +228,10 @@ public enum MPDCommandTable {
             }
             return .player(.mode(.single, toggle))
         },
-        // songbox's own: the sleep timer (`songbox sleep`), one reading of it for every surface.
-        Entry("sleep", .player, 1...1) { args throws(MPDProtocol.Failure) in
+        // songbox's own: the sleep timer (`songbox sleep`), one reading of it for every surface;
+        // without an argument, what it is (`MPDCommands.sleepFields`).
+        Entry("sleep", .player, 0...1) { args throws(MPDProtocol.Failure) in
+            guard !args.values.isEmpty else { return .words }
             guard let setting = SleepTimer.Setting(parsing: try args.string(0)) else {
                 throw MPDProtocol.Failure(.argument, "sleep takes minutes (up to a year), track, queue or off")
             }

@@ -125,6 +125,7 @@ public struct MPDCommands: MPDCommandHandler {
             out.queueItem(item, position: position, track: try? store.tracks.track(id: item.track.trackID), roots: roots(), client: client,
                           stream: status.streamTitle, tags: queueTags.tags(of: item.id))
         case "stats": try stats(out)
+        case "sleep": out.fields(Self.sleepFields(player.status))
         case "getvol":
             out.field("volume", String(Int(player.status.currentVolume.rounded())))
         case "replay_gain_status": out.field("replay_gain_mode", player.status.replayGain.mode.rawValue)
@@ -333,6 +334,15 @@ public struct MPDCommands: MPDCommandHandler {
             case .tooLarge(let number): throw Failure(.argument, "Number too large: \(number)")
             }
         }
+    }
+
+    /// The sleep timer as `sleep` without an argument answers it (MPD's `status` has no field
+    /// for it): `sleep` (`off`, minutes as set, `track`, `queue`) and, once known, `sleepleft`
+    /// (seconds of playback until it stops the music).
+    static func sleepFields(_ status: PlayerStatus) -> [(String, String)] {
+        var fields = [("sleep", status.sleepTimer?.word ?? "off")]
+        if let left = status.sleepLeft { fields.append(("sleepleft", String(format: "%.1f", left))) }
+        return fields
     }
 
     // MARK: Pieces

@@ -102,7 +102,9 @@ public final class WebServer: Service {
             await self.answer { () async throws(MPDProtocol.Failure) in
                 let status = try await self.call("status")
                 let song = WebAnswer.records(try await self.call("currentsong")).first ?? "null"
-                return WebAnswer.object(fields: [("status", WebAnswer.records(status).first ?? "{}"), ("song", song)])
+                // The sleep timer beside MPD's `status`, which has no field for it.
+                let sleep = WebAnswer.records(try await self.call("sleep")).first ?? "{}"
+                return WebAnswer.object(fields: [("status", WebAnswer.records(status).first ?? "{}"), ("song", song), ("sleep", sleep)])
             }
         }
         router.get("/api/queue") { request, _ in

@@ -38,6 +38,20 @@ enum WebText {
         // Units beside a number, an alarm's days, a plugin's state (`plugins`' status)
         Message("min"), Message("sec"), Message("Every day"),
         Message("starting"), Message("running"), Message("restarting"), Message("disabled"), Message("stopped"),
+        // The sleep timer's state
+        Message("Stops in"), Message("Stops after this song"), Message("Stops at the end of the queue"),
+        // An alarm's test
+        Message("Test"), Message("What happened"), Message("Close"), Message("Running on the fast clock…"),
+        Message("On a copy of the library: nothing is played or counted."),
+        // The timeline's words (the alarm plugin's kinds and phases)
+        Message("alarm"), Message("volume"), Message("track"), Message("check"), Message("say"), Message("to"), Message("the alarm tone"),
+        Message("sounding"), Message("snoozed"), Message("dismissed"), Message("timeout"), Message("failed"), Message("fallback"),
+        Message("missed"), Message("scheduled"), Message("audio flows"),
+        // Autoplay's settings
+        Message("Autoplay's settings"), Message("default"), Message("from the config"), Message("set here"),
+        Message("Tracks ahead"), Message("Played tracks kept"), Message("Plays before a track again"),
+        Message("Tracks before an artist again"), Message("Tracks before an album again"), Message("Never rated this or lower"),
+        Message("A liked track's weight"), Message("A skip's weight"), Message("From a playlist"), Message("From a query"), Message("Similar tracks"),
     ]
 
     /// Right-to-left languages among those songbox may be translated into.

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import SongboxLibrary
 import SongboxScript
 import SongboxServer
@@ -31,7 +32,7 @@ extension Daemon {
         do throws(SongboxError) {
             let alarm = try Alarm(json: json)
             try AlarmBook(store: store).save(alarm)
-            try tellAlarmPlugin("reload", kept: true)
+            try tellPlugin("alarm", "reload", unheard: "alarms will not sound")
             return [("alarm", alarm.name)]
         } catch {
             throw Failure(error.code == .invalidArgument ? .argument : .system, error.message)
@@ -43,18 +44,62 @@ extension Daemon {
         let removed: Bool
         do throws(SongboxError) { removed = try AlarmBook(store: store).remove(name) } catch { throw Failure(.system, error.message) }
         guard removed else { throw Failure(.noExist, "no alarm named '\(name)'") }
-        do throws(SongboxError) { try tellAlarmPlugin("reload", kept: true) } catch { throw Failure(.system, error.message) }
+        do throws(SongboxError) { try tellPlugin("alarm", "reload", unheard: "alarms will not sound") } catch {
+            throw Failure(.system, error.message)
+        }
         return []
     }
 
-    /// A message on the alarm plugin's channel; an error when that plugin does not run (nothing
-    /// would sound), saying that the change is kept when there is one.
-    private func tellAlarmPlugin(_ message: String, kept: Bool) throws(SongboxError) {
-        guard let plugin = plugins.named("alarm"), [.running, .starting].contains(plugin.snapshot.status) else {
-            throw SongboxError(.notFound, kept ? "the change is kept, but the daemon's alarm plugin does not run: alarms will not sound"
-                                                 : "the daemon's alarm plugin does not run: alarms will not sound")
+    /// `alarmtest NAME [SNOOZE_AT]`: the alarm's timeline on the fast clock (`AlarmTest`, what
+    /// `songbox alarm test` prints), a record each moment (`t` seconds, `kind`, `volume`, ...);
+    /// SNOOZE_AT: snooze pressed once, that many seconds after it sounds. On a copy of the
+    /// library: the daemon's player and history are untouched.
+    func alarmTest(_ arguments: [String]) throws(Failure) -> [(String, String)] {
+        var snoozeAt: Double?
+        if let text = arguments.dropFirst().first {
+            guard let seconds = Double(text), seconds >= 0, seconds <= 86_400 else {
+                throw Failure(.argument, "the snooze is pressed from 0 to 86400 seconds after the alarm sounds, got '\(text)'")
+            }
+            snoozeAt = seconds
         }
-        deliver(message: message, channel: "alarm")
+        // The test's alarm is no real one: its plugin's lines stay out of the daemon's log.
+        let quiet = Logger(label: "songbox.alarm-test") { _ in SwiftLogNoOpLogHandler() }
+        do throws(SongboxError) {
+            return try AlarmTest.timeline(of: arguments.first ?? "", store: store, wiring: Wiring(config: config.value),
+                                          snoozeAt: snoozeAt, logger: quiet).flatMap(\.fields)
+        } catch {
+            throw Failure(error.code == .notFound ? .noExist : error.code == .invalidArgument ? .argument : .system, error.message)
+        }
+    }
+
+    /// A change kept, said on the plugin's channel (`reload`, `settings`); an error when that
+    /// plugin does not run (`unheard`: what does not happen then), saying the change is kept.
+    func tellPlugin(_ name: String, _ message: String, unheard: Message) throws(SongboxError) {
+        guard let plugin = plugins.named(name), [.running, .starting].contains(plugin.snapshot.status) else {
+            throw SongboxError(.notFound, "the change is kept, but the daemon's \(name) plugin does not run: \(unheard)")
+        }
+        deliver(message: message, channel: name)
+    }
+
+    /// `autoplaysettings`: the autoplay plugin's settings, a record each (`setting` NAME, `kind`,
+    /// `value`, `default`, `low`, `high`, `from`: default, config or page).
+    func autoplaySettings() throws(Failure) -> [(String, String)] {
+        do throws(SongboxError) { return try AutoplaySettings.list(store).flatMap(\.fields) } catch {
+            throw Failure(error.code == .notFound ? .noExist : .system, error.message)
+        }
+    }
+
+    /// `autoplayset KEY VALUE`: one setting changed (checked as the config's is) and kept before
+    /// the config's; an empty VALUE goes back to the config's. The plugin reads it at once.
+    func autoplaySet(_ key: String, _ value: String) throws(Failure) -> [(String, String)] {
+        do throws(SongboxError) {
+            try AutoplaySettings.change(key, to: value, store: store)
+            try tellPlugin("autoplay", "settings", unheard: "autoplay will not queue anything")
+            return [("setting", key), ("value", value)]
+        } catch {
+            throw Failure([.invalidArgument, .invalidQuery].contains(error.code) ? .argument : error.code == .notFound ? .noExist : .system,
+                          error.message)
+        }
     }
 
     /// `history [COUNT]`: the latest plays and skips, newest first (50; at most 1000), each with

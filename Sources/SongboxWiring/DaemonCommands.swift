@@ -65,6 +65,12 @@ extension Daemon {
             return try alarmSave(arguments.first ?? "")
         case "alarmrm":
             return try alarmRemove(arguments.first ?? "")
+        case "alarmtest":
+            return try alarmTest(arguments)
+        case "autoplaysettings":
+            return try autoplaySettings()
+        case "autoplayset":
+            return try autoplaySet(arguments.first ?? "", arguments.last ?? "")
         case "history":
             return try historyList(arguments)
         case "topplayed":

@@ -295,7 +295,7 @@ import Testing
             output = wav:\(wav)
             plugin.alarm.check_after = 1
             """.write(toFile: config, atomically: true, encoding: .utf8)
-        let output = try songbox.run(["run", Fixtures.packageRoot + "/plugins/alarm.lua", "test", "kitchen", "json"],
+        let output = try songbox.run(["run", Fixtures.packageRoot + "/plugins/alarm.lua", "test", "kitchen"],
                                      environment: ["HOME": home, "SONGBOX_CONFIG": config])
         #expect(output.status == 0, "\(output.stdout)\(output.stderr)")
         #expect(output.stderr.contains("alarm kitchen: fallback to wav:\(wav): the output failed: alsa:songboxnosuchdevice"),

@@ -35,6 +35,12 @@ import Testing
         let paused = try run(["pause"], environment)
         #expect(paused.lines.dropFirst().first?.hasPrefix("[paused] #2/") == true, "\(paused.stdout)")
         #expect(try run(["sleep", "track"], environment).stdout == "Playback stops at the end of the track.\n")
+        // Without an argument, what the timer is: paused, the minutes wait.
+        #expect(try run(["sleep"], environment).stdout == "Playback stops at the end of the track.\n")
+        #expect(try run(["sleep", "45"], environment).status == 0)
+        #expect(try run(["sleep"], environment).stdout == "Playback stops in 45 minutes.\n")
+        #expect(try run(["sleep", "off"], environment).status == 0)
+        #expect(try run(["sleep"], environment).stdout == "The sleep timer is off.\n")
         #expect(try run(["crossfade", "4"], environment).stdout == "crossfade: 4\n")
         #expect(try run(["crossfade"], environment).stdout == "crossfade: 4\n")
         let tooLong = try run(["crossfade", "31"], environment)

@@ -239,6 +239,14 @@ struct OpenAPISchemas {
         let state = try #require((status.json as? [String: Any])?["status"] as? [String: Any])
         #expect(state["state"] as? String == "play" && state["playlistlength"] as? String == "3" && state["song"] as? String == "1", "\(state)")
         #expect(try mpc(mpdPort, "current", "-f", "%title%").lines == ["Old Roads"])
+        // The sleep timer beside MPD's status: as set, and the seconds left.
+        #expect((status.json as? [String: Any])?["sleep"] as? [String: String] == ["sleep": "off"])
+        try schemas.check(try web.send("POST", "/api/command/sleep", body: #"{"args": [30]}"#), "/api/command/{name}", "post")
+        let sleeping = try web.send("GET", "/api/status")
+        try schemas.check(sleeping, "/api/status", "get")
+        let sleep = try #require((sleeping.json as? [String: Any])?["sleep"] as? [String: String], "\(sleeping.body)")
+        #expect(sleep["sleep"] == "30" && (Double(sleep["sleepleft"] ?? "") ?? 0) > 1700, "\(sleep)")
+        #expect(try mpdCommand(mpdPort, "status").allSatisfy { !$0.hasPrefix("sleep") }, "MPD's status stays MPD's")
         try schemas.check(try web.send("GET", "/api/messages?lang=he"), "/api/messages", "get")
 
         // A song's picture: the bytes mpc reads with readpicture, typed by what they are.
@@ -320,10 +328,62 @@ struct OpenAPISchemas {
         #expect(try call(web, "alarmsave", ["<not json>"]).status == 400)
         #expect(!(try songbox.run(["alarm", "ls"]).stdout.contains("bad")))
 
+        // An alarm's test timeline, a record each moment, as `songbox alarm test` prints it.
+        #expect(try songbox.run(["alarm", "add", "quick", "--at", "07:00", "--query", "title:\"Old Roads\"", "--fade", "20s",
+                                 "--timeout", "1m"]).status == 0)
+        let tested = try call(web, "alarmtest", ["quick"])
+        try schemas.check(records: tested, "AlarmTestRecord")
+        #expect(records(tested).first?["what"] as? String == "sounding" && records(tested).last?["phase"] as? String == "timeout", "\(tested.body)")
+        let printed = try songbox.run(["alarm", "test", "quick", "--json"])
+        let entries = try #require(try JSONSerialization.jsonObject(with: Data(printed.stdout.utf8)) as? [[String: Any]], "\(printed.stdout)")
+        #expect(records(tested).map { $0["kind"] as? String } == entries.map { $0["kind"] as? String })
+        let noSuch = try call(web, "alarmtest", ["nope"])
+        try schemas.check(noSuch, "/api/command/{name}", "post")
+        #expect(noSuch.status == 404 && noSuch.errorMessage == "no alarm named 'nope'", "\(noSuch.body)")
+        #expect(try call(web, "alarmtest", ["quick", "soon"]).errorCode == "argument")
+        #expect(try call(web, "alarmrm", ["quick"]).status == 200)
+
         // Removed through an MPD connection; a second time there is nothing to remove.
         #expect(try mpdCommand(mpdPort, "alarmrm nap") == [])
         #expect(try mpdCommand(mpdPort, "alarmrm nap").first?.hasPrefix("ACK [50@0] {alarmrm} no alarm named 'nap'") == true)
         #expect(records(try call(web, "alarms", [])).isEmpty)
+    }
+
+    /// Autoplay's settings are commands of the table: listed as the plugin publishes them, one
+    /// changed and kept, a bad value refused with the config's words.
+    @Test func autoplaysSettingsAreCommandsOfTheTable() throws {
+        try FileManager.default.copyItem(atPath: Fixtures.packageRoot + "/plugins/autoplay.lua", toPath: folder + "/autoplay.lua")
+        let (daemon, web, mpdPort) = try startDaemon(config: "plugin.autoplay.window = 20\n")
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        let schemas = try OpenAPISchemas()
+        // The plugin says its settings when it starts.
+        var listed = try call(web, "autoplaysettings", [])
+        for _ in 0..<100 where listed.status != 200 {
+            usleep(100_000)
+            listed = try call(web, "autoplaysettings", [])
+        }
+        try schemas.check(records: listed, "AutoplaySettingRecord")
+        let ahead = try #require(records(listed).first { $0["setting"] as? String == "ahead" }, "\(listed.body)")
+        #expect(ahead["value"] as? String == "3" && ahead["low"] as? String == "1" && ahead["high"] as? String == "50" && ahead["from"] as? String == "default")
+        let window = records(listed).first { $0["setting"] as? String == "window" }
+        #expect(window?["value"] as? String == "20" && window?["from"] as? String == "config", "\(String(describing: window))")
+
+        for (key, value, words) in [("ahead", "0", "plugin.autoplay.ahead must be a whole number from 1 to 50, got 0"),
+                                    ("similar", "maybe", "plugin.autoplay.similar must be true or false, got maybe"),
+                                    ("loud", "1", "autoplay has no setting 'loud'")] {
+            let refused = try call(web, "autoplayset", [key, value])
+            try schemas.check(refused, "/api/command/{name}", "post")
+            #expect(refused.status == 400 && refused.errorMessage == words, "\(refused.body)")
+        }
+        #expect(try call(web, "autoplayset", ["query", "year:19..abc"]).errorCode == "argument")
+        #expect(try call(web, "autoplayset", ["window", "7"]).status == 200)
+        // An MPD connection reads the same.
+        let lines = try mpdCommand(mpdPort, "autoplaysettings")
+        let at = try #require(lines.firstIndex(of: "setting: window"), "\(lines)")
+        #expect(lines[at...].prefix(7).contains("value: 7") && lines[at...].prefix(7).contains("from: page"), "\(lines)")
+        // Emptied: the config's again.
+        #expect(try call(web, "autoplayset", ["window", ""]).status == 200)
+        #expect(records(try call(web, "autoplaysettings", [])).first { $0["setting"] as? String == "window" }?["value"] as? String == "20")
     }
 
     /// The history's commands after a real play: what `songbox history` says, by every surface.
@@ -547,7 +607,9 @@ struct OpenAPISchemas {
 
     /// Starts a daemon on free ports and runs `scenario` of browser.py against it (`extra`: its
     /// arguments after the password); `plugins`: the bundled plugins its plugin folder holds.
-    func run(_ scenario: String, config: String = "", password: String? = nil, plugins: [String] = [], extra: [String] = []) throws {
+    /// What the scenario printed.
+    @discardableResult
+    func run(_ scenario: String, config: String = "", password: String? = nil, plugins: [String] = [], extra: [String] = []) throws -> String {
         for plugin in plugins {
             try? FileManager.default.removeItem(atPath: folder + "/" + plugin)
             try FileManager.default.copyItem(atPath: Fixtures.packageRoot + "/plugins/" + plugin, toPath: folder + "/" + plugin)
@@ -575,6 +637,7 @@ struct OpenAPISchemas {
                 try FileManager.default.copyItem(atPath: shots + "/" + name, toPath: docs + "/" + name)
             }
         }
+        return result.stdout
     }
 
     @Test func playFromTheLibraryAndNowPlayingFollowsOverTheEventStream() throws { try run("play") }
@@ -584,10 +647,13 @@ struct OpenAPISchemas {
     /// left, numbers and times still left to right, nothing wider than the screen (web/browser.py's
     /// `right_to_left`); an English page keeps a Hebrew title right to left.
     @Test func theHebrewInterfaceIsRightToLeft() throws {
-        #expect(try songbox.run(["alarm", "add", "wake", "--at", "07:30", "--days", "mon-fri", "--query", "artist:\"Mabel Grey\""]).status == 0)
+        // A short one, so its test timeline (on the fast clock) is quick.
+        #expect(try songbox.run(["alarm", "add", "wake", "--at", "07:30", "--days", "mon-fri", "--query", "artist:\"Mabel Grey\"",
+                                 "--fade", "1m", "--timeout", "3m"]).status == 0)
         #expect(try songbox.run(["analyze"]).status == 0)
         try #"require("songbox").log.info("שלום מהתוסף")"#.write(toFile: folder + "/hello.lua", atomically: true, encoding: .utf8)
-        try run("hebrew", plugins: ["alarm.lua"])
+        // Autoplay (off) says its settings.
+        try run("hebrew", plugins: ["alarm.lua", "autoplay.lua"])
     }
     @Test func aPasswordAsksForTheLoginPage() throws { try run("login", config: "http_password = open sesame\n", password: "open sesame") }
     @Test func nowPlayingWorksWithTheKeyboardAlone() throws { try run("keyboard") }
@@ -601,6 +667,27 @@ struct OpenAPISchemas {
         #expect(wake["when"] as? String == "mon,tue,wed,thu,fri 06:45" && wake["query"] as? String == "artist:\"Mabel Grey\"")
         #expect(wake["fade"] as? Double == 1200 && wake["curve"] as? String == "log", "\(wake)")
         #expect(try songbox.run(["alarm", "ls"]).stdout.contains("wake: mon,tue,wed,thu,fri 06:45"))
+    }
+
+    /// An alarm's test timeline opened in the page (`alarmtest`) has the rows `songbox alarm test`
+    /// prints for it: the time, what happened, the volume.
+    @Test func anAlarmsTestTimelineInThePageIsWhatAlarmTestPrints() throws {
+        #expect(try songbox.run(["alarm", "add", "wake", "--at", "06:00", "--query", "title:\"Old Roads\"", "--fade", "1m",
+                                 "--volume", "80", "--timeout", "3m"]).status == 0)
+        // A browser shows runs of spaces as one.
+        func words<S: StringProtocol>(_ parts: [S]) -> [String] { parts.map { $0.split(separator: " ").joined(separator: " ") } }
+        let page = try run("alarmtest", plugins: ["alarm.lua"]).split(separator: "\n").filter { $0.hasPrefix("row\t") }
+            .map { words(Array($0.split(separator: "\t", omittingEmptySubsequences: false).dropFirst())) }
+        let printed = try songbox.run(["alarm", "test", "wake"])
+        #expect(printed.status == 0, "\(printed.stderr)")
+        // "    30.0 s  volume   volume  40.0  WHAT": the time (the page's unit: sec), the kind and
+        // what, the volume.
+        let lines = printed.lines.map { line -> [String] in
+            let parts = line.split(separator: " ").map(String.init)
+            guard parts.count >= 5, parts[1] == "s", parts[3] == "volume" else { return [line] }
+            return words([parts[0] + " sec", ([parts[2]] + parts.dropFirst(5)).joined(separator: " "), parts[4]])
+        }
+        #expect(page.count >= 10 && page == lines, "the page: \(page)\nalarm test: \(printed.stdout)")
     }
 
     /// A sounding alarm (fired by an MPD client) is snoozed and dismissed from the page.
@@ -630,6 +717,8 @@ struct OpenAPISchemas {
     }
 
     @Test func theStatsFollowAPlay() throws { try run("stats") }
+    /// The sleep timer set, shown counting its minutes, read back through the API, cancelled.
+    @Test func theSleepTimerIsSetShownAndCancelled() throws { try run("sleep") }
     @Test func dragTheQueueAndMoveItByKeyboardAndMpcReadsIt() throws { try run("drag") }
     @Test func browseTheLibraryByArtistAlbumAndFolder() throws { try run("browse") }
     @Test func aSmartPlaylistIsTypedWithALivePreview() throws { try run("smart") }
@@ -642,5 +731,14 @@ struct OpenAPISchemas {
             sb.on("track_started", function() error("boom") end)
             """.write(toFile: folder + "/noisy.lua", atomically: true, encoding: .utf8)
         try run("plugins")
+    }
+
+    /// Autoplay's settings changed in the Plugins page: a bad value refused with the config's
+    /// words, a good one kept (autoplay acts by it, and `songbox autoplay status` says it).
+    @Test func autoplaysSettingsAreChangedInThePluginsPage() throws {
+        #expect(try songbox.run(["autoplay", "on"]).status == 0)
+        try run("autoplay", plugins: ["autoplay.lua"])
+        let status = try songbox.run(["autoplay", "status"])
+        #expect(status.stdout.hasPrefix("Autoplay is on. It keeps 5 tracks ahead"), "\(status.stdout)\(status.stderr)")
     }
 }

@@ -503,7 +503,8 @@ songbox.player = {}
 ---@field single boolean|"oneshot"
 ---@field consume boolean|"oneshot"
 ---@field highlights boolean
----@field sleep? number|"track"|"queue" Minutes, or at the end of the track or queue.
+---@field sleep? number|"track"|"queue" Minutes (as set), or at the end of the track or queue.
+---@field sleep_left? number Seconds of playback until the sleep timer stops it, once known.
 ---@field queue_version integer
 ---@field queue_length integer
 ---@field clock number Seconds of audio rendered since the player started.
