@@ -719,6 +719,13 @@ struct OpenAPISchemas {
     @Test func theStatsFollowAPlay() throws { try run("stats") }
     /// The sleep timer set, shown counting its minutes, read back through the API, cancelled.
     @Test func theSleepTimerIsSetShownAndCancelled() throws { try run("sleep") }
+    /// The line being sung, from an `.lrc` beside the song, follows the song on Now playing.
+    @Test func nowPlayingShowsTheLineBeingSung() throws {
+        try "[00:00.30]Down the old roads\n[00:02.50]שיר <b>הדרך</b>\n".write(
+            toFile: library.music + "/Mabel Grey/Old Roads/01 - Old Roads.lrc", atomically: true, encoding: .utf8)
+        try library.scan()
+        try run("lyric")
+    }
     @Test func dragTheQueueAndMoveItByKeyboardAndMpcReadsIt() throws { try run("drag") }
     @Test func browseTheLibraryByArtistAlbumAndFolder() throws { try run("browse") }
     @Test func aSmartPlaylistIsTypedWithALivePreview() throws { try run("smart") }

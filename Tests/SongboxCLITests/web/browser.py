@@ -736,6 +736,24 @@ def sleep_timer(driver):
     assert api("/api/status")["sleep"]["sleep"] == "track"
 
 
+def sung_line(driver):
+    """Now playing shows the synced line being sung (the `.lrc` beside the song, through the
+    event stream's `lyric`), each in its turn; a Hebrew line right to left, as text."""
+    mpc("clear")
+    mpc("add", "Mabel Grey/Old Roads/01 - Old Roads.mp3")
+    mpc("repeat", "on")
+    mpc("single", "on")
+    driver.get(base + "#now")
+    live(driver)
+    mpc("play")
+    wait(driver, "the first line", lambda d: text(d, "now-lyric") == "Down the old roads")
+    wait(driver, "the second line", lambda d: text(d, "now-lyric") == "שיר <b>הדרך</b>")
+    assert driver.execute_script("return getComputedStyle(document.getElementById('now-lyric')).direction") == "rtl"
+    assert not driver.find_elements(By.CSS_SELECTOR, "#now-lyric b")
+    # Played again from its start (repeat, single), the lines come again in order.
+    wait(driver, "the first line again", lambda d: text(d, "now-lyric") == "Down the old roads", timeout=30)
+
+
 def stats(driver):
     """The stats after a play: the most played, plays a day, the history with why each ended."""
     mpc("clear")
@@ -755,7 +773,7 @@ def stats(driver):
 scenarios = {"play": play_from_library, "reorder": reorder_queue, "xss": hostile_title, "hebrew": hebrew, "login": login,
              "keyboard": keyboard, "alarm": add_alarm, "snooze": snooze_alarm, "moods": mood_preview, "stats": stats,
              "drag": drag_queue, "browse": browse, "plugins": plugin_log, "smart": smart_playlist, "follow": follow_library,
-             "sleep": sleep_timer, "alarmtest": alarm_test, "autoplay": autoplay_settings}
+             "sleep": sleep_timer, "alarmtest": alarm_test, "autoplay": autoplay_settings, "lyric": sung_line}
 driver = browser("he" if scenario == "hebrew" else "en-US")
 try:
     scenarios[scenario](driver)
