@@ -702,6 +702,24 @@ struct OpenAPISchemas {
         try run("moods", extra: ["calm"])
     }
 
+    /// Two moods as a trajectory ("From the first to the second"): the page previews the
+    /// playlist examples/mood-playlist.lua makes of `calm>energetic`, in its order.
+    @Test func aMoodTrajectoryIsPreviewedAsTheScriptMakesIt() throws {
+        #expect(try songbox.run(["analyze"]).status == 0)
+        let script = try songbox.run(["run", "--output", "null", "--fast", Fixtures.packageRoot + "/examples/mood-playlist.lua", "calm>energetic", "45"])
+        #expect(script.status == 0, "\(script.stderr)")
+        // " 1. 0:04  Mabel Grey - Old Roads  [latin]": the artist and title.
+        let lines = script.stdout.split(separator: "\n").compactMap { line -> String? in
+            guard let dot = line.firstRange(of: ". "), line[..<dot.lowerBound].allSatisfy({ $0 == " " || $0.isNumber }),
+                  let open = line.range(of: "  [", options: .backwards) else { return nil }
+            let rest = line[dot.upperBound..<open.lowerBound]
+            guard let gap = rest.firstRange(of: "  ") else { return nil }
+            return String(rest[gap.upperBound...])
+        }
+        #expect(lines.count >= 2, "\(script.stdout)")
+        try run("trajectory", extra: [lines.joined(separator: "\n")])
+    }
+
     /// The Library page follows the library: an album copied into the watched music folder shows
     /// in an open page (an artist's albums, a folder) with no reload and no click, read once, the
     /// reader's place kept; an MPD client in `idle database` is woken once for it.

@@ -641,6 +641,23 @@ def mood_preview(driver):
          and any(line.startswith("[playing]") for line in mpc("status")))
 
 
+def mood_trajectory(driver):
+    """Two moods as a trajectory (the first moving to the second): the preview is the playlist
+    `examples/mood-playlist.lua` makes of them (extra[0]: its lines, "Artist - Title")."""
+    expected = extra[0].split("\n")
+    driver.get(base + "#moods")
+    live(driver)
+    for name in ["calm", "energetic"]:
+        wait(driver, "the moods", lambda d: d.find_element(By.CSS_SELECTOR, "#moods-choice input[value=" + name + "]")).click()
+    driver.find_element(By.ID, "moods-trajectory").click()
+    driver.find_element(By.CSS_SELECTOR, "#moods-form button[type=submit]").click()
+    items = wait(driver, "the preview", lambda d: d.find_element(By.ID, "moods-preview").get_attribute("data-mood") == "calm>energetic"
+                 and d.find_elements(By.CSS_SELECTOR, "#moods-preview li"))
+    shown = [item.find_element(By.CSS_SELECTOR, ".name").text.split("\n")[0].replace(" – ", " - ") for item in items]
+    assert shown == expected, (shown, expected)
+    assert all(item.find_element(By.CSS_SELECTOR, ".why").text for item in items)
+
+
 def alarm_test(driver):
     """An alarm's test timeline opened in the page: its rows (printed, `row` and the cells, for the
     test to compare with what `songbox alarm test` prints) and the volume drawn over the time."""
@@ -773,7 +790,7 @@ def stats(driver):
 scenarios = {"play": play_from_library, "reorder": reorder_queue, "xss": hostile_title, "hebrew": hebrew, "login": login,
              "keyboard": keyboard, "alarm": add_alarm, "snooze": snooze_alarm, "moods": mood_preview, "stats": stats,
              "drag": drag_queue, "browse": browse, "plugins": plugin_log, "smart": smart_playlist, "follow": follow_library,
-             "sleep": sleep_timer, "alarmtest": alarm_test, "autoplay": autoplay_settings, "lyric": sung_line}
+             "sleep": sleep_timer, "alarmtest": alarm_test, "autoplay": autoplay_settings, "lyric": sung_line, "trajectory": mood_trajectory}
 driver = browser("he" if scenario == "hebrew" else "en-US")
 try:
     scenarios[scenario](driver)
