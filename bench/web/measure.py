@@ -166,8 +166,18 @@ try:
         options.add_argument(flag)
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     try:
-        driver.get(base + "#now")
-        wait_for("the page's event stream", lambda: driver.execute_script("return document.body.dataset.live") == "yes")
+        # The first screen, with the browser's cache off: from the navigation's start to Now
+        # playing drawn with its event stream open (what a phone waits for), median of 5.
+        driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": True})
+        first_screens = []
+        for _ in range(5):
+            driver.get("about:blank")
+            driver.get(base + "#now")
+            wait_for("the page's event stream", lambda: driver.execute_script("return document.body.dataset.live") == "yes")
+            first_screens.append(driver.execute_script("return performance.now()"))
+        first_screen = statistics.median(first_screens)
+        first_requests = driver.execute_script("return performance.getEntriesByType('resource').length") + 1
+        driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": False})
         # A second listener beside the app's own, on the same stream: each volume's arrival (ms).
         driver.execute_script("""
             window.arrivals = {};
@@ -263,8 +273,9 @@ kb = lambda n: f"{n / 1000:.1f} KB"
 load = os.getloadavg()[0]
 busy = load > 0.5 * os.cpu_count()
 machine = f"{os.cpu_count()} cores, load {load:.1f}" + (": a busy machine, the servers' CPU times carry the search's verdict" if busy else "")
-faster = api_cpu < mpc_cpu if busy else api_time < mpc_time
-held_faster = api_held_cpu < mpd_held_cpu if busy else api_held < mpd_held
+# On a busy machine the servers' CPU decides, unless its 10 ms ticks cannot tell them apart.
+faster = api_cpu < mpc_cpu if busy and api_cpu != mpc_cpu else api_time < mpc_time
+held_faster = api_held_cpu < mpd_held_cpu if busy and api_held_cpu != mpd_held_cpu else api_held < mpd_held
 results = f"""### The web app (bench/web-run)
 
 {songs} tracks in MPD, {sb_songs} in songbox ({machine}); median of {args.runs} runs.
@@ -274,6 +285,7 @@ results = f"""### The web app (bench/web-run)
 | search `title:love` ({api_hits} songs; mpc {mpc_hits}) | API via curl {api_time * 1000:.1f} ms (daemon CPU {api_cpu * 1000:.1f} ms) | `mpc search title love` {mpc_time * 1000:.1f} ms (MPD CPU {mpc_cpu * 1000:.1f} ms) | {"faster" if faster else "slower"} |
 | the same on a connection held open ({api_held_hits} songs; MPD {mpd_held_hits}): the servers alone | API {api_held * 1000:.1f} ms (daemon CPU {api_held_cpu * 1000:.1f} ms) | MPD `search title love` {mpd_held * 1000:.1f} ms (MPD CPU {mpd_held_cpu * 1000:.1f} ms) | {"faster" if held_faster else "slower"} |
 | event to page (setvol → the app's stream in chromium), {len(latencies)} events | p50 {p50:.1f} ms, p99 {p99:.1f} ms | p99 ≤ 50 ms | {"met" if p99 <= 50 else "missed"} |
+| first screen: Now playing drawn, its event stream live (cache off, {first_requests} requests), headless chromium on this machine | {first_screen:.0f} ms (median of 5) | < 1 s on a Pi 3 on the LAN (a Pi is not measured here) | info |
 | daemon memory, 20 open pages | VmRSS {before["VmRSS"] / 1024:.1f} → {during["VmRSS"] / 1024:.1f} MB (+{(during["VmRSS"] - before["VmRSS"]) / 1024:.1f}), RssAnon +{(during["RssAnon"] - before["RssAnon"]) / 1024:.1f} MB | ≤ 10 MB over none | {"met" if during["VmRSS"] - before["VmRSS"] <= 10 * 1024 else "missed"} |
 | page weight: web/ ({len(files)} files) | {kb(total)}, gzip -9 {kb(packed)} | < 150 KB | {"met" if total < 150_000 else "missed"} |
 """
