@@ -44,8 +44,6 @@ enum WebAnswer {
         "{" + fields.map { JSONText.quoted($0.0) + ":" + $0.1 }.joined(separator: ",") + "}"
     }
 
-    static func array(_ items: [String]) -> String { "[" + items.joined(separator: ",") + "]" }
-
     /// A command's fields as records: a new one starts when the answer's first key comes again,
     /// or with a `file`, `directory` or `playlist` after one of those (MPD's entities; `status`
     /// has a `playlist` of its own, a version); a key given more than once in a record (a
