@@ -59,8 +59,8 @@ public struct IdleSubsystems: OptionSet, Sendable, Hashable {
 
 /// The connected clients: what changed since each last looked (`idle`), the channels each is
 /// subscribed to and the messages waiting for it. Posting never blocks: it notes the change for
-/// every client, and wakes only those waiting in an `idle` for it, each once (its answer is
-/// written in a task of its own). A client that is not idle reads the change at its next `idle`.
+/// every client, and wakes only those waiting in an `idle` for it, each once (its connection
+/// writes the answer on its event loop). A client that is not idle reads the change at its next `idle`.
 public final class Clients: Sendable {
     /// Messages kept for a client that does not read them (MPD keeps 64).
     public static let messageLimit = 64
@@ -71,8 +71,17 @@ public final class Clients: Sendable {
         var idle: IdleSubsystems?
         var channels: Set<String> = []
         var messages: [(channel: String, text: String)] = []
-        /// Answers its `idle` with what changed.
-        let wake: @Sendable (IdleSubsystems) -> Void
+        /// What a wake took for its idle, until its connection writes it (`takeIdleAnswer`).
+        var answered: IdleSubsystems?
+        /// Tells its connection that its `idle` has an answer.
+        let wake: @Sendable () -> Void
+
+        /// Ends its idle with what changed, if something it waits for did; the wake to run then.
+        mutating func wakeIfIdle() -> (@Sendable () -> Void)? {
+            guard let changed = takeForIdle() else { return nil }
+            answered = changed
+            return wake
+        }
 
         /// Takes what its idle waits for, if something did change: the idle is then over.
         mutating func takeForIdle() -> IdleSubsystems? {
@@ -92,9 +101,10 @@ public final class Clients: Sendable {
 
     public init() {}
 
-    /// A new client; `wake` runs (on the poster's thread) with what changed when something its
-    /// `idle` waits for is posted, and ends that idle.
-    func register(wake: @escaping @Sendable (IdleSubsystems) -> Void) -> Int {
+    /// A new client; `wake` runs (on the poster's thread) when something its `idle` waits for is
+    /// posted: that ends the idle, and its connection writes the answer `takeIdleAnswer` gives
+    /// (in its own order of things: a `noidle` may get there first).
+    func register(wake: @escaping @Sendable () -> Void) -> Int {
         let id = nextID.withLock { id in
             defer { id += 1 }
             return id
@@ -116,9 +126,7 @@ public final class Clients: Sendable {
         let wakes = entries.withLock { entries in
             entries.keys.compactMap { id -> (@Sendable () -> Void)? in
                 entries[id]!.pending.formUnion(subsystems)
-                guard let changed = entries[id]!.takeForIdle() else { return nil }
-                let wake = entries[id]!.wake
-                return { wake(changed) }
+                return entries[id]!.wakeIfIdle()
             }
         }
         for wake in wakes { wake() }
@@ -130,6 +138,15 @@ public final class Clients: Sendable {
         entries.withLock { entries in
             entries[id]?.idle = mask
             return entries[id]?.takeForIdle()
+        }
+    }
+
+    /// What a wake took for client `id`'s idle and its connection has not written yet; nil once
+    /// taken (the answer is written once, by whichever of the wake and a `noidle` comes first).
+    func takeIdleAnswer(_ id: Int) -> IdleSubsystems? {
+        entries.withLock { entries in
+            defer { entries[id]?.answered = nil }
+            return entries[id]?.answered
         }
     }
 
@@ -186,9 +203,7 @@ public final class Clients: Sendable {
                 if entries[id]!.messages.count >= Self.messageLimit { entries[id]!.messages.removeFirst() }
                 entries[id]!.messages.append((channel, text))
                 entries[id]!.pending.insert(.message)
-                guard let changed = entries[id]!.takeForIdle() else { return nil }
-                let wake = entries[id]!.wake
-                return { wake(changed) }
+                return entries[id]!.wakeIfIdle()
             }
             return (count, wakes)
         }

@@ -15,6 +15,8 @@ public enum MPDCommandTable {
         public let arguments: ClosedRange<Int>?
         /// Reads the arguments into the command; `.words` for one answered from its words.
         let parse: @Sendable (Arguments) throws(MPDProtocol.Failure) -> MPDCommand
+        /// Whether it is one of `answeredInPlace`.
+        public let isAnsweredInPlace: Bool
 
         init(_ name: String, _ permission: MPDPermissions, _ arguments: ClosedRange<Int>?,
              _ parse: @escaping @Sendable (Arguments) throws(MPDProtocol.Failure) -> MPDCommand = { _ in .words }) {
@@ -22,6 +24,7 @@ public enum MPDCommandTable {
             self.permission = permission
             self.arguments = arguments
             self.parse = parse
+            isAnsweredInPlace = MPDCommandTable.answeredInPlace.contains(name)
         }
 
         /// Throws unless `permissions` may run it with `count` arguments, in MPD's words: what

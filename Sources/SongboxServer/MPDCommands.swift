@@ -53,18 +53,13 @@ public struct MPDCommands: MPDCommandHandler {
     /// Answers `command`: the table reads its arguments, and a command it types runs as such
     /// (`run`); the others are answered from their words here.
     public func handle(_ command: String, _ arguments: [String], client: MPDClient, out: MPDResponse) async throws(Failure) {
+        let entry = try MPDCommandTable.entry(command)
+        if entry.isAnsweredInPlace { return try answerInPlace(entry, arguments, client: client, out: out) }
         let args = Arguments(command: command, values: arguments)
-        let parsed = try MPDCommandTable.entry(command).parse(args)
+        let parsed = try entry.parse(args)
         if case .words = parsed {} else { return try await run(parsed) }
         switch command {
         // Connection and server
-        case "commands", "notcommands":
-            // What this client may run, or may not (without the password it needs).
-            for entry in MPDCommandTable.entries where client.permissions.isSuperset(of: entry.permission) == (command == "commands") {
-                out.field("command", entry.name)
-            }
-        case "tagtypes": try tagTypes(args, client, out)
-        case "protocol": try protocolFeatures(args, client, out)
         case "config":
             // MPD's: only for a client on the local socket.
             guard client.isLocal else { throw Failure(.permission, "Command only permitted to local clients") }
@@ -73,32 +68,6 @@ public struct MPDCommands: MPDCommandHandler {
             if folders.count == 1 { out.field("music_directory", folders[0]) }
             // `=~` and `!~` work (BoundedRegex), so clients may send them.
             out.field("pcre", "1")
-        case "urlhandlers":
-            for scheme in ["http://", "https://"] { out.field("handler", scheme) }
-        case "decoders":
-            // What this songbox plays, as MPD lists its decoder plugins.
-            for kind in AudioFile.kinds {
-                out.field("plugin", kind.plugin)
-                for suffix in kind.suffixes { out.field("suffix", suffix) }
-                for mime in kind.mimeTypes { out.field("mime_type", mime) }
-            }
-        case "listpartitions": out.field("partition", "default")
-        // The music folders are the one mount, the root, as MPD lists its music directory
-        // (`mpc mount`); songbox mounts nothing else (no `mount`, `unmount`).
-        case "listmounts": out.field("mount", "")
-        case "partition":
-            // One partition, MPD's `default` (myMPD lists them at start-up).
-            guard try args.string(0) == "default" else { throw Failure(.noExist, "partition does not exist") }
-        case "binarylimit":
-            let limit = try args.integer(0)
-            guard limit >= 64 else { throw Failure(.argument, "Value too small") }
-            client.binaryLimit = min(limit, 1 << 20)
-        case "outputs":
-            let status = player.status
-            for (index, spec) in status.outputs.enumerated() {
-                out.fields([("outputid", String(index)), ("outputname", spec),
-                            ("plugin", String(spec.prefix { $0 != ":" })), ("outputenabled", index == status.outputIndex ? "1" : "0")])
-            }
         case "enableoutput", "disableoutput", "toggleoutput":
             // songbox plays on one output at a time: enabling another moves playback there;
             // the one in use cannot be disabled, only left for another (refused, not faked).
@@ -117,7 +86,6 @@ public struct MPDCommands: MPDCommandHandler {
             }
 
         // Status
-        case "status": status(out)
         case "currentsong":
             let status = player.status, snapshot = status.snapshot
             guard let current = status.headingID, let position = snapshot.queue.position(of: current) else { return }
@@ -126,10 +94,6 @@ public struct MPDCommands: MPDCommandHandler {
                           stream: status.streamTitle, tags: queueTags.tags(of: item.id))
         case "stats": try stats(out)
         case "sleep": out.fields(Self.sleepFields(player.status))
-        case "getvol":
-            out.field("volume", String(Int(player.status.currentVolume.rounded())))
-        case "replay_gain_status": out.field("replay_gain_mode", player.status.replayGain.mode.rawValue)
-
         // The queue
         case "add", "addid":
             let uri = try args.string(0)
@@ -268,20 +232,6 @@ public struct MPDCommands: MPDCommandHandler {
         case "albumart": try albumArt(args, client: client, out: out)
         case "readpicture": try readPicture(args, client: client, out: out)
 
-        // Messages
-        case "subscribe":
-            let channel = try args.string(0)
-            guard Self.validChannel(channel) else { throw Failure(.argument, "invalid channel name") }
-            guard client.subscribe(to: channel) else { throw Failure(.exists, "already subscribed to this channel") }
-        case "unsubscribe":
-            guard client.unsubscribe(from: try args.string(0)) else { throw Failure(.noExist, "not subscribed to this channel") }
-        case "channels":
-            for channel in client.clients.channels() { out.field("channel", channel) }
-        case "readmessages":
-            for message in client.takeMessages() {
-                out.field("channel", message.channel)
-                out.field("message", message.text)
-            }
         case "sendmessage":
             let channel = try args.string(0), text = try args.string(1)
             guard Self.validChannel(channel) else { throw Failure(.argument, "invalid channel name") }
@@ -304,6 +254,71 @@ public struct MPDCommands: MPDCommandHandler {
                 return
             }
             throw Failure(.unknown, "unknown command \"\(command)\"")
+        }
+    }
+
+    /// Answers a command the table answers in place (`MPDCommandTable.answeredInPlace`): from
+    /// memory, never waiting, so the connection runs it on its event loop as the request arrives.
+    public func answerInPlace(_ entry: MPDCommandTable.Entry, _ arguments: [String], client: MPDClient, out: MPDResponse) throws(Failure) {
+        let command = entry.name
+        let args = Arguments(command: command, values: arguments)
+        guard case .words = try entry.parse(args) else { return }
+        switch command {
+        // What clients ask most, first: the cases are compared in order.
+        case "status": status(out)
+        // Connection and server
+        case "commands", "notcommands":
+            // What this client may run, or may not (without the password it needs).
+            for entry in MPDCommandTable.entries where client.permissions.isSuperset(of: entry.permission) == (command == "commands") {
+                out.field("command", entry.name)
+            }
+        case "tagtypes": try tagTypes(args, client, out)
+        case "protocol": try protocolFeatures(args, client, out)
+        case "urlhandlers":
+            for scheme in ["http://", "https://"] { out.field("handler", scheme) }
+        case "decoders":
+            // What this songbox plays, as MPD lists its decoder plugins.
+            for kind in AudioFile.kinds {
+                out.field("plugin", kind.plugin)
+                for suffix in kind.suffixes { out.field("suffix", suffix) }
+                for mime in kind.mimeTypes { out.field("mime_type", mime) }
+            }
+        case "listpartitions": out.field("partition", "default")
+        // The music folders are the one mount, the root, as MPD lists its music directory
+        // (`mpc mount`); songbox mounts nothing else (no `mount`, `unmount`).
+        case "listmounts": out.field("mount", "")
+        case "partition":
+            // One partition, MPD's `default` (myMPD lists them at start-up).
+            guard try args.string(0) == "default" else { throw Failure(.noExist, "partition does not exist") }
+        case "binarylimit":
+            let limit = try args.integer(0)
+            guard limit >= 64 else { throw Failure(.argument, "Value too small") }
+            client.binaryLimit = min(limit, 1 << 20)
+        case "outputs":
+            let status = player.status
+            for (index, spec) in status.outputs.enumerated() {
+                out.fields([("outputid", String(index)), ("outputname", spec),
+                            ("plugin", String(spec.prefix { $0 != ":" })), ("outputenabled", index == status.outputIndex ? "1" : "0")])
+            }
+        case "getvol":
+            out.field("volume", String(Int(player.status.currentVolume.rounded())))
+        case "replay_gain_status": out.field("replay_gain_mode", player.status.replayGain.mode.rawValue)
+
+        // Messages
+        case "subscribe":
+            let channel = try args.string(0)
+            guard Self.validChannel(channel) else { throw Failure(.argument, "invalid channel name") }
+            guard client.subscribe(to: channel) else { throw Failure(.exists, "already subscribed to this channel") }
+        case "unsubscribe":
+            guard client.unsubscribe(from: try args.string(0)) else { throw Failure(.noExist, "not subscribed to this channel") }
+        case "channels":
+            for channel in client.clients.channels() { out.field("channel", channel) }
+        case "readmessages":
+            for message in client.takeMessages() {
+                out.field("channel", message.channel)
+                out.field("message", message.text)
+            }
+        default: break
         }
     }
 
@@ -384,7 +399,7 @@ public struct MPDCommands: MPDCommandHandler {
             ("repeat", snapshot.modes.repeat ? "1" : "0"), ("random", snapshot.modes.random ? "1" : "0"),
             ("single", Self.toggle(snapshot.modes.single)), ("consume", Self.toggle(snapshot.modes.consume)),
             ("playlist", String(snapshot.queue.version)), ("playlistlength", String(snapshot.queue.count)),
-            ("mixrampdb", String(format: "%f", status.mixRampDB)),
+            ("mixrampdb", Self.decimal(status.mixRampDB, places: 6)),
             ("state", status.heading == .playing ? "play" : status.heading == .paused ? "pause" : "stop"),
         ])
         // Where playback is going: a skip's or a pause's short fade already counts as done.
@@ -413,7 +428,7 @@ public struct MPDCommands: MPDCommandHandler {
         }
         // As MPD: whole seconds, only when on.
         if status.crossfade > 0 { out.field("xfade", String(Int(status.crossfade.rounded()))) }
-        if let delay = status.mixRampDelay { out.field("mixrampdelay", String(format: "%f", delay)) }
+        if let delay = status.mixRampDelay { out.field("mixrampdelay", Self.decimal(delay, places: 6)) }
         if let job = backend.updateJob { out.field("updating_db", String(job)) }
         if let error = status.outputError ?? status.playError { out.field("error", error) }
     }
@@ -762,11 +777,16 @@ public struct MPDCommands: MPDCommandHandler {
     /// Seconds with milliseconds, as MPD prints them ("12.345"), without Foundation's formatter
     /// (a search answer prints hundreds). A value that is no time (NaN, infinite, absurdly
     /// large: a damaged row) prints as 0, never traps.
-    static func seconds(_ value: Double) -> String {
-        guard value.isFinite, abs(value) < 1e12 else { return "0.000" }
-        let millis = Int((value * 1000).rounded())
-        let fraction = String(abs(millis) % 1000)
-        return (millis < 0 ? "-" : "") + String(abs(millis) / 1000) + "." + String(repeating: "0", count: 3 - fraction.count) + fraction
+    static func seconds(_ value: Double) -> String { decimal(value, places: 3) }
+
+    /// `value` with `places` (0 to 6) decimals, as C's `%.Nf` writes it (MPD's `%f` has six),
+    /// without a formatter: clients poll `status`, which has two.
+    static func decimal(_ value: Double, places: Int) -> String {
+        let scale = [1, 10, 100, 1000, 10_000, 100_000, 1_000_000][min(max(places, 0), 6)]
+        guard value.isFinite, abs(value) < 1e12 else { return "0." + String(repeating: "0", count: places) }
+        let scaled = Int((value * Double(scale)).rounded())
+        let fraction = String(abs(scaled) % scale)
+        return (scaled < 0 ? "-" : "") + String(abs(scaled) / scale) + "." + String(repeating: "0", count: places - fraction.count) + fraction
     }
 
     /// Whole seconds, as MPD's `Time`, `time` and totals; 0 for a value that is no time.

@@ -6,14 +6,17 @@ import ServiceLifecycle
 import SongboxAudio
 import Synchronization
 
-/// Answers MPD commands for the server: the daemon's table (`MPDCommands`). Called in the
-/// connection's own task, one command at a time per connection: on the event loop for a command
-/// the table answers in place (`MPDCommandTable.answeredInPlace`: from memory, never waiting),
-/// else on a GCD thread (`MPDConnection.blockingExecutor`), so it may wait on the library. A long
+/// Answers MPD commands for the server: the daemon's table (`MPDCommands`). One command at a
+/// time per connection: a command the table answers in place (`MPDCommandTable.answeredInPlace`:
+/// from memory, never waiting) on the connection's event loop as its request arrives, any other
+/// in the connection's task on a GCD thread (`MPDConnection.blockingExecutor`), so it may wait
+/// on the library. A long
 /// answer awaits `MPDResponse.flush()` between its pieces: while the client does not read, the
 /// command is suspended and holds no thread.
 public protocol MPDCommandHandler: Sendable {
     func handle(_ command: String, _ arguments: [String], client: MPDClient, out: MPDResponse) async throws(MPDProtocol.Failure)
+    /// Answers one of `MPDCommandTable.answeredInPlace`, on the event loop, without waiting.
+    func answerInPlace(_ command: MPDCommandTable.Entry, _ arguments: [String], client: MPDClient, out: MPDResponse) throws(MPDProtocol.Failure)
 }
 
 /// Where the server listens.
@@ -113,8 +116,7 @@ public final class MPDServer: Service {
         try? await group.shutdownGracefully()
     }
 
-    private typealias Connection = NIOAsyncChannel<ByteBuffer, ByteBuffer>
-    private typealias Listener = NIOAsyncChannel<Connection, Never>
+    private typealias Listener = NIOAsyncChannel<MPDConnection, Never>
 
     /// Serves the connections `listener` accepts, each in a task of its own, until it closes;
     /// returns when they have all ended.
@@ -129,13 +131,12 @@ public final class MPDServer: Service {
                         return true
                     }
                     guard admitted else {
-                        // Closed at once, through the async channel (which must be finished).
-                        connections.addTask { try? await connection.executeThenClose { _, _ in } }
+                        channel.close(promise: nil)
                         continue
                     }
                     connections.addTask(executorPreference: EventLoopExecutor(channel.eventLoop)) {
                         defer { _ = self.open.withLock { $0.connections.removeValue(forKey: ObjectIdentifier(channel)) } }
-                        await MPDConnection.serve(connection, commands: self.commands, clients: self.clients, access: self.access)
+                        await connection.serve()
                     }
                 }
             }
@@ -158,15 +159,17 @@ public final class MPDServer: Service {
             // A client that shuts its side after sending (`printf 'status\n' | nc -N`) still
             // reads the answers: the connection ends once they are written.
             .childChannelOption(.allowRemoteHalfClosure, value: true)
-        let initializer: @Sendable (any Channel) -> EventLoopFuture<Connection> = { channel in
+        let (commands, clients, access) = (commands, clients, access)
+        let initializer: @Sendable (any Channel) -> EventLoopFuture<MPDConnection> = { channel in
             channel.eventLoop.makeCompletedFuture {
                 // What a client that sends much and reads nothing makes the daemon hold: a read or
-                // two of its requests (split into lines in its task), and a piece or two of its
-                // answer (NIO stops taking more past the write watermark).
+                // two of its requests, and a piece or two of its answer (the connection waits
+                // past the write watermark).
                 try channel.syncOptions?.setOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: Self.readSize))
                 try channel.syncOptions?.setOption(.writeBufferWaterMark, value: .init(low: MPDResponse.chunk / 2, high: MPDResponse.chunk))
-                return try Connection(wrappingChannelSynchronously: channel,
-                                      configuration: .init(backPressureStrategy: .init(lowWatermark: 1, highWatermark: 2)))
+                let connection = MPDConnection(channel: channel, commands: commands, clients: clients, access: access)
+                try channel.pipeline.syncOperations.addHandler(connection)
+                return connection
             }
         }
         var listeners: [Listener] = []
@@ -308,9 +311,10 @@ public final class MPDResponse: @unchecked Sendable {
     var count: Int { buffer.readableBytes }
 
     public func field(_ key: String, _ value: String) {
-        // One access to `buffer` for the line: each use of a class's stored property is an
-        // exclusivity check at run time.
-        Self.write(key, MPDProtocol.fieldValue(value), to: &buffer)
+        // One access to `buffer` and one write for the line: each use of a class's stored
+        // property, and each of ByteBuffer's writes, is an exclusivity check at run time.
+        var value = value
+        value.withUTF8 { Self.write(key, utf8: UnsafeRawBufferPointer($0), to: &buffer) }
     }
 
     static func write(_ key: String, _ value: String, to buffer: inout ByteBuffer) {
@@ -364,6 +368,12 @@ public final class MPDResponse: @unchecked Sendable {
 
     func line(_ text: String) { buffer.writeString(text) }
 
+    /// The bytes written and not yet sent, taken out (the next start a new buffer).
+    func take() -> ByteBuffer {
+        defer { buffer = Self.allocator.buffer(capacity: 0) }
+        return buffer
+    }
+
     /// Bytes another response wrote (`range` of its unsent ones), as they are.
     func append(_ other: MPDResponse, _ range: Range<Int>) {
         buffer.writeBytes(other.buffer.readableBytesView.dropFirst(range.lowerBound).prefix(range.count))
@@ -383,22 +393,27 @@ public final class MPDResponse: @unchecked Sendable {
     /// as it is; the next bytes start a new one (a client that does not read holds only that).
     func send() async {
         guard buffer.readableBytes > 0 else { return }
-        let sent = buffer
-        buffer = Self.allocator.buffer(capacity: 0)
+        let sent = take()
         if open { open = await sink(sent) }
     }
 }
 
-/// One client: greets it, then answers each request line in order, with MPD's command lists
-/// and `idle`.
+/// One client, as the handler of its channel: greets it, then answers each request line in
+/// order, with MPD's command lists and `idle`.
 ///
-/// Its commands run in a task of its own (`serve`), which awaits the client: its next request
-/// (NIO reads no more than a read or two ahead, `MPDServer.readSize` each), and room for each
-/// piece of an answer (NIO's writability: the task is suspended while more than
-/// `MPDResponse.chunk` waits unsent). A client that never reads so holds no thread and only its
-/// last piece of memory, and is dropped when it leaves a piece unread for `writeTimeout`.
-final class MPDConnection: @unchecked Sendable {
-    typealias Outbound = NIOAsyncChannelOutboundWriter<ByteBuffer>
+/// Lines are split on the event loop as they arrive. A line the table answers from memory
+/// (`MPDCommandTable.answeredInPlace`: `status`, `ping`, ...) is answered there and then when
+/// nothing waits before it: no task is woken and no thread takes over, so what clients ask most
+/// costs what it costs MPD. Every other line waits, in order, for the connection's task
+/// (`serve`), which runs the commands that may wait: on the library (a GCD thread), on the
+/// player, or on the client reading a long answer (suspended, holding no thread, while more than
+/// `MPDResponse.chunk` waits unsent). While lines wait for the task, nothing more is read past
+/// `MPDServer.readSize` bytes of them: a client that sends much and reads nothing holds little,
+/// and one that leaves a piece of an answer unread for `writeTimeout` is dropped.
+final class MPDConnection: ChannelDuplexHandler, @unchecked Sendable {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
 
     /// The most commands a command list may hold, and its bytes (MPD: 2 MiB).
     static let listLimit = (commands: 10_000, bytes: 2 << 20)
@@ -409,63 +424,196 @@ final class MPDConnection: @unchecked Sendable {
     /// off every thread.
     static let blockingExecutor = DispatchExecutor.shared
 
+    let channel: any Channel
     private let commands: any MPDCommandHandler
     private let clients: Clients
     private let access: MPDAccess
-    private let channel: any Channel
-    private let outbound: Outbound
-    // Below: touched only by the task that serves the connection.
+    /// The channel's event loop, as the task's executor.
+    private let loop: EventLoopExecutor
+
+    // Below: touched on the event loop only, and by the task's commands while the task has the
+    // floor (`taskHasFloor`), when nothing else touches them.
+    private var context: ChannelHandlerContext?
     private var client: MPDClient!
     private(set) var list: (lines: [String], bytes: Int, ok: Bool)?
-    /// Whether it began an `idle` that may still wait (`Clients` knows whether a wake-up
-    /// answered it meanwhile).
+    /// Whether it began an `idle` that is not answered yet.
     private var idleBegun = false
+    private var requests = RequestLines()
+    /// The lines waiting for the task, in order, and their bytes.
+    private var waiting = CircularBuffer<[UInt8]>()
+    private var waitingBytes = 0
+    /// Whether the task runs a command or has lines to run: a line answered in place would
+    /// overtake them. The task has it until it greeted the client.
+    private var taskHasFloor = true
+    /// The task waiting for a line (nil: the connection ended), and for room to write.
+    private var lineWaiter: CheckedContinuation<[UInt8]?, Never>?
+    private var roomWaiter: CheckedContinuation<Void, Never>?
+    /// Set once no more lines will come (the client half-closed, a line was too long, the
+    /// channel went): the task ends after the waiting ones.
+    private var inputEnded = false
+    /// A read NIO asked for, held while lines wait for the task.
+    private var readHeld = false
+    /// The last write: the connection closes once it is sent.
+    private var lastWrite: EventLoopFuture<Void>?
     /// When the write waiting for the client began (`DispatchTime` nanoseconds); 0: none waits.
-    private let writing = Atomic<UInt64>(0)
+    private var writingSince: UInt64 = 0
+    /// What the lines answered in place write, sent after each read.
+    private let inPlace = MPDResponse(sink: { _ in false })
 
-    private init(channel: any Channel, outbound: Outbound, commands: any MPDCommandHandler, clients: Clients, access: MPDAccess) {
+    init(channel: any Channel, commands: any MPDCommandHandler, clients: Clients, access: MPDAccess) {
         self.channel = channel
-        self.outbound = outbound
         self.commands = commands
         self.clients = clients
         self.access = access
+        loop = EventLoopExecutor(channel.eventLoop)
     }
 
-    /// Serves a connection until it closes.
-    static func serve(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>, commands: any MPDCommandHandler,
-                      clients: Clients, access: MPDAccess) async {
-        let channel = connection.channel
+    // MARK: The channel's events (on the event loop)
+
+    func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !inputEnded else { return }
+        var bytes = unwrapInboundIn(data)
+        do {
+            while let line = try requests.next(from: &bytes) { take(line) }
+        } catch {
+            // A line longer than the protocol allows: the connection ends once what came
+            // before it is answered, and nothing after it is read as a command.
+            endInput()
+        }
+        sendInPlace()
+    }
+
+    /// Holds NIO's next read while more than a read's worth of lines waits for the task.
+    func read(context: ChannelHandlerContext) {
+        if waitingBytes >= MPDServer.readSize { readHeld = true } else { context.read() }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable { roomWaiter.take()?.resume() }
+        context.fireChannelWritabilityChanged()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        // The client shut its side after sending (`printf 'status\n' | nc -N`): it still gets
+        // its answers, and the connection ends once they are written.
+        if case ChannelEvent.inputClosed = event { endInput() }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        endInput()
+        roomWaiter.take()?.resume()
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) { context.close(promise: nil) }
+
+    /// A request line: answered now when the table answers it in place and nothing waits before
+    /// it, else left for the task.
+    private func take(_ line: [UInt8]) {
+        if !taskHasFloor, waiting.isEmpty, channel.isWritable, answerInPlace(line) { return }
+        waiting.append(line)
+        waitingBytes += line.count
+        taskHasFloor = true
+        lineWaiter.take()?.resume(returning: takeWaiting())
+    }
+
+    private func endInput() {
+        inputEnded = true
+        if waiting.isEmpty { lineWaiter.take()?.resume(returning: nil) }
+    }
+
+    /// Answers `line` in place if the table answers it from memory (and the connection is not
+    /// in a command list or an idle); false when it is the task's.
+    private func answerInPlace(_ line: [UInt8]) -> Bool {
+        guard !idleBegun, list == nil, !line.contains(0), let text = String(validating: line, as: UTF8.self),
+              let (command, arguments) = try? MPDProtocol.parse(text) else { return false }
+        // Not idle (a wake answered it already): no answer at all, as MPD.
+        if command == "noidle" { return true }
+        guard let entry = try? MPDCommandTable.entry(command), entry.isAnsweredInPlace else { return false }
+        do throws(MPDProtocol.Failure) {
+            try entry.admit(count: arguments.count, permissions: client.permissions)
+            try commands.answerInPlace(entry, arguments, client: client, out: inPlace)
+            inPlace.line("OK\n")
+        } catch {
+            inPlace.line(MPDProtocol.ack(error, command: command))
+        }
+        // Many pipelined requests: their answers go out a piece at a time, and wait for the
+        // task once the client has no room (`channel.isWritable`).
+        if inPlace.count >= MPDResponse.chunk { sendInPlace() }
+        return true
+    }
+
+    private func sendInPlace() {
+        guard inPlace.count > 0, let context else { return }
+        lastWrite = context.writeAndFlush(wrapOutboundOut(inPlace.take()))
+    }
+
+    /// Writes the answer of an `idle` a wake ended, unless a `noidle` got there first.
+    private func answerWokenIdle() {
+        guard idleBegun, let changed = clients.takeIdleAnswer(client.id), let context else { return }
+        idleBegun = false
+        lastWrite = context.writeAndFlush(wrapOutboundOut(channel.allocator.buffer(string: Self.idleAnswer(changed))))
+    }
+
+    // MARK: The task
+
+    /// Serves the connection until it ends: greets the client, runs the lines left to it in
+    /// order, and closes the channel once the last answer is sent.
+    func serve() async {
         // The Unix socket's clients may do everything: its folder decides who reaches it.
         let local = channel.localAddress?.protocol == .unix
-        try? await connection.executeThenClose { inbound, outbound in
-            let session = MPDConnection(channel: channel, outbound: outbound, commands: commands, clients: clients, access: access)
-            let id = clients.register { [weak session] changed in
-                guard let session else { return }
-                Task(executorPreference: EventLoopExecutor(channel.eventLoop)) { await session.answerIdle(changed) }
-            }
-            defer { clients.unregister(id) }
-            // A client that leaves a piece of its answer unread too long is dropped (its write
-            // then fails). One look every few seconds: no timer set and cancelled for each write.
-            let watch = channel.eventLoop.scheduleRepeatedTask(initialDelay: watchInterval, delay: watchInterval) { [weak session] _ in
-                guard let began = session?.writing.load(ordering: .relaxed), began != 0,
-                      DispatchTime.now().uptimeNanoseconds - began > UInt64(writeTimeout.nanoseconds) else { return }
-                channel.close(promise: nil)
-            }
-            defer { watch.cancel() }
-            session.client = MPDClient(id: id, clients: clients, permissions: local ? .all : access.defaultPermissions, isLocal: local)
-            guard await session.write(MPDProtocol.greeting + "\n") else { return }
-            var lines = RequestLines()
-            for try await read in inbound {
-                var read = read
-                while let line = try lines.next(from: &read) {
-                    guard await session.receive(line) else { return }
-                    // The other connections' turn before the next request that may be waiting
-                    // already (as `MPDResponse.flush` gives it between the pieces of an answer);
-                    // a line that only joins a command list runs nothing to take turns with.
-                    if session.list == nil { await Task.yield() }
-                }
+        let eventLoop = channel.eventLoop
+        let id = clients.register { [weak self] in
+            eventLoop.execute { [weak self] in self?.answerWokenIdle() }
+        }
+        defer { clients.unregister(id) }
+        // A client that leaves a piece of its answer unread too long is dropped (its write
+        // then fails). One look every few seconds: no timer set and cancelled for each write.
+        let watch = eventLoop.scheduleRepeatedTask(initialDelay: Self.watchInterval, delay: Self.watchInterval) { [weak self] _ in
+            guard let self, writingSince != 0,
+                  DispatchTime.now().uptimeNanoseconds - writingSince > UInt64(Self.writeTimeout.nanoseconds) else { return }
+            channel.close(promise: nil)
+        }
+        defer { watch.cancel() }
+        client = MPDClient(id: id, clients: clients, permissions: local ? .all : access.defaultPermissions, isLocal: local)
+        if await write(channel.allocator.buffer(string: MPDProtocol.greeting + "\n")) {
+            while let line = await nextLine() {
+                guard await receive(line) else { break }
+                // The other connections' turn before the next request that may be waiting
+                // already (as `MPDResponse.flush` gives it between the pieces of an answer);
+                // a line that only joins a command list runs nothing to take turns with.
+                if list == nil { await Task.yield() }
             }
         }
+        // What was written goes out before the channel closes (`close`, a half-closed client),
+        // unless the client leaves it unread past `writeTimeout`.
+        if let lastWrite {
+            writingSince = DispatchTime.now().uptimeNanoseconds
+            try? await lastWrite.get()
+        }
+        try? await channel.close()
+    }
+
+    /// The next line waiting for the task; suspended (the floor given up) while none is. Nil
+    /// once the connection ended.
+    private func nextLine() async -> [UInt8]? {
+        if let line = takeWaiting() { return line }
+        if inputEnded { return nil }
+        taskHasFloor = false
+        return await withCheckedContinuation { lineWaiter = $0 }
+    }
+
+    private func takeWaiting() -> [UInt8]? {
+        guard let line = waiting.popFirst() else { return nil }
+        waitingBytes -= line.count
+        if readHeld, waitingBytes < MPDServer.readSize, let context {
+            readHeld = false
+            context.read()
+        }
+        return line
     }
 
     /// Answers a request line; false when the connection is to end.
@@ -476,12 +624,13 @@ final class MPDConnection: @unchecked Sendable {
         if idleBegun {
             idleBegun = false
             let noidle = line.trimmingCharacters(in: .whitespaces) == "noidle"
-            // Nil: a wake-up answered the idle meanwhile, and this line is a request of its own.
             if let changed = clients.endIdle(client.id) {
                 // While idle, only `noidle` is allowed (MPD ends the connection otherwise).
                 guard noidle else { return false }
-                return await answerIdle(changed)
+                return await write(Self.idleAnswer(changed))
             }
+            // A wake ended the idle and its answer is not written yet: it goes before this line's.
+            if let changed = clients.takeIdleAnswer(client.id), !(await write(Self.idleAnswer(changed))) { return false }
             if noidle { return true }
         }
         if list != nil {
@@ -529,7 +678,7 @@ final class MPDConnection: @unchecked Sendable {
                 case "idle" where listOK == nil:
                     var mask: IdleSubsystems = arguments.isEmpty ? .all : []
                     for name in arguments { mask.formUnion(try IdleSubsystems(named: name)) }
-                    if let changed = clients.beginIdle(client.id, mask) { return await answerIdle(changed) }
+                    if let changed = clients.beginIdle(client.id, mask) { return await write(Self.idleAnswer(changed)) }
                     idleBegun = true
                     return true
                 case "idle":
@@ -537,8 +686,8 @@ final class MPDConnection: @unchecked Sendable {
                 case "password":
                     guard let granted = access.passwords[arguments[0]] else { throw MPDProtocol.Failure(.password, "incorrect password") }
                     client.permissions = access.defaultPermissions.union(granted)
-                case _ where MPDCommandTable.answeredInPlace.contains(command):
-                    try await commands.handle(command, arguments, client: client, out: out)
+                case _ where entry.isAnsweredInPlace:
+                    try commands.answerInPlace(entry, arguments, client: client, out: out)
                 default:
                     try await withTaskExecutorPreference(Self.blockingExecutor) { () async throws(MPDProtocol.Failure) in
                         try await commands.handle(command, arguments, client: client, out: out)
@@ -560,25 +709,27 @@ final class MPDConnection: @unchecked Sendable {
     }
 
     /// The answer of an `idle`: what changed of what it waited for.
-    @discardableResult
-    private func answerIdle(_ changed: IdleSubsystems) async -> Bool {
-        await write(changed.names.map { "changed: \($0)\n" }.joined() + "OK\n")
+    private static func idleAnswer(_ changed: IdleSubsystems) -> String {
+        changed.names.map { "changed: \($0)\n" }.joined() + "OK\n"
     }
 
     private func write(_ text: String) async -> Bool { await write(channel.allocator.buffer(string: text)) }
 
-    /// Writes `bytes`, waiting (on no thread) while the client has more unread than NIO's
-    /// high-water mark; a client that leaves them unread `writeTimeout` long is dropped. False when
-    /// the connection is gone.
+    /// Writes `bytes` (on the event loop, from wherever the command runs), waiting (on no thread)
+    /// while the client has more unread than the channel's high-water mark. False when the
+    /// connection is gone.
     private func write(_ bytes: ByteBuffer) async -> Bool {
-        writing.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
-        defer { writing.store(0, ordering: .relaxed) }
-        do {
-            try await outbound.write(bytes)
-            return true
-        } catch {
-            return false
+        guard channel.eventLoop.inEventLoop else {
+            return await withTaskExecutorPreference(loop) { await self.write(bytes) }
         }
+        guard channel.isActive, let context else { return false }
+        lastWrite = context.writeAndFlush(wrapOutboundOut(bytes))
+        if !channel.isWritable {
+            writingSince = DispatchTime.now().uptimeNanoseconds
+            defer { writingSince = 0 }
+            while channel.isActive, !channel.isWritable { await withCheckedContinuation { roomWaiter = $0 } }
+        }
+        return channel.isActive
     }
 }
 
