@@ -31,6 +31,11 @@ public enum MPDProtocol {
     /// A request line split into its command and arguments. The command is lowercased, as MPD
     /// takes it.
     public static func parse(_ line: String) throws(Failure) -> (command: String, arguments: [String]) {
+        // A bare lowercase command (`status`, `currentsong`), as clients send most: no words to
+        // split or unquote.
+        if !line.isEmpty, line.utf8.allSatisfy({ (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || $0 == UInt8(ascii: "_") }) {
+            return (line, [])
+        }
         var words: [String] = []
         var characters = line.makeIterator()
         var current = ""

@@ -368,9 +368,11 @@ public final class MPDResponse: @unchecked Sendable {
 
     func line(_ text: String) { buffer.writeString(text) }
 
-    /// The bytes written and not yet sent, taken out (the next start a new buffer).
-    func take() -> ByteBuffer {
-        defer { buffer = Self.allocator.buffer(capacity: 0) }
+    /// The bytes written and not yet sent, taken out. The next go into new storage: of the same
+    /// size with `keepingCapacity` (one allocation for a short answer, where growing from
+    /// nothing takes several), else empty until written to.
+    func take(keepingCapacity: Bool) -> ByteBuffer {
+        defer { if keepingCapacity { buffer.clear() } else { buffer = Self.allocator.buffer(capacity: 0) } }
         return buffer
     }
 
@@ -393,7 +395,7 @@ public final class MPDResponse: @unchecked Sendable {
     /// as it is; the next bytes start a new one (a client that does not read holds only that).
     func send() async {
         guard buffer.readableBytes > 0 else { return }
-        let sent = take()
+        let sent = take(keepingCapacity: false)
         if open { open = await sink(sent) }
     }
 }
@@ -453,8 +455,6 @@ final class MPDConnection: ChannelDuplexHandler, @unchecked Sendable {
     private var inputEnded = false
     /// A read NIO asked for, held while lines wait for the task.
     private var readHeld = false
-    /// The last write: the connection closes once it is sent.
-    private var lastWrite: EventLoopFuture<Void>?
     /// When the write waiting for the client began (`DispatchTime` nanoseconds); 0: none waits.
     private var writingSince: UInt64 = 0
     /// What the lines answered in place write, sent after each read.
@@ -548,14 +548,14 @@ final class MPDConnection: ChannelDuplexHandler, @unchecked Sendable {
 
     private func sendInPlace() {
         guard inPlace.count > 0, let context else { return }
-        lastWrite = context.writeAndFlush(wrapOutboundOut(inPlace.take()))
+        context.writeAndFlush(wrapOutboundOut(inPlace.take(keepingCapacity: true)), promise: nil)
     }
 
     /// Writes the answer of an `idle` a wake ended, unless a `noidle` got there first.
     private func answerWokenIdle() {
         guard idleBegun, let changed = clients.takeIdleAnswer(client.id), let context else { return }
         idleBegun = false
-        lastWrite = context.writeAndFlush(wrapOutboundOut(channel.allocator.buffer(string: Self.idleAnswer(changed))))
+        context.writeAndFlush(wrapOutboundOut(channel.allocator.buffer(string: Self.idleAnswer(changed))), promise: nil)
     }
 
     // MARK: The task
@@ -589,10 +589,11 @@ final class MPDConnection: ChannelDuplexHandler, @unchecked Sendable {
             }
         }
         // What was written goes out before the channel closes (`close`, a half-closed client),
-        // unless the client leaves it unread past `writeTimeout`.
-        if let lastWrite {
+        // unless the client leaves it unread past `writeTimeout`: writes end in order, so an
+        // empty one ends after them.
+        if channel.isActive {
             writingSince = DispatchTime.now().uptimeNanoseconds
-            try? await lastWrite.get()
+            try? await channel.writeAndFlush(ByteBuffer()).get()
         }
         try? await channel.close()
     }
@@ -723,7 +724,7 @@ final class MPDConnection: ChannelDuplexHandler, @unchecked Sendable {
             return await withTaskExecutorPreference(loop) { await self.write(bytes) }
         }
         guard channel.isActive, let context else { return false }
-        lastWrite = context.writeAndFlush(wrapOutboundOut(bytes))
+        context.writeAndFlush(wrapOutboundOut(bytes), promise: nil)
         if !channel.isWritable {
             writingSince = DispatchTime.now().uptimeNanoseconds
             defer { writingSince = 0 }
