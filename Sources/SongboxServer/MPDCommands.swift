@@ -394,20 +394,24 @@ public struct MPDCommands: MPDCommandHandler {
     private func status(_ out: MPDResponse) {
         let status = player.status
         let snapshot = status.snapshot
-        out.fields([
-            ("volume", String(Int(status.currentVolume.rounded()))),
-            ("repeat", snapshot.modes.repeat ? "1" : "0"), ("random", snapshot.modes.random ? "1" : "0"),
-            ("single", Self.toggle(snapshot.modes.single)), ("consume", Self.toggle(snapshot.modes.consume)),
-            ("playlist", String(snapshot.queue.version)), ("playlistlength", String(snapshot.queue.count)),
-            ("mixrampdb", Self.decimal(status.mixRampDB, places: 6)),
-            ("state", status.heading == .playing ? "play" : status.heading == .paused ? "pause" : "stop"),
-        ])
+        // Numbers and words of its own are written without a String made for each.
+        out.field("volume", Self.whole(status.currentVolume))
+        out.field("repeat", snapshot.modes.repeat ? 1 : 0)
+        out.field("random", snapshot.modes.random ? 1 : 0)
+        out.field("single", Self.toggleWord(snapshot.modes.single))
+        out.field("consume", Self.toggleWord(snapshot.modes.consume))
+        out.field("playlist", snapshot.queue.version)
+        out.field("playlistlength", snapshot.queue.count)
+        out.field("mixrampdb", Self.decimal(status.mixRampDB, places: 6))
+        out.field("state", status.heading == .playing ? "play" : status.heading == .paused ? "pause" : "stop")
         // Where playback is going: a skip's or a pause's short fade already counts as done.
         if let current = status.headingID, let position = snapshot.queue.position(of: current) {
             let elapsed = current == snapshot.current ? snapshot.elapsed : 0
-            out.fields([("song", String(position)), ("songid", String(current))])
+            out.field("song", position)
+            out.field("songid", current)
             if !snapshot.modes.random, let next = Self.next(after: position, snapshot) {
-                out.fields([("nextsong", String(next)), ("nextsongid", String(snapshot.queue.items[next].id))])
+                out.field("nextsong", next)
+                out.field("nextsongid", snapshot.queue.items[next].id)
             }
             if status.heading != .stopped {
                 let duration = current == snapshot.current ? status.duration ?? snapshot.queue.items[position].track.duration
@@ -766,12 +770,19 @@ public struct MPDCommands: MPDCommandHandler {
         }
     }
 
-    static func toggle(_ value: PlaybackModes.Toggle) -> String {
+    static func toggle(_ value: PlaybackModes.Toggle) -> String { toggleWord(value).description }
+
+    static func toggleWord(_ value: PlaybackModes.Toggle) -> StaticString {
         switch value {
         case .off: "0"
         case .on: "1"
         case .oneshot: "oneshot"
         }
+    }
+
+    /// `value` rounded to a whole number, 0 when it is none (or too large to be one).
+    static func whole(_ value: Double) -> Int {
+        value.isFinite && abs(value) < 1e15 ? Int(value.rounded()) : 0
     }
 
     /// Seconds with milliseconds, as MPD prints them ("12.345"), without Foundation's formatter
@@ -790,10 +801,7 @@ public struct MPDCommands: MPDCommandHandler {
     }
 
     /// Whole seconds, as MPD's `Time`, `time` and totals; 0 for a value that is no time.
-    static func wholeSeconds(_ value: Double) -> String {
-        guard value.isFinite, abs(value) < 1e15 else { return "0" }
-        return String(Int(value.rounded()))
-    }
+    static func wholeSeconds(_ value: Double) -> String { String(whole(value)) }
 }
 
 /// The folder and file lines of a recursive listing (`listall`, `listallinfo`) from each path's
