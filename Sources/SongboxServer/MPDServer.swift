@@ -502,6 +502,8 @@ final class MPDConnection: ChannelDuplexHandler, @unchecked Sendable {
     private var readHeld = false
     /// When the write waiting for the client began (`DispatchTime` nanoseconds); 0: none waits.
     private var writingSince: UInt64 = 0
+    /// Bytes a command wrote from its GCD thread that the socket has not taken yet.
+    private let unsent = Atomic<Int>(0)
     /// What the lines answered in place write, sent after each read.
     private let inPlace = MPDResponse(sink: { _ in false })
 
@@ -761,13 +763,10 @@ final class MPDConnection: ChannelDuplexHandler, @unchecked Sendable {
 
     private func write(_ text: String) async -> Bool { await write(channel.allocator.buffer(string: text)) }
 
-    /// Writes `bytes` (on the event loop, from wherever the command runs), waiting (on no thread)
-    /// while the client has more unread than the channel's high-water mark. False when the
-    /// connection is gone.
+    /// Writes `bytes`, waiting (on no thread) while the client has more unread than the
+    /// channel's high-water mark. False when the connection is gone.
     private func write(_ bytes: ByteBuffer) async -> Bool {
-        guard channel.eventLoop.inEventLoop else {
-            return await withTaskExecutorPreference(loop) { await self.write(bytes) }
-        }
+        guard channel.eventLoop.inEventLoop else { return await writeFromCommand(bytes) }
         guard channel.isActive, let context else { return false }
         context.writeAndFlush(wrapOutboundOut(bytes), promise: nil)
         if !channel.isWritable {
@@ -776,6 +775,31 @@ final class MPDConnection: ChannelDuplexHandler, @unchecked Sendable {
             while channel.isActive, !channel.isWritable { await withCheckedContinuation { roomWaiter = $0 } }
         }
         return channel.isActive
+    }
+
+    /// A write from a command on a GCD thread, handed to the channel from there (it takes writes
+    /// from any thread, in order): a long answer's pieces cost no hand-over to the event loop and
+    /// back while the client keeps up. Past a piece unsent, the task goes over to the loop and
+    /// waits there for the client.
+    private func writeFromCommand(_ bytes: ByteBuffer) async -> Bool {
+        let count = bytes.readableBytes
+        unsent.add(count, ordering: .relaxed)
+        let written = channel.eventLoop.makePromise(of: Void.self)
+        written.futureResult.whenComplete { [self] _ in
+            // On the event loop.
+            unsent.subtract(count, ordering: .relaxed)
+            roomWaiter.take()?.resume()
+        }
+        channel.writeAndFlush(bytes, promise: written)
+        guard unsent.load(ordering: .relaxed) > MPDResponse.chunk else { return channel.isActive }
+        return await withTaskExecutorPreference(loop) { () async -> Bool in
+            writingSince = DispatchTime.now().uptimeNanoseconds
+            defer { writingSince = 0 }
+            while channel.isActive, unsent.load(ordering: .relaxed) > MPDResponse.chunk {
+                await withCheckedContinuation { roomWaiter = $0 }
+            }
+            return channel.isActive
+        }
     }
 }
 
