@@ -135,6 +135,17 @@ import Testing
         #expect(mpd.last?.contains("repeat: 0") == true, "\(raw)")
     }
 
+    /// Requests sent in one write are answered in order, as MPD answers them: those answered on
+    /// the event loop (`status`, `ping`) never overtake those that read the library, a command
+    /// list or an idle, and a `noidle` after the idle was answered gets nothing.
+    @Test func pipelinedRequestsAreAnsweredInOrder() throws {
+        let (songbox, mpd, raw) = try answers(["pipelined"])
+        #expect(mpd.first?.first?.contains("'changed: options'") == true, "\(raw)")
+        #expect(songbox == mpd, "\(raw)")
+        let (local, _, localRaw) = try answers(["pipelined"]) { daemon, _ in daemon.socket }
+        #expect(local == mpd, "\(localRaw)")
+    }
+
     /// `printf 'status\nping\n' | nc -N HOST PORT`: the client shuts its side after sending, and
     /// still reads both answers, on TCP as from MPD, and on the daemon's socket.
     @Test func aClientThatHalfClosesGetsItsAnswers() throws {

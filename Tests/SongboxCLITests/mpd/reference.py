@@ -174,6 +174,21 @@ def half_close():
     print([line for line in lines if line.startswith(("state: ", "OK", "ACK"))])
 
 
+def pipelined():
+    # Requests sent in one write, as a client that pipelines does: those answered from memory
+    # (ping, status) between those that read the library (lsinfo, count), a command list, an
+    # unknown command, a noidle outside any idle (no answer), an idle woken by another client.
+    c = Connection()
+    c.socket.sendall(b'ping\nlsinfo\nstatus\nnoidle\ncommand_list_ok_begin\nping\nstatus\ncommand_list_end\n'
+                     b'foo\ncount group artist\nstatus\nping\nidle options\n')
+    time.sleep(0.5)
+    Connection().request("repeat 1")
+    c.socket.sendall(b"noidle\nstatus\nrepeat 0\nclose\n")
+    c.socket.shutdown(socket.SHUT_WR)
+    lines = c.stream.read().decode().splitlines()
+    print([line for line in lines if line.startswith(("OK", "ACK", "list_OK", "directory: ", "state: ", "repeat: ", "changed: "))])
+
+
 for part in parts:
     {"albumartist": albumartist, "files": files, "old-syntax": old_syntax, "positions": positions, "listfiles": listfiles, "outside": outside, "single": single,
-     "list-limit": list_limit, "half-close": half_close, "shared24": shared24}[part]()
+     "list-limit": list_limit, "half-close": half_close, "pipelined": pipelined, "shared24": shared24}[part]()
