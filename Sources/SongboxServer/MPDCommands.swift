@@ -402,7 +402,7 @@ public struct MPDCommands: MPDCommandHandler {
         out.field("consume", Self.toggleWord(snapshot.modes.consume))
         out.field("playlist", snapshot.queue.version)
         out.field("playlistlength", snapshot.queue.count)
-        out.field("mixrampdb", Self.decimal(status.mixRampDB, places: 6))
+        out.field("mixrampdb", status.mixRampDB, places: 6)
         out.field("state", status.heading == .playing ? "play" : status.heading == .paused ? "pause" : "stop")
         // Where playback is going: a skip's or a pause's short fade already counts as done.
         if let current = status.headingID, let position = snapshot.queue.position(of: current) {
@@ -432,7 +432,7 @@ public struct MPDCommands: MPDCommandHandler {
         }
         // As MPD: whole seconds, only when on.
         if status.crossfade > 0 { out.field("xfade", String(Int(status.crossfade.rounded()))) }
-        if let delay = status.mixRampDelay { out.field("mixrampdelay", Self.decimal(delay, places: 6)) }
+        if let delay = status.mixRampDelay { out.field("mixrampdelay", delay, places: 6) }
         if let job = backend.updateJob { out.field("updating_db", String(job)) }
         if let error = status.outputError ?? status.playError { out.field("error", error) }
     }
@@ -790,14 +790,11 @@ public struct MPDCommands: MPDCommandHandler {
     /// large: a damaged row) prints as 0, never traps.
     static func seconds(_ value: Double) -> String { decimal(value, places: 3) }
 
-    /// `value` with `places` (0 to 6) decimals, as C's `%.Nf` writes it (MPD's `%f` has six),
-    /// without a formatter: clients poll `status`, which has two.
+    /// `value` with `places` (0 to 6) decimals, as C's `%.Nf` writes it (`MPDResponse.writeDecimal`).
     static func decimal(_ value: Double, places: Int) -> String {
-        let scale = [1, 10, 100, 1000, 10_000, 100_000, 1_000_000][min(max(places, 0), 6)]
-        guard value.isFinite, abs(value) < 1e12 else { return "0." + String(repeating: "0", count: places) }
-        let scaled = Int((value * Double(scale)).rounded())
-        let fraction = String(abs(scaled) % scale)
-        return (scaled < 0 ? "-" : "") + String(abs(scaled) / scale) + "." + String(repeating: "0", count: places - fraction.count) + fraction
+        String(unsafeUninitializedCapacity: MPDResponse.longestDecimal) { bytes in
+            MPDResponse.writeDecimal(value, places: places, into: UnsafeMutableRawBufferPointer(bytes), at: 0)
+        }
     }
 
     /// Whole seconds, as MPD's `Time`, `time` and totals; 0 for a value that is no time.

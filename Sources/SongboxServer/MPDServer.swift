@@ -331,25 +331,68 @@ public final class MPDResponse: @unchecked Sendable {
     func field(_ key: StaticString, _ value: Int) {
         buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: key.utf8CodeUnitCount + 2 + 20 + 1) { line in
             var end = Self.copy(key, into: line)
-            // The digits backwards from the end of the widest number, then moved into place.
-            var magnitude = value.magnitude, digits = 0
-            var scratch: (UInt64, UInt64, UInt64) = (0, 0, 0)
-            withUnsafeMutableBytes(of: &scratch) { scratch in
-                repeat {
-                    digits += 1
-                    scratch[24 - digits] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                    magnitude /= 10
-                } while magnitude > 0
-                if value < 0 {
-                    line[end] = UInt8(ascii: "-")
-                    end += 1
-                }
-                UnsafeMutableRawBufferPointer(rebasing: line[end..<(end + digits)]).copyMemory(from: UnsafeRawBufferPointer(rebasing: scratch[(24 - digits)...]))
+            if value < 0 {
+                line[end] = UInt8(ascii: "-")
+                end += 1
             }
-            end += digits
+            end = Self.digits(value.magnitude, minimum: 1, into: line, at: end)
             line[end] = UInt8(ascii: "\n")
             return end + 1
         }
+    }
+
+    /// A field whose value is a decimal number with `places` decimals (`writeDecimal`).
+    func field(_ key: StaticString, _ value: Double, places: Int) {
+        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: key.utf8CodeUnitCount + 2 + Self.longestDecimal + 1) { line in
+            let end = Self.writeDecimal(value, places: places, into: line, at: Self.copy(key, into: line))
+            line[end] = UInt8(ascii: "\n")
+            return end + 1
+        }
+    }
+
+    /// The most bytes `writeDecimal` writes.
+    static let longestDecimal = 1 + 13 + 1 + 6
+
+    /// Writes `value` with `places` (0 to 6) decimals, as C's `%.Nf` writes it (MPD's `%f` has
+    /// six), at `start` of `line`; where it ends. A value too large to be a time, or none, is 0.
+    static func writeDecimal(_ value: Double, places: Int, into line: UnsafeMutableRawBufferPointer, at start: Int) -> Int {
+        let places = min(max(places, 0), 6)
+        let scale = [1, 10, 100, 1000, 10_000, 100_000, 1_000_000][places]
+        let magnitude = value.isFinite && abs(value) < 1e12 ? abs(value) : 0
+        // The whole part and the fraction apart (both exact), so the rounding is the fraction's
+        // alone, as printf's of the exact value: a product of the whole number loses digits.
+        var whole = UInt(magnitude.rounded(.towardZero))
+        var fraction = UInt(((magnitude - Double(whole)) * Double(scale)).rounded())
+        if fraction == UInt(scale) {
+            whole += 1
+            fraction = 0
+        }
+        var end = start
+        if value < 0, whole > 0 || fraction > 0 {
+            line[end] = UInt8(ascii: "-")
+            end += 1
+        }
+        end = digits(whole, minimum: 1, into: line, at: end)
+        guard places > 0 else { return end }
+        line[end] = UInt8(ascii: ".")
+        return digits(fraction, minimum: places, into: line, at: end + 1)
+    }
+
+    /// Writes the decimal digits of `value`, at least `minimum` of them (zeros before), at
+    /// `start` of `line`; where they end.
+    private static func digits(_ value: UInt, minimum: Int, into line: UnsafeMutableRawBufferPointer, at start: Int) -> Int {
+        var count = 0, rest = value
+        repeat {
+            count += 1
+            rest /= 10
+        } while rest > 0
+        count = max(count, minimum)
+        rest = value
+        for index in stride(from: start + count - 1, through: start, by: -1) {
+            line[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+            rest /= 10
+        }
+        return start + count
     }
 
     /// A field whose key and value are the program's own words.

@@ -1,5 +1,6 @@
 @testable import SongboxAudio
-import SongboxServer
+import Foundation
+@testable import SongboxServer
 import Testing
 
 /// `MPDProtocol.fieldValue`: what keeps a tag from breaking MPD's line framing. It scans eight
@@ -38,3 +39,27 @@ struct FieldValueTests {
     }
 }
 
+
+/// The decimals MPD's answers print (`elapsed`, `duration`, `mixrampdb`) are written without a
+/// formatter (`MPDResponse.writeDecimal`); C's `printf` is the reference.
+struct DecimalTests {
+    @Test func decimalsAreWhatPrintfWrites() {
+        var generator = SeededRandom(seed: 2027)
+        for places in 0...6 {
+            for exponent in -4...11 {
+                for _ in 0..<200 {
+                    let magnitude = Double.random(in: 0..<1, using: &generator) * pow(10, Double(exponent))
+                    let value = Bool.random(using: &generator) ? -magnitude : magnitude
+                    let expected = String(format: "%.\(places)f", value)
+                    // printf keeps the sign of a negative value that rounds to zero; MPD's times never are.
+                    guard !(expected.hasPrefix("-") && expected.allSatisfy({ "-0.".contains($0) })) else { continue }
+                    #expect(MPDCommands.decimal(value, places: places) == expected, "\(value) with \(places) places")
+                }
+            }
+        }
+        #expect(MPDCommands.decimal(.nan, places: 3) == "0.000")
+        #expect(MPDCommands.decimal(.infinity, places: 6) == "0.000000")
+        #expect(MPDCommands.decimal(1e300, places: 0) == "0")
+        #expect(MPDCommands.seconds(-2.5) == "-2.500")
+    }
+}
