@@ -94,6 +94,44 @@ extension TrackStore {
         return (trimmed + "/", trimmed + "0")
     }
 
+    /// What a folder holds directly: a folder (some track is under it) or a track's file.
+    public enum FolderEntry: Sendable, Equatable {
+        case folder(String)
+        case file(String)
+    }
+
+    /// The folders and files directly in `folder`, in path order, each once: one seek in the
+    /// path index past each folder found (a loose scan), so a library's root costs as many
+    /// reads as it has entries, not as many as it has tracks. How many entries.
+    @discardableResult
+    public func forEachEntry(in folder: String, _ body: @escaping @Sendable (FolderEntry) -> Void) throws(SongboxError) -> Int {
+        let (lower, upper) = Self.pathRange(under: folder)
+        return try runner.read { db in
+            let next = try db.cachedStatement(sql: """
+                SELECT path FROM tracks WHERE path >= ? AND path < ? AND missing_since IS NULL ORDER BY path LIMIT 1
+                """)
+            let after = try db.cachedStatement(sql: """
+                SELECT path FROM tracks WHERE path > ? AND path < ? AND missing_since IS NULL ORDER BY path LIMIT 1
+                """)
+            var found = try String.fetchOne(next, arguments: [lower, upper])
+            var count = 0
+            while let path = found {
+                count += 1
+                let rest = path.utf8.dropFirst(lower.utf8.count)
+                if let slash = rest.firstIndex(of: UInt8(ascii: "/")) {
+                    let child = String(path[..<slash])
+                    body(.folder(child))
+                    // Past every path under it: "0" is the byte after "/".
+                    found = try String.fetchOne(next, arguments: [child + "0", upper])
+                } else {
+                    body(.file(path))
+                    found = try String.fetchOne(after, arguments: [path, upper])
+                }
+            }
+            return count
+        }
+    }
+
     /// The tracks inside `folder` (at any depth), in path order, streamed.
     @discardableResult
     public func forEach(under folder: String, _ body: @escaping @Sendable (Track) -> Void) throws(SongboxError) -> Int {
@@ -104,23 +142,6 @@ extension TrackStore {
             var count = 0
             while let track = try cursor.next() {
                 body(track)
-                count += 1
-            }
-            return count
-        }
-    }
-
-    /// The paths of the tracks inside `folder`, in order, streamed (nothing else is read).
-    @discardableResult
-    public func forEachPath(under folder: String, _ body: @escaping @Sendable (String) -> Void) throws(SongboxError) -> Int {
-        let (lower, upper) = Self.pathRange(under: folder)
-        return try runner.read { db in
-            let cursor = try String.fetchCursor(db, sql: """
-                SELECT path FROM tracks WHERE path >= ? AND path < ? AND missing_since IS NULL ORDER BY path
-                """, arguments: [lower, upper])
-            var count = 0
-            while let path = try cursor.next() {
-                body(path)
                 count += 1
             }
             return count

@@ -739,12 +739,18 @@ public struct MPDCommands: MPDCommandHandler {
                 after = last.path
             }
         } else {
-            // One level: the folders from the paths alone, then the few files of this level.
+            // One level: its folders (a seek past each in the path index: the root of a large
+            // library costs a read a folder, not a read a track), then its few files.
             let files = Box([String]())
             found = try library { () throws(SongboxError) -> Int in
-                try store.tracks.forEachPath(under: path) { trackPath in
-                    guard visit(trackPath) else { return }
-                    if withInfo { files.value.append(trackPath) } else { out.field("file", roots.uri(trackPath)) }
+                try store.tracks.forEachEntry(in: path) { entry in
+                    switch entry {
+                    case .folder(let folder):
+                        out.field("directory", roots.uri(folder))
+                        if withInfo, let time = FolderLines.modified(Array(folder.utf8)[...]) { out.field("Last-Modified", time) }
+                    case .file(let trackPath):
+                        if withInfo { files.value.append(trackPath) } else { out.field("file", roots.uri(trackPath)) }
+                    }
                 }
             }
             for file in files.value {

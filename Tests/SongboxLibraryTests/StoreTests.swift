@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Logging
 import SongboxTestSupport
+import Synchronization
 import Testing
 
 @testable import SongboxLibrary
@@ -31,6 +32,30 @@ import Testing
             try db.execute(sql: """
                 INSERT INTO history (track_id, path, kind, reason, played, at) VALUES (?, 'p', ?, 'finished', 100, ?)
                 """, arguments: [id, kind, time])
+        }
+    }
+
+    /// A folder's entries by seeks in the path index (`lsinfo`), against the same entries
+    /// worked out from every path: names that sort around the slash (`a.mp3`, `a0`, `a b`), a
+    /// folder with nothing but a deeper folder, Hebrew, and a missing track that is not listed.
+    @Test func aFoldersEntriesAreItsFoldersAndFilesOnce() throws {
+        let paths = ["/m/a.mp3", "/m/a/x.mp3", "/m/a/b/c.mp3", "/m/a/b/d.mp3", "/m/a0.mp3", "/m/a0/y.mp3", "/m/a b/z.mp3",
+                     "/m/deep/er/still/w.mp3", "/m/שירים/שיר.mp3", "/m/z.mp3", "/m2/other.mp3", "/m/gone/lost.mp3"]
+        for path in paths { _ = try insertTrack(path, title: path) }
+        try store.runner.write { db in try db.execute(sql: "UPDATE tracks SET missing_since = 1 WHERE path = '/m/gone/lost.mp3'") }
+        let present = paths.filter { $0 != "/m/gone/lost.mp3" }
+        for folder in ["/", "/m", "/m/a", "/m/a/b", "/m/deep", "/m/gone", "/m/none"] {
+            let prefix = folder == "/" ? "/" : folder + "/"
+            var expected: [TrackStore.FolderEntry] = []
+            for path in present.sorted() where path.hasPrefix(prefix) {
+                let rest = path.dropFirst(prefix.count)
+                let entry: TrackStore.FolderEntry = rest.contains("/") ? .folder(prefix + rest.prefix { $0 != "/" }) : .file(path)
+                if expected.last != entry { expected.append(entry) }
+            }
+            let found = Mutex<[TrackStore.FolderEntry]>([])
+            let count = try store.tracks.forEachEntry(in: folder) { entry in found.withLock { $0.append(entry) } }
+            #expect(found.withLock { $0 } == expected, "\(folder)")
+            #expect(count == expected.count, "\(folder)")
         }
     }
 
