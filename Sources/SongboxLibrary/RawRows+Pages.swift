@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 extension RawReader {
     /// Calls `visit` with the rows of `SELECT columns FROM library` for the tracks inside
@@ -10,6 +11,43 @@ extension RawReader {
     public func forEachRow(under folder: String, after: String?, limit: Int, selecting columns: String,
                            _ visit: (RawRow) throws -> Void) throws {
         try forEachRow(of: Self.piece(under: folder, after: after, limit: limit, selecting: columns), reusing: true, visit)
+    }
+
+    /// The folders and files directly in `folder`, in path order, each once: one seek in the
+    /// index of present paths past each folder found (a loose scan), so a library's root costs
+    /// as many reads as it has entries, not as many as it has tracks. How many entries.
+    public func forEachEntry(in folder: String, _ body: (TrackStore.FolderEntry) throws -> Void) throws -> Int {
+        let (lower, upper) = TrackStore.pathRange(under: folder)
+        let from = try reuse.statement("SELECT path FROM tracks WHERE missing_since IS NULL AND path >= ? AND path < ? ORDER BY path LIMIT 1", in: db)
+        let after = try reuse.statement("SELECT path FROM tracks WHERE missing_since IS NULL AND path > ? AND path < ? ORDER BY path LIMIT 1", in: db)
+        let bound = upper.databaseValue
+        // The first present path from `start` on (past it with `after`), or nil.
+        func first(_ statement: Statement, _ start: String) throws -> String? {
+            let prepared = statement.sqliteStatement
+            defer { sqlite3_reset(prepared) }
+            let status = StatementRunner.bind([start.databaseValue, bound], to: prepared)
+            guard status == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: status), sql: statement.sql) }
+            switch sqlite3_step(prepared) {
+            case SQLITE_ROW: return RawRow(statement: prepared).text(0)
+            case SQLITE_DONE: return nil
+            case let failed: throw DatabaseError(resultCode: ResultCode(rawValue: failed), sql: statement.sql)
+            }
+        }
+        var found = try first(from, lower)
+        var count = 0
+        while let path = found {
+            count += 1
+            if let slash = path.utf8.dropFirst(lower.utf8.count).firstIndex(of: UInt8(ascii: "/")) {
+                let child = String(path[..<slash])
+                try body(.folder(child))
+                // Past every path under it: "0" is the byte after "/".
+                found = try first(from, child + "0")
+            } else {
+                try body(.file(path))
+                found = try first(after, path)
+            }
+        }
+        return count
     }
 
     static func piece(under folder: String, after: String?, limit: Int, selecting columns: String) -> RowStatement {

@@ -100,36 +100,11 @@ extension TrackStore {
         case file(String)
     }
 
-    /// The folders and files directly in `folder`, in path order, each once: one seek in the
-    /// path index past each folder found (a loose scan), so a library's root costs as many
-    /// reads as it has entries, not as many as it has tracks. How many entries.
+    /// The folders and files directly in `folder`, in path order, each once
+    /// (`RawReader.forEachEntry`). How many entries.
     @discardableResult
     public func forEachEntry(in folder: String, _ body: @escaping @Sendable (FolderEntry) -> Void) throws(SongboxError) -> Int {
-        let (lower, upper) = Self.pathRange(under: folder)
-        return try runner.read { db in
-            let next = try db.cachedStatement(sql: """
-                SELECT path FROM tracks WHERE path >= ? AND path < ? AND missing_since IS NULL ORDER BY path LIMIT 1
-                """)
-            let after = try db.cachedStatement(sql: """
-                SELECT path FROM tracks WHERE path > ? AND path < ? AND missing_since IS NULL ORDER BY path LIMIT 1
-                """)
-            var found = try String.fetchOne(next, arguments: [lower, upper])
-            var count = 0
-            while let path = found {
-                count += 1
-                let rest = path.utf8.dropFirst(lower.utf8.count)
-                if let slash = rest.firstIndex(of: UInt8(ascii: "/")) {
-                    let child = String(path[..<slash])
-                    body(.folder(child))
-                    // Past every path under it: "0" is the byte after "/".
-                    found = try String.fetchOne(next, arguments: [child + "0", upper])
-                } else {
-                    body(.file(path))
-                    found = try String.fetchOne(after, arguments: [path, upper])
-                }
-            }
-            return count
-        }
+        try runner.readRaw { reader in try reader.forEachEntry(in: folder, body) }
     }
 
     /// The tracks inside `folder` (at any depth), in path order, streamed.

@@ -61,12 +61,15 @@ public struct TrackStore: Sendable {
         }
     }
 
-    public func track(id: Int64) throws(SongboxError) -> Track? {
-        try runner.read { db in try Track.fetchOne(db, sql: "SELECT * FROM library WHERE id = ?", arguments: [id]) }
-    }
+    public func track(id: Int64) throws(SongboxError) -> Track? { try track(where: "id", is: id) }
 
-    public func track(path: String) throws(SongboxError) -> Track? {
-        try runner.read { db in try Track.fetchOne(db, sql: "SELECT * FROM library WHERE path = ?", arguments: [path]) }
+    public func track(path: String) throws(SongboxError) -> Track? { try track(where: "path", is: path) }
+
+    /// The track whose `column` is `value`. The statement is kept prepared on each connection:
+    /// the library view's many columns cost SQLite's compiler millions of instructions, and
+    /// the player, `currentsong` and `lsinfo` look tracks up one at a time.
+    private func track(where column: String, is value: some DatabaseValueConvertible & Sendable) throws(SongboxError) -> Track? {
+        try runner.read { db in try Track.fetchOne(db.cachedStatement(sql: "SELECT * FROM library WHERE \(column) = ?"), arguments: [value]) }
     }
 
     /// Removes tracks from the library and from playlists, and keeps their files out of later
