@@ -21,7 +21,9 @@ extension Daemon {
             // A smart playlist's tracks as this daemon's MPD clients get them (a function is
             // answered by the live plugin that defines it): what `songbox ls playlist:NAME` shows.
             do throws(SongboxError) {
-                return try store.playlists.playlist(named: arguments.first ?? "").tracks.map { ("id", String($0.id)) }
+                let name = arguments.first ?? ""
+                return try store.playlists.playlist(named: name, evaluated: functionPlaylists.evaluated(reachedFrom: [name], in: store))
+                    .tracks.map { ("id", String($0.id)) }
             } catch {
                 throw Failure(error.code == .notFound ? .noExist : .system, error.message)
             }
@@ -40,7 +42,8 @@ extension Daemon {
             let name = arguments.first ?? "", query = arguments.last ?? ""
             do throws(SongboxError) {
                 try store.playlists.saveSmartPlaylist(named: name, query: query)
-                let count = try store.playlists.playlist(named: name).tracks.count
+                let count = try store.playlists.playlist(named: name, evaluated: functionPlaylists.evaluated(reachedFrom: [name], in: store))
+                    .tracks.count
                 clients.post(.storedPlaylist)
                 return [("playlist", name), ("tracks", String(count))]
             } catch {
@@ -117,7 +120,7 @@ extension Daemon {
     private func queryPlay(_ query: String) throws(Failure) -> [(String, String)] {
         let playable: [PlayableTrack]
         do throws(SongboxError) {
-            playable = try store.tracks.playable(matching: query)
+            playable = try store.tracks.playable(matching: query, evaluated: functionPlaylists.evaluated(reachedBy: query, in: store))
         } catch {
             throw Failure(error.code == .invalidQuery ? .argument : .system, error.message)
         }
