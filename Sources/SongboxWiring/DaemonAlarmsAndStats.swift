@@ -162,7 +162,8 @@ extension Daemon {
             options[String(argument[..<equals])] = String(argument[argument.index(after: equals)...])
         }
         do throws(SongboxError) {
-            let picks = try MoodPreview.playlist(options, store: store, presets: moodPresets, limits: Daemon.pluginLimits, logger: logger)
+            let picks = try MoodPreview.playlist(options, store: store, presets: moodPresets, limits: Daemon.pluginLimits,
+                                                functionPlaylists: functionPlaylists, logger: logger)
             let roots = musicRoots
             return picks.flatMap { pick -> [(String, String)] in
                 var fields = [("file", roots.uri(pick.path))]
