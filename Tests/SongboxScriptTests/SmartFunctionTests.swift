@@ -200,6 +200,23 @@ import Testing
         #expect(problems["Forever"]??.contains("instruction limit") == true && problems["Fine"]! == nil)
     }
 
+    /// A state answers for the playlists its own script defines; another script's it reads
+    /// through the host it was given (the library asks nobody): with none, the clear error;
+    /// with one that runs the script again, the function's tracks.
+    @Test func aStateReadsAnotherScriptsPlaylistThroughTheHostItIsGiven() throws {
+        let definer = try script("definer.lua", """
+            local sb = require "songbox"
+            sb.smart("Defined", function() return sb.library.query('title:="Old Roads"') end)
+            """)
+        try runtime().runtime.run(file: definer)
+        let reader = "local p, message = require('songbox').playlist.get('Defined'); return p and #p.tracks, message"
+        let alone = try TestRuntime(library: store).runtime.run(source: reader)
+        #expect(alone.first == .nil)
+        #expect(alone.dropFirst().first?.stringValue?.hasSuffix("smart playlist 'Defined' is defined by a Lua function, and nothing here can run it") == true,
+                "\(alone)")
+        #expect(try runtime().runtime.run(source: reader).first == .integer(1))
+    }
+
     @Test func aFunctionNeedsAScriptFile() throws {
         let test = try runtime()
         let results = try test.runtime.run(source: "return require('songbox').smart('X', function() return {} end)")
