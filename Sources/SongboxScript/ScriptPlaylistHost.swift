@@ -110,6 +110,12 @@ public struct ScriptPlaylistHost: Sendable {
         return evaluated
     }
 
+    /// Those the query `text` reaches, awaited.
+    public func evaluated(reachedBy text: String, in store: LibraryStore) async throws(SongboxError) -> [String: [Int64]] {
+        guard let query = try? LibraryQuery.parse(text) else { return [:] }
+        return try await evaluated(reachedFrom: query.playlistNames, in: store)
+    }
+
     /// Runs the function of `playlist`: its track ids now, in order, each a track of the library.
     /// Fails with what went wrong and where (a Lua error names the file and line), or when
     /// nothing here holds the function.

@@ -24,7 +24,7 @@ public protocol MPDBackend: Sendable {
     func deliver(message: String, channel: String)
     /// songbox's own commands of the table (`queryplay`, `plugins`, ...); nil when `command` is
     /// not one.
-    func songboxCommand(_ command: String, _ arguments: [String]) -> Result<[(String, String)], MPDProtocol.Failure>?
+    func songboxCommand(_ command: String, _ arguments: [String]) async -> Result<[(String, String)], MPDProtocol.Failure>?
     /// The stream URLs a playlist on the network lists (`load http://...`), or why not.
     func remotePlaylist(_ url: String) async throws(SongboxError) -> [String]
     /// The track ids of the function playlists (`songbox.smart(name, function)`) a read of the
@@ -301,10 +301,10 @@ public struct MPDCommands: MPDCommandHandler {
             if channel == "announce" {
                 // An announcement over the music (docs/player.md#announcements): a URL, at the usual duck.
                 guard TrackLocation.isURL(text) else { throw Failure(.argument, "announce takes a URL (a file: songbox announce FILE)") }
-                _ = try backend.songboxCommand("announce", [text, "-15", "0"])?.get()
+                _ = try await backend.songboxCommand("announce", [text, "-15", "0"])?.get()
             } else if channel == "say" {
                 // Text spoken over the music (espeak-ng), at the usual duck.
-                _ = try backend.songboxCommand("say", [text, "-15", "0"])?.get()
+                _ = try await backend.songboxCommand("say", [text, "-15", "0"])?.get()
             }
             // Every message reaches the plugins, so a channel needs no listening client.
             client.clients.send(text, to: channel)
@@ -312,7 +312,7 @@ public struct MPDCommands: MPDCommandHandler {
 
         default:
             if try await playlistCommand(command, args, client: client, out: out) { return }
-            if let result = backend.songboxCommand(command, arguments) {
+            if let result = await backend.songboxCommand(command, arguments) {
                 out.fields(try result.get())
                 return
             }

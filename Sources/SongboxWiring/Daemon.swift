@@ -298,8 +298,8 @@ public final class Daemon: MPDBackend, Sendable {
         try await functionPlaylists.evaluated(reachedFrom: names, in: store)
     }
 
-    public func songboxCommand(_ command: String, _ arguments: [String]) -> Result<[(String, String)], MPDProtocol.Failure>? {
-        Result { () throws(MPDProtocol.Failure) in try answer(command, arguments) }
+    public func songboxCommand(_ command: String, _ arguments: [String]) async -> Result<[(String, String)], MPDProtocol.Failure>? {
+        do { return .success(try await answer(command, arguments)) } catch { return .failure(error) }
     }
 }
 
