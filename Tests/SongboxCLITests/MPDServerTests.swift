@@ -155,17 +155,7 @@ extension TestLibrarySuite {
             end)
             """
         }
-        let live = """
-            local sb = require "songbox"
-            local evaluations = 0
-            sb.smart("Live", function()
-              evaluations = evaluations + 1
-              print("evaluated " .. evaluations)
-              return sb.library.query('title:="Old Roads"')
-            end)
-            \(spinning(on: "spin-live"))
-            print("ready")
-            """
+        let live = DaemonTests.livePlaylist(of: "title:=\"Old Roads\"") + "\n" + spinning(on: "spin-live") + "\nprint('ready')\n"
         let busy = "local sb = require 'songbox'\n" + spinning(on: "spin") + "\nprint('ready')\n"
         let (daemon, port) = try startDaemon(plugins: ["live": live, "busy": busy])
         defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
