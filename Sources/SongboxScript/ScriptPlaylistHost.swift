@@ -72,15 +72,9 @@ public struct ScriptPlaylistHost: Sendable {
         return evaluated
     }
 
-    /// Those `query` reaches.
-    public func evaluated(reachedBy query: LibraryQuery, in store: LibraryStore) throws(SongboxError) -> [String: [Int64]] {
-        try evaluated(reachedFrom: query.playlistNames, in: store)
-    }
-
     /// Those the query `text` reaches (a query that does not parse is the read's error to say).
     public func evaluated(reachedBy text: String, in store: LibraryStore) throws(SongboxError) -> [String: [Int64]] {
-        guard let query = try? LibraryQuery.parse(text) else { return [:] }
-        return try evaluated(reachedBy: query, in: store)
+        try evaluated(reachedFrom: LibraryQuery.playlistNames(in: text), in: store)
     }
 
     /// Every function playlist of the library, its track ids or why it has none: what a listing
@@ -100,7 +94,11 @@ public struct ScriptPlaylistHost: Sendable {
         for playlist in try store.playlists.functionPlaylists(reachedFrom: names) {
             let ids: [Int64]?
             do {
-                ids = try await ScriptPlaylists.$evaluating.withValue([playlist.name]) { try await next?.awaitedTrackIDs(of: playlist, in: store, host: self) }
+                // An owner's state answers on its own thread; the script run again here runs
+                // under the guard, as in the synchronous read.
+                ids = try await ScriptPlaylists.$evaluating.withValue(ScriptPlaylists.evaluating + [playlist.name]) {
+                    try await next?.awaitedTrackIDs(of: playlist, in: store, host: self)
+                }
             } catch {
                 throw Self.failure(of: playlist, error)
             }
@@ -112,14 +110,13 @@ public struct ScriptPlaylistHost: Sendable {
 
     /// Those the query `text` reaches, awaited.
     public func evaluated(reachedBy text: String, in store: LibraryStore) async throws(SongboxError) -> [String: [Int64]] {
-        guard let query = try? LibraryQuery.parse(text) else { return [:] }
-        return try await evaluated(reachedFrom: query.playlistNames, in: store)
+        try await evaluated(reachedFrom: LibraryQuery.playlistNames(in: text), in: store)
     }
 
     /// Runs the function of `playlist`: its track ids now, in order, each a track of the library.
     /// Fails with what went wrong and where (a Lua error names the file and line), or when
     /// nothing here holds the function.
-    public func evaluate(_ playlist: ScriptPlaylist, in store: LibraryStore) throws(SongboxError) -> [Int64] {
+    func evaluate(_ playlist: ScriptPlaylist, in store: LibraryStore) throws(SongboxError) -> [Int64] {
         guard let ids = try trackIDs(of: playlist, in: store) else { throw PlaylistStore.notEvaluated(playlist) }
         return try store.playlists.checked(ids, of: playlist)
     }

@@ -400,7 +400,7 @@ public struct MPDCommands: MPDCommandHandler {
 
     /// Those the query `text` reaches (a query that does not parse is the read's error to say).
     func evaluated(reachedBy text: String) async throws(Failure) -> [String: [Int64]] {
-        try await evaluated(reachedFrom: (try? LibraryQuery.parse(text))?.playlistNames ?? [])
+        try await evaluated(reachedFrom: LibraryQuery.playlistNames(in: text))
     }
 
     private func status(_ out: MPDResponse) {
