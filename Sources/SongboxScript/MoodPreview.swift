@@ -52,10 +52,11 @@ public enum MoodPreview {
     }
 
     /// The moods defined (the presets and the user's `moods.lua`), by name.
-    public static func names(store: LibraryStore, presets: [String], limits: LuaRuntime.Limits, logger: Logger) throws(SongboxError) -> [String] {
+    public static func names(store: LibraryStore, presets: [String], limits: LuaRuntime.Limits,
+                             functionPlaylists: ScriptPlaylistHost = ScriptPlaylistHost(next: nil), logger: Logger) throws(SongboxError) -> [String] {
         let source = "local names = {} for _, m in ipairs(songbox.mood.list()) do names[#names + 1] = m.name end return names"
         guard case .array(let names)? = try run(source, [], store: store, presets: presets, limits: limits,
-                                                functionPlaylists: ScriptPlaylistHost(next: nil), logger: logger).first else { return [] }
+                                                functionPlaylists: functionPlaylists, logger: logger).first else { return [] }
         return names.compactMap(\.stringValue)
     }
 
