@@ -1,7 +1,6 @@
 import Foundation
 import GRDB
 import GRDBSQLite
-import Synchronization
 
 /// The library database: tracks, user overrides, play history, playlists. What callers hold:
 /// it opens the `StatementRunner` every query runs through.
