@@ -45,7 +45,8 @@ struct Analyze: ParsableCommand {
         let text = QueryArguments.join(query)
         // Remote tracks are analyzed from their offline copies.
         let cache = try Wiring.load().offlineCache
-        let (pending, done) = try store.tracks.tracksToAnalyze(matching: text, copy: cache.completeFile(of:))
+        let (pending, done) = try store.tracks.tracksToAnalyze(matching: text, copy: cache.completeFile(of:),
+                                                              evaluated: LibraryOptions.functionPlaylists.evaluated(reachedBy: text, in: store))
         guard !pending.isEmpty else {
             if done == 0 { throw List.nothingFound(query, in: store) }
             print(tr(tr(count: done, "The \(done) matching track is analyzed.", "All \(done) matching tracks are analyzed.")))

@@ -99,18 +99,20 @@ struct List: ParsableCommand {
 
     func run() throws {
         let store = try library.openStore()
+        let text = QueryArguments.join(query)
+        let evaluated = try LibraryOptions.functionPlaylists.evaluated(reachedBy: text, in: store)
         if json {
             // Streamed a track at a time: memory does not grow with the answer (100,000 tracks
             // held 347 MB). An empty array says "none" to a program; the exit status stays 0.
             let printer = JSONArrayPrinter()
             let art = ArtPresence()
-            try store.tracks.forEach(matching: QueryArguments.join(query)) { track in
+            try store.tracks.forEach(matching: text, evaluated: evaluated) { track in
                 printer.element(.object(TrackJSON.listing(track) + [("art", JSONValue(art.source(track)))]))
             }
             printer.finish()
             return
         }
-        guard let table = Self.table(try store.tracks.summaries(matching: QueryArguments.join(query))) else { throw Self.nothingFound(query, in: store) }
+        guard let table = Self.table(try store.tracks.summaries(matching: text, evaluated: evaluated)) else { throw Self.nothingFound(query, in: store) }
         print(table)
     }
 
@@ -248,12 +250,14 @@ struct Remove: ParsableCommand {
 
     func run() throws {
         let store = try library.openStore()
-        let tracks = try store.tracks.matching(QueryArguments.join(query))
+        let text = QueryArguments.join(query)
+        let evaluated = try LibraryOptions.functionPlaylists.evaluated(reachedBy: text, in: store)
+        let tracks = try store.tracks.matching(text, evaluated: evaluated)
         guard !tracks.isEmpty else { throw List.nothingFound(query, in: store) }
         // On a terminal a person typed it: show what will go and ask. A script passes --yes, or
         // runs without a terminal.
         if !yes, isatty(STDIN_FILENO) != 0 {
-            if let table = List.table(try store.tracks.summaries(matching: QueryArguments.join(query))) { print(table) }
+            if let table = List.table(try store.tracks.summaries(matching: text, evaluated: evaluated)) { print(table) }
             print(tr(tr(count: tracks.count, "Remove this track from the library (files stay)? [y/N] ",
                         "Remove these \(tracks.count) tracks from the library (files stay)? [y/N] ")), terminator: "")
             fflush(nil)  // the question shows before the answer is read

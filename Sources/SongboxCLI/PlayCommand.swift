@@ -134,7 +134,9 @@ extension Play {
 
     private func queued(_ store: LibraryStore) throws -> [PlayableTrack] {
         if let urls { return try urls.map { url throws(SongboxError) in try store.tracks.playable(url: url) } }
-        return query.isEmpty ? [] : try store.tracks.playable(matching: QueryArguments.join(query))
+        guard !query.isEmpty else { return [] }
+        let text = QueryArguments.join(query)
+        return try store.tracks.playable(matching: text, evaluated: LibraryOptions.functionPlaylists.evaluated(reachedBy: text, in: store))
     }
 
     /// Queues the query on the running daemon and starts it (without a query: resumes its

@@ -24,7 +24,8 @@ extension PlaylistCommand {
         var json = false
 
         func run() throws {
-            let playlists = try library.openStore().playlists.all()
+            let store = try library.openStore()
+            let playlists = try store.playlists.all(evaluated: LibraryOptions.functionPlaylists.evaluatedEach(in: store))
             if json {
                 printJSON(.array(playlists.map { playlist in
                     .object([
@@ -59,7 +60,8 @@ extension PlaylistCommand {
         var name: String
 
         func run() throws {
-            let playlist = try library.openStore().playlists.playlist(named: name)
+            let store = try library.openStore()
+            let playlist = try store.playlists.playlist(named: name, evaluated: LibraryOptions.functionPlaylists.evaluated(reachedFrom: [name], in: store))
             if json {
                 printJSON(.object([
                     ("name", .string(playlist.name)), ("kind", .string(playlist.kind.rawValue)),
@@ -99,7 +101,8 @@ extension PlaylistCommand {
 
         func run() throws {
             let store = try library.openStore()
-            let tracks = try store.tracks.matching(QueryArguments.join(query))
+            let text = QueryArguments.join(query)
+            let tracks = try store.tracks.matching(text, evaluated: LibraryOptions.functionPlaylists.evaluated(reachedBy: text, in: store))
             try store.playlists.savePlaylist(named: name, trackIDs: tracks.map(\.id), replace: replace)
             print(tr(tr(count: tracks.count, "Saved playlist '\(name)': \(tracks.count) track.", "Saved playlist '\(name)': \(tracks.count) tracks.")))
         }
@@ -129,7 +132,7 @@ extension PlaylistCommand {
             let store = try library.openStore()
             let text = QueryArguments.join(query)
             try store.playlists.saveSmartPlaylist(named: name, query: text, replace: replace)
-            let count = try store.playlists.playlist(named: name).tracks.count
+            let count = try store.playlists.playlist(named: name, evaluated: LibraryOptions.functionPlaylists.evaluated(reachedFrom: [name], in: store)).tracks.count
             print(tr(tr(count: count, "Smart playlist '\(name)' (\(text)): \(count) track now.", "Smart playlist '\(name)' (\(text)): \(count) tracks now.")))
         }
     }
@@ -202,7 +205,9 @@ extension PlaylistCommand {
         }
 
         func run() throws {
-            let count = try library.openStore().playlists.exportPlaylist(named: name, to: file, format: format?.fileFormat)
+            let store = try library.openStore()
+            let count = try store.playlists.exportPlaylist(named: name, to: file, format: format?.fileFormat,
+                                                           evaluated: LibraryOptions.functionPlaylists.evaluated(reachedFrom: [name], in: store))
             print(tr(tr(count: count, "Wrote \(count) track of '\(name)' to \(file).", "Wrote \(count) tracks of '\(name)' to \(file).")))
         }
     }

@@ -86,9 +86,13 @@ extension CacheCommand {
         var query: [String] = []
 
         func tracks(_ store: LibraryStore) throws -> [Track] {
-            if let playlist { return try store.playlists.playlist(named: playlist).tracks }
+            let playlists = LibraryOptions.functionPlaylists
+            if let playlist {
+                return try store.playlists.playlist(named: playlist, evaluated: playlists.evaluated(reachedFrom: [playlist], in: store)).tracks
+            }
             guard !query.isEmpty else { throw ValidationError(tr("give a query or --playlist NAME")) }
-            let tracks = try store.tracks.matching(QueryArguments.join(query))
+            let text = QueryArguments.join(query)
+            let tracks = try store.tracks.matching(text, evaluated: playlists.evaluated(reachedBy: text, in: store))
             guard !tracks.isEmpty else { throw SongboxCLI.List.nothingFound(query, in: store) }
             return tracks
         }

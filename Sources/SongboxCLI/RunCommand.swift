@@ -110,7 +110,7 @@ struct Run: ParsableCommand {
         // plugin.NAME.KEY lines of the config file, NAME being the script's file name.
         let runtime = try ScriptSetup.makeRuntime(file: file, arguments: arguments, store: store, limits: limits,
                                                   dryRun: dryRun, options: config.pluginOptions, player: host,
-                                                  logger: scriptLogger) { bytes in
+                                                  functionPlaylists: LibraryOptions.functionPlaylists, logger: scriptLogger) { bytes in
             // Lua's bytes as they are (through stdio, as Swift's print, so the order holds).
             _ = fwrite(bytes.baseAddress, 1, bytes.count, stdout)
         }

@@ -29,8 +29,7 @@ struct LibraryOptions: ParsableArguments {
     /// The library's path: --db, else `$SONGBOX_DB`, else the default.
     var path: String { db ?? defaultDatabasePath() }
 
-    /// The library, able to read smart playlists defined by a script function (each read runs
-    /// the script again, read-only; see `ScriptPlaylistRunner`).
+    /// The library.
     func openStore(creating: Bool = false) throws -> LibraryStore {
         try Self.openStore(db, creating: creating)
     }
@@ -48,7 +47,11 @@ struct LibraryOptions: ParsableArguments {
         }
         let store = try LibraryStore(path: path)
         if !exists, creating { complain("Made a new library at \(path)") }
-        ScriptPlaylistHost.install(on: store, next: Wiring.commandPlaylistEvaluator(logger: scriptLogger))
         return store
     }
+
+    /// How a command evaluates the smart playlists defined by a script function that its reads
+    /// reach: by the daemon serving the library, if one runs (its live plugin answers), else by
+    /// running the script again, read-only (`ScriptPlaylistRunner`).
+    static let functionPlaylists = Wiring.commandPlaylists(logger: scriptLogger)
 }

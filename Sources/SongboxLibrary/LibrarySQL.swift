@@ -6,8 +6,8 @@ import GRDB
 enum LibrarySQL {
     /// The SELECT for `query`, with every smart playlist its `playlist:NAME` terms reach (directly
     /// or through other smart playlists) read from the database and expanded in place. Run it in
-    /// the same transaction as `db`. Playlists defined by a script function are `evaluated` first
-    /// (`evaluateScriptPlaylists(reachedBy:)`, outside the transaction).
+    /// the same transaction as `db`. Playlists defined by a script function are `evaluated` first,
+    /// by the caller (the library runs no Lua): one missing there is an error.
     static func statement(for query: LibraryQuery, selecting columns: String = "*", in db: Database,
                           evaluated: [String: [Int64]]) throws -> (sql: String, arguments: StatementArguments) {
         try statement(for: query, selecting: columns, in: db, evaluated: evaluated, expanding: [])
@@ -30,9 +30,7 @@ enum LibrarySQL {
                                    hint: names.isEmpty ? "there are no playlists yet: `songbox playlist save NAME QUERY` makes one"
                                        : "`songbox playlist ls` lists them")
             }
-            if record.scriptPlaylist != nil, evaluated[name] == nil {
-                throw SongboxError(.scriptFailed, "smart playlist '\(name)' (a script function) could not be evaluated")
-            }
+            if let script = record.scriptPlaylist, evaluated[name] == nil { throw PlaylistStore.notEvaluated(script) }
             guard let text = record.query else { continue }
             let parsed: LibraryQuery
             do throws(SongboxError) { parsed = try query.parseNested(text) } catch {

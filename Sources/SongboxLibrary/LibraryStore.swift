@@ -1,7 +1,6 @@
 import Foundation
 import GRDB
 import GRDBSQLite
-import Synchronization
 
 /// The library database: tracks, user overrides, play history, playlists. What callers hold:
 /// it opens the `StatementRunner` every query runs through.
@@ -26,20 +25,6 @@ public final class LibraryStore: Sendable {
 
     /// Remote tracks and their offline copies (`songbox add-url`, `songbox cache`).
     public var offline: RemoteTrackStore { RemoteTrackStore(runner: runner) }
-
-    private let evaluatorSlot = Mutex<(any ScriptPlaylistEvaluator)?>(nil)
-
-    /// What runs the functions of smart playlists defined in scripts (see `ScriptPlaylist`); the
-    /// script layer sets it. Without one, reading such a playlist is an error.
-    public var scriptEvaluator: (any ScriptPlaylistEvaluator)? {
-        get { evaluatorSlot.withLock { $0 } }
-        set { evaluatorSlot.withLock { $0 = newValue } }
-    }
-
-    /// Replaces the evaluator with what `change` makes of it, atomically.
-    public func updateScriptEvaluator(_ change: ((any ScriptPlaylistEvaluator)?) -> (any ScriptPlaylistEvaluator)?) {
-        evaluatorSlot.withLock { $0 = change($0) }
-    }
 
     /// Opens (creating when missing) the database at `path` and migrates it to the current schema.
     /// `busyTimeout`: how long to wait for a lock another process holds.

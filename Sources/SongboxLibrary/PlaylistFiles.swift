@@ -82,8 +82,8 @@ extension PlaylistStore {
     /// written. With `folder` nil every path is absolute. JSON always carries absolute paths (they
     /// are one of several ways to find a track again).
     public func exportPlaylist(named name: String, format: PlaylistFileFormat, relativeTo folder: String? = nil,
-                               now: Date = Date()) throws(SongboxError) -> String {
-        let playlist = try playlist(named: name, now: now)
+                               now: Date = Date(), evaluated: [String: [Int64]] = [:]) throws(SongboxError) -> String {
+        let playlist = try playlist(named: name, now: now, evaluated: evaluated)
         switch format {
         case .m3u8: return Self.m3u8(playlist, relativeTo: folder.map(FilePaths.resolved))
         case .json: return try Self.json(playlist)
@@ -97,11 +97,11 @@ extension PlaylistStore {
     /// the library's own database (`access` may protect more, or keep to some folders).
     @discardableResult
     public func exportPlaylist(named name: String, to path: String, format: PlaylistFileFormat? = nil,
-                               access: FileAccess = .user, now: Date = Date()) throws(SongboxError) -> Int {
+                               access: FileAccess = .user, now: Date = Date(), evaluated: [String: [Int64]] = [:]) throws(SongboxError) -> Int {
         let access = access.protecting(library.managedFiles)
         let format = format ?? PlaylistFileFormat(path: path) ?? .m3u8
         let folder = FilePaths.parent(try access.check(path, writing: true))
-        let playlist = try playlist(named: name, now: now)
+        let playlist = try playlist(named: name, now: now, evaluated: evaluated)
         let text = switch format {
         case .m3u8: Self.m3u8(playlist, relativeTo: folder)
         case .json: try Self.json(playlist)

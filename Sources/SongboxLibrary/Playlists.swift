@@ -59,14 +59,13 @@ public struct PlaylistStore: Sendable {
     // MARK: Reading
 
     /// Every playlist, by name (case- and point-insensitive order), with its size now.
-    public func all(now: Date = Date()) throws(SongboxError) -> [PlaylistSummary] {
-        // Script functions run outside the transaction (they read the library themselves).
+    /// `evaluated`: what the function of each script playlist gave (`functionPlaylists()`), or
+    /// why it failed; the problem of one missing is that nothing evaluated it.
+    public func all(now: Date = Date(), evaluated: [String: Result<[Int64], SongboxError>] = [:]) throws(SongboxError) -> [PlaylistSummary] {
         let records = try runner.read { db in try PlaylistRecord.fetchAll(db) }
-        var results: [String: Result<[Int64], SongboxError>] = [:]
-        for record in records {
-            if let script = record.scriptPlaylist {
-                results[record.name] = Result { () throws(SongboxError) in try evaluate(script) }
-            }
+        var results = evaluated
+        for record in records where results[record.name] == nil {
+            if let script = record.scriptPlaylist { results[record.name] = .failure(Self.notEvaluated(script)) }
         }
         let evaluated = results
         return try runner.read { db in
@@ -113,13 +112,16 @@ public struct PlaylistStore: Sendable {
         }
     }
 
-    /// The playlist called `name` with its tracks in order. A smart playlist is evaluated now.
-    public func playlist(named name: String, now: Date = Date()) throws(SongboxError) -> Playlist {
+    /// The playlist called `name` with its tracks in order. A smart playlist is evaluated now;
+    /// `evaluated` holds the track ids of the function playlists it reaches
+    /// (`functionPlaylists(reachedFrom: [name])`), itself among them when it is one.
+    public func playlist(named name: String, now: Date = Date(), evaluated: [String: [Int64]] = [:]) throws(SongboxError) -> Playlist {
         let record = try runner.read { db in try PlaylistRecord.require(name, in: db) }
         let query = try record.query.map { text throws(SongboxError) in try Self.parseSmartQuery(text, of: name, now: now) }
-        // Script functions run outside the transaction (they read the library themselves).
-        let scripted = try record.scriptPlaylist.map { script throws(SongboxError) in try evaluate(script) }
-        let evaluated = try query.map { query throws(SongboxError) in try evaluateScriptPlaylists(reachedBy: query) } ?? [:]
+        let scripted = try record.scriptPlaylist.map { script throws(SongboxError) in
+            guard let ids = evaluated[script.name] else { throw Self.notEvaluated(script) }
+            return ids
+        }
         return try runner.read { db in
             let tracks: [Track]
             if let scripted {

@@ -47,8 +47,8 @@ public struct RawReader {
     let reuse: StatementReuse
 
     /// The SELECT of `columns` for `query`, with `playlist:NAME` expanded as
-    /// `LibrarySQL.statement(for:selecting:in:evaluated:)` does (`evaluated`: the script
-    /// playlists the query reaches, from `LibraryStore.playlists.evaluateScriptPlaylists(reachedBy:)`).
+    /// `LibrarySQL.statement(for:selecting:in:evaluated:)` does (`evaluated`: the track ids of
+    /// the function playlists the query reaches, evaluated by the caller).
     public func statement(for query: LibraryQuery, selecting columns: String,
                           evaluated: [String: [Int64]]) throws -> RowStatement {
         let (sql, arguments) = try LibrarySQL.statement(for: query, selecting: columns, in: db, evaluated: evaluated)

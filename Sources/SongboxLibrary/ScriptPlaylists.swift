@@ -18,33 +18,26 @@ public struct ScriptPlaylist: Sendable, Hashable {
     }
 }
 
-/// Runs the function of a script playlist. The library cannot run Lua; the script layer provides
-/// evaluators (a state that holds the function already, or one that loads the script afresh).
-public protocol ScriptPlaylistEvaluator: Sendable {
-    /// The track ids the function gives now, in its order; nil when this evaluator does not hold
-    /// the function (the next one is asked).
-    func trackIDs(of playlist: ScriptPlaylist, in store: LibraryStore) throws(SongboxError) -> [Int64]?
-}
-
+/// The library runs no Lua: whoever reads a query that reaches function playlists evaluates
+/// them first (the script layer's `ScriptPlaylistHost`, given to it explicitly) and passes their
+/// track ids in (`evaluated:`). What is not passed in is a clear error.
 extension PlaylistStore {
-    /// Evaluates every script playlist `query` reaches (by `playlist:NAME`, directly or through
-    /// smart queries): their track ids by name, for `statement(for:selecting:in:evaluated:)`.
-    /// Runs outside any transaction, as the functions read the library themselves.
-    public func evaluateScriptPlaylists(reachedBy query: LibraryQuery) throws(SongboxError) -> [String: [Int64]] {
-        guard !query.playlistNames.isEmpty else { return [:] }
-        let reached = try runner.read { db in try Self.scriptPlaylists(reachedBy: query, in: db) }
-        var evaluated: [String: [Int64]] = [:]
-        for playlist in reached { evaluated[playlist.name] = try evaluate(playlist) }
-        return evaluated
+    /// The script playlists reached from the playlists `names` (a query's `playlist:NAME` terms,
+    /// or one playlist read by name): those among them, and those their smart queries reach,
+    /// each once. What a caller evaluates before the read.
+    public func functionPlaylists(reachedFrom names: [String]) throws(SongboxError) -> [ScriptPlaylist] {
+        guard !names.isEmpty else { return [] }
+        return try runner.read { db in try Self.scriptPlaylists(reachedFrom: names, in: db) }
     }
 
-    /// Runs the function of `playlist` with the script layer's evaluator: its track ids now, in
-    /// order. Fails with what went wrong and where (a Lua error names the file and line), or when
-    /// an id is not a track of the library.
-    public func evaluate(_ playlist: ScriptPlaylist) throws(SongboxError) -> [Int64] {
-        guard let evaluator = library.scriptEvaluator, let ids = try evaluator.trackIDs(of: playlist, in: library) else {
-            throw SongboxError(.scriptFailed, "smart playlist '\(playlist.name)' is defined by a Lua function, and nothing here can run it", at: playlist.script)
-        }
+    /// Every script playlist of the library (what a listing of all playlists evaluates).
+    public func functionPlaylists() throws(SongboxError) -> [ScriptPlaylist] {
+        try runner.read { db in try PlaylistRecord.fetchAll(db).compactMap(\.scriptPlaylist) }
+    }
+
+    /// `ids`, as the function of `playlist` gave them, once each is known to be a track of the
+    /// library; else the error that names the first that is not.
+    public func checked(_ ids: [Int64], of playlist: ScriptPlaylist) throws(SongboxError) -> [Int64] {
         let missing = try runner.read { db in
             try Set(ids).subtracting(Int64.fetchSet(db, sql: "SELECT id FROM library WHERE id IN (SELECT value FROM json_each(?))",
                                                     arguments: [LibrarySQL.jsonList(ids)]))
@@ -53,6 +46,11 @@ extension PlaylistStore {
             throw SongboxError(.scriptFailed, "the function of smart playlist '\(playlist.name)' gave track id \(bad), which is not in the library", at: playlist.script)
         }
         return ids
+    }
+
+    /// What a read says of a function playlist nobody evaluated for it.
+    public static func notEvaluated(_ playlist: ScriptPlaylist) -> SongboxError {
+        SongboxError(.scriptFailed, "smart playlist '\(playlist.name)' is defined by a Lua function, and nothing here can run it", at: playlist.script)
     }
 
     /// Stores the smart playlist `name` as the function `function` of `script`. Defining an
@@ -74,15 +72,15 @@ extension PlaylistStore {
         }
     }
 
-    /// The script playlists `query` reaches, directly or through smart queries, each once.
-    static func scriptPlaylists(reachedBy query: LibraryQuery, in db: Database) throws -> [ScriptPlaylist] {
+    /// The script playlists `names` reach, directly or through smart queries, each once.
+    static func scriptPlaylists(reachedFrom names: [String], in db: Database) throws -> [ScriptPlaylist] {
         var found: [ScriptPlaylist] = []
-        var pending = query.playlistNames
+        var pending = names
         var seen = Set(pending)
         while let name = pending.popLast() {
             guard let record = try PlaylistRecord.fetch(name, in: db) else { continue }
             if let script = record.scriptPlaylist { found.append(script) }
-            guard let text = record.query, let nested = try? query.parseNested(text) else { continue }
+            guard let text = record.query, let nested = try? LibraryQuery.parse(text) else { continue }
             for next in nested.playlistNames where seen.insert(next).inserted { pending.append(next) }
         }
         return found

@@ -17,12 +17,11 @@ extension TrackStore {
 
     /// The distinct combinations of `columns` among the tracks `text` finds, sorted by them in
     /// order; a missing tag is nil. Streamed to `visit`, one combination at a time.
-    public func forEachDistinct(_ columns: [String], matching text: String, now: Date = Date(),
+    public func forEachDistinct(_ columns: [String], matching text: String, now: Date = Date(), evaluated: [String: [Int64]] = [:],
                                 _ visit: @escaping @Sendable ([String?]) -> Void) throws(SongboxError) {
         try checkTagColumns(columns)
         guard !columns.isEmpty else { return }
         let query = try LibraryQuery.parse(text, now: now)
-        let evaluated = try library.playlists.evaluateScriptPlaylists(reachedBy: query)
         try runner.read { db in
             let list = columns.joined(separator: ", ")
             let cursor: RowCursor
@@ -45,11 +44,11 @@ extension TrackStore {
 
     /// The number of tracks `text` finds and their seconds, in one group or grouped by `column`
     /// (sorted; a missing tag is nil).
-    public func totals(matching text: String, groupedBy column: String? = nil, now: Date = Date()) throws(SongboxError)
+    public func totals(matching text: String, groupedBy column: String? = nil, now: Date = Date(),
+                       evaluated: [String: [Int64]] = [:]) throws(SongboxError)
         -> [(group: String?, songs: Int, seconds: Double)] {
         if let column { try checkTagColumns([column]) }
         let query = try LibraryQuery.parse(text, now: now)
-        let evaluated = try library.playlists.evaluateScriptPlaylists(reachedBy: query)
         return try runner.read { db in
             let (inner, arguments) = try LibrarySQL.statement(for: query, selecting: "id", in: db, evaluated: evaluated)
             let group = column.map { "\($0)" } ?? "NULL"

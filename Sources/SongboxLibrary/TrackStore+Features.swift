@@ -40,9 +40,8 @@ extension TrackStore {
     /// many matching ones are already done. A remote track is analyzed from its complete
     /// offline copy (`copy` finds it); one with no copy is left out.
     public func tracksToAnalyze(matching text: String, copy: @Sendable (String) -> String? = { _ in nil },
-                                now: Date = Date()) throws(SongboxError) -> (pending: [AnalysisCandidate], done: Int) {
+                                now: Date = Date(), evaluated: [String: [Int64]] = [:]) throws(SongboxError) -> (pending: [AnalysisCandidate], done: Int) {
         let query = try LibraryQuery.parse(text, now: now)
-        let evaluated = try library.playlists.evaluateScriptPlaylists(reachedBy: query)
         return try runner.read { db in
             let (sql, arguments) = try LibrarySQL.statement(for: query, selecting: "id, path, size, mtime, duration, channels", in: db, evaluated: evaluated)
             let current = try Set(Int64.fetchAll(db, sql: """

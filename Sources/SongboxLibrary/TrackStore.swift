@@ -10,9 +10,10 @@ public struct TrackStore: Sendable {
     var runner: StatementRunner { library.runner }
 
     /// Tracks matching `query`, in the query's order. `playlist:NAME` works for saved and smart
-    /// playlists (see `LibrarySQL.statement(for:selecting:in:)`).
-    public func matching(_ query: LibraryQuery) throws(SongboxError) -> [Track] {
-        let evaluated = try library.playlists.evaluateScriptPlaylists(reachedBy: query)
+    /// playlists (see `LibrarySQL.statement(for:selecting:in:)`); `evaluated` holds the track ids
+    /// of the function playlists it reaches (`PlaylistStore.functionPlaylists(reachedFrom:)`),
+    /// as every read of a query here does.
+    public func matching(_ query: LibraryQuery, evaluated: [String: [Int64]] = [:]) throws(SongboxError) -> [Track] {
         return try runner.read { db in
             let (sql, arguments) = try LibrarySQL.statement(for: query, in: db, evaluated: evaluated)
             return try Track.fetchAll(db, sql: sql, arguments: arguments)
@@ -20,15 +21,14 @@ public struct TrackStore: Sendable {
     }
 
     /// Tracks matching the query text (see docs/query-language.md).
-    public func matching(_ text: String, now: Date = Date()) throws(SongboxError) -> [Track] {
-        try matching(LibraryQuery.parse(text, now: now))
+    public func matching(_ text: String, now: Date = Date(), evaluated: [String: [Int64]] = [:]) throws(SongboxError) -> [Track] {
+        try matching(LibraryQuery.parse(text, now: now), evaluated: evaluated)
     }
 
     /// The id, path and length of each track matching the query text, in its order: what a
     /// queue needs, without reading every tag of every track.
-    public func files(matching text: String, now: Date = Date()) throws(SongboxError) -> [LibraryFile] {
+    public func files(matching text: String, now: Date = Date(), evaluated: [String: [Int64]] = [:]) throws(SongboxError) -> [LibraryFile] {
         let query = try LibraryQuery.parse(text, now: now)
-        let evaluated = try library.playlists.evaluateScriptPlaylists(reachedBy: query)
         return try runner.read { db in
             let (sql, arguments) = try LibrarySQL.statement(for: query, selecting: "id, path, duration, album, albumartist, artist, disc, track",
                                                             in: db, evaluated: evaluated)
@@ -45,10 +45,9 @@ public struct TrackStore: Sendable {
     /// Calls `body` with each track matching the query text, one at a time from a cursor: what
     /// prints a large answer keeps one track in memory, not the answer. Returns the count.
     @discardableResult
-    public func forEach(matching text: String, now: Date = Date(),
-                             _ body: @escaping @Sendable (Track) -> Void) throws(SongboxError) -> Int {
+    public func forEach(matching text: String, now: Date = Date(), evaluated: [String: [Int64]] = [:],
+                        _ body: @escaping @Sendable (Track) -> Void) throws(SongboxError) -> Int {
         let query = try LibraryQuery.parse(text, now: now)
-        let evaluated = try library.playlists.evaluateScriptPlaylists(reachedBy: query)
         return try runner.read { db in
             let (sql, arguments) = try LibrarySQL.statement(for: query, in: db, evaluated: evaluated)
             let cursor = try Track.fetchCursor(db, sql: sql, arguments: arguments)
@@ -266,9 +265,8 @@ public struct TrackSummary: Sendable, Equatable {
 
 extension TrackStore {
     /// The listing of the tracks matching the query text, in the query's order.
-    public func summaries(matching text: String, now: Date = Date()) throws(SongboxError) -> [TrackSummary] {
+    public func summaries(matching text: String, now: Date = Date(), evaluated: [String: [Int64]] = [:]) throws(SongboxError) -> [TrackSummary] {
         let query = try LibraryQuery.parse(text, now: now)
-        let evaluated = try library.playlists.evaluateScriptPlaylists(reachedBy: query)
         return try runner.read { db in
             let (sql, arguments) = try LibrarySQL.statement(for: query, selecting: TrackSummary.columns, in: db, evaluated: evaluated)
             let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)

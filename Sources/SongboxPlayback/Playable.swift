@@ -5,8 +5,8 @@ import SongboxLibrary
 extension TrackStore {
     /// The tracks matching the query text as the player takes them, with their highlights,
     /// read compactly (`files(matching:)`).
-    public func playable(matching text: String, now: Date = Date()) throws(SongboxError) -> [PlayableTrack] {
-        let files = try files(matching: text, now: now)
+    public func playable(matching text: String, now: Date = Date(), evaluated: [String: [Int64]] = [:]) throws(SongboxError) -> [PlayableTrack] {
+        let files = try files(matching: text, now: now, evaluated: evaluated)
         let highlights = try highlights(of: files.map(\.id))
         let lyrics = try playableLyricTimes(of: files.map(\.id))
         let gains = try replayGains(of: files.map(\.id))

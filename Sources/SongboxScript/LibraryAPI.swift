@@ -14,7 +14,8 @@ public enum LibraryAPI {
     /// Registers the functions on `runtime`. Does nothing when the runtime has no library.
     public static func install(on runtime: LuaRuntime) throws(LuaScriptError) {
         guard let store = runtime.library else { return }
-        let api = Functions(store: store, tables: runtime.trackTables, fileAccess: runtime.fileAccessBox)
+        let api = Functions(store: store, tables: runtime.trackTables, fileAccess: runtime.fileAccessBox,
+                            functionPlaylists: runtime.functionPlaylists)
         for (name, writes, body) in api.all {
             try runtime.register(name, writes: writes) { args in
                 do { return try body(args) } catch let error as SongboxError {

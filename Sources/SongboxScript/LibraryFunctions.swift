@@ -11,6 +11,8 @@ extension LibraryAPI {
         let tables: TrackTableCache
         /// The files `playlist.import` and `export` may touch (the runtime's, which may change).
         let fileAccess: FileAccessBox
+        /// What evaluates the function playlists a read reaches (the runtime's).
+        let functionPlaylists: ScriptPlaylistHost
 
         var all: [(String, Bool, Body)] {
             [
@@ -29,13 +31,13 @@ extension LibraryAPI {
 
         func query(_ args: LuaArguments) throws -> [LuaValue] {
             let text = try args.string(1)
-            return [try tables.tables(matching: text, in: store)]
+            return [try tables.tables(matching: text, in: store, evaluated: functionPlaylists.evaluated(reachedBy: text, in: store))]
         }
 
         func find(_ args: LuaArguments) throws -> [LuaValue] {
             let fields = try options(args, 1, allowed: nil)
             let text = try LibraryAPI.queryText(find: fields)
-            return [try tables.tables(matching: text, in: store)]
+            return [try tables.tables(matching: text, in: store, evaluated: functionPlaylists.evaluated(reachedBy: text, in: store))]
         }
 
         func get(_ args: LuaArguments) throws -> [LuaValue] {
@@ -114,11 +116,11 @@ extension LibraryAPI {
         // MARK: songbox.playlist
 
         func list(_ args: LuaArguments) throws -> [LuaValue] {
-            [.array(try store.playlists.all().map(LibraryAPI.summary))]
+            [.array(try store.playlists.all(evaluated: functionPlaylists.evaluatedEach(in: store)).map(LibraryAPI.summary))]
         }
 
         func playlistGet(_ args: LuaArguments) throws -> [LuaValue] {
-            [LibraryAPI.playlist(try store.playlists.playlist(named: try args.string(1)))]
+            [LibraryAPI.playlist(try playlist(named: try args.string(1)))]
         }
 
         func save(_ args: LuaArguments) throws -> [LuaValue] {
@@ -181,7 +183,8 @@ extension LibraryAPI {
             let name = try args.string(1), path = try args.string(2)
             let options = try options(args, 3, allowed: ["format"])
             let format = try self.format(options["format"], argument: 3)
-            return [.integer(try store.playlists.exportPlaylist(named: name, to: path, format: format, access: fileAccess.value))]
+            return [.integer(try store.playlists.exportPlaylist(named: name, to: path, format: format, access: fileAccess.value,
+                                                                evaluated: functionPlaylists.evaluated(reachedFrom: [name], in: store)))]
         }
 
         func importFile(_ args: LuaArguments) throws -> [LuaValue] {
@@ -204,12 +207,17 @@ extension LibraryAPI {
         /// (A missing or smart playlist is left to the library, which says so.)
         func outside(_ positions: [Int], of name: String, end: Bool, _ function: String) throws -> [LuaValue]? {
             guard try store.playlists.playlistExists(named: name) else { return nil }
-            let playlist = try store.playlists.playlist(named: name)
+            let playlist = try self.playlist(named: name)
             guard playlist.kind == .saved else { return nil }
             let count = playlist.tracks.count, last = end ? count + 1 : count
             guard let bad = positions.first(where: { $0 < 1 || $0 > last }) else { return nil }
             let range = last == 0 ? "it is empty" : "use 1 to \(last)"
             return [.nil, .string("songbox.playlist.\(function): position \(bad) is outside playlist '\(name)' (\(range))")]
+        }
+
+        /// The playlist `name`, the function playlists it reaches evaluated first.
+        func playlist(named name: String) throws(SongboxError) -> Playlist {
+            try store.playlists.playlist(named: name, evaluated: functionPlaylists.evaluated(reachedFrom: [name], in: store))
         }
 
         // MARK: Arguments

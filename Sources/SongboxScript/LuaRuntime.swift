@@ -58,6 +58,10 @@ public final class LuaRuntime {
     /// Library tracks kept as encoded Lua tables between `songbox.library` calls (may be shared
     /// with other runtimes on the same store).
     public let trackTables: TrackTableCache
+    /// What evaluates the function playlists (`songbox.smart(name, function)`) a read of the
+    /// library reaches, given by whoever makes the state: this state answers for those its own
+    /// script defines, `next` (a plugin's live state, the script run again) for the others.
+    public let functionPlaylists: ScriptPlaylistHost
     /// The script file this runtime runs (an absolute path, set by the first `run(file:)`): a
     /// smart playlist defined by a function here is stored as this file's.
     public private(set) var scriptPath: String?
@@ -122,16 +126,18 @@ public final class LuaRuntime {
     ///   - library: the store API functions use.
     ///   - trackTables: where library results are kept between calls (one per store; runtimes
     ///     on the same store may share one).
+    ///   - functionPlaylists: what evaluates the function playlists a read reaches; by default
+    ///     only this state's own.
     ///   - logger: receives `songbox.log.*`.
     ///   - output: receives what `print` writes (one call per line, newline included), as the
     ///     bytes Lua has (a Lua string need not be UTF-8); valid only during the call.
     public init(limits: Limits = Limits(), sandbox: Bool = true, dryRun: Bool = false, library: LibraryStore? = nil,
-                trackTables: TrackTableCache = TrackTableCache(),
+                trackTables: TrackTableCache = TrackTableCache(), functionPlaylists: ScriptPlaylistHost = ScriptPlaylistHost(next: nil),
                 logger: Logger, output: @escaping (UnsafeRawBufferPointer) -> Void) throws(LuaScriptError) {
         self.limits = limits
         self.library = library
-        if let library { ScriptPlaylistHost.ensure(on: library) }
         self.trackTables = trackTables
+        self.functionPlaylists = functionPlaylists
         self.dryRun = dryRun
         bridge = Bridge(logger: logger, output: output, dryRun: dryRun)
         guard let state = songbox_open(limits.memory, limits.instructions, dispatchCallback, outputCallback,

@@ -9,6 +9,7 @@ import Synchronization
 enum MoodAPI {
     static func install(on runtime: LuaRuntime, store: LibraryStore) throws(LuaScriptError) {
         let catalog = MoodCatalog(store: store)
+        let playlists = runtime.functionPlaylists
         let now = { [weak runtime] in Date(timeIntervalSince1970: runtime?.wallClock() ?? Date().timeIntervalSince1970) }
         func register(_ name: String, writes: Bool = false, _ body: @escaping HostFunction.Body) throws(LuaScriptError) {
             try runtime.register(name, writes: writes) { args in
@@ -29,7 +30,7 @@ enum MoodAPI {
                 throw LuaFunctionError.argument(1, "give mood = NAME, or from = NAME and to = NAME")
             }
             let tracks = try catalog.tracks()
-            var candidates = try options.filter(tracks, store: store)
+            var candidates = try options.filter(tracks, store: store, playlists: playlists)
             if let start = options.start {
                 request.start = tracks.first { $0.id == start }.map(MoodEngine.point)
                 candidates.removeAll { $0.id == start }
@@ -44,7 +45,7 @@ enum MoodAPI {
         // what a function mood is asked about.
         try register("mood.candidates") { args in
             let options = try Options(args.optionalTable(1) ?? .table([:]), now: now())
-            let ids = try options.filter(try catalog.tracks(), store: store).map(\.id)
+            let ids = try options.filter(try catalog.tracks(), store: store, playlists: playlists).map(\.id)
             let found = try store.tracks.byID(ids)
             return [LibraryAPI.tracks(ids.compactMap { found[$0] })]
         }
@@ -166,9 +167,12 @@ enum MoodAPI {
             return text
         }
 
-        /// The tracks these options allow, in id order.
-        func filter(_ tracks: [MoodTrack], store: LibraryStore) throws(SongboxError) -> [MoodTrack] {
-            let allowed = try query.map { text throws(SongboxError) in Set(try store.tracks.files(matching: text).map(\.id)) }
+        /// The tracks these options allow, in id order (`playlists` evaluates the function
+        /// playlists the query reaches).
+        func filter(_ tracks: [MoodTrack], store: LibraryStore, playlists: ScriptPlaylistHost) throws(SongboxError) -> [MoodTrack] {
+            let allowed = try query.map { text throws(SongboxError) in
+                Set(try store.tracks.files(matching: text, evaluated: playlists.evaluated(reachedBy: text, in: store)).map(\.id))
+            }
             return tracks.filter { track in
                 if let allowed, !allowed.contains(track.id) { return false }
                 if let language, track.language != language { return false }

@@ -19,8 +19,10 @@ public enum MoodPreview {
 
     /// The options `mood.playlist` takes, as text from a command (`mood=calm+happy`,
     /// `mood=calm>energetic`, `minutes=45`, `language=he`, `not_played_within=2d`, `query=...`):
-    /// checked by the mood API itself, which says what is wrong.
+    /// checked by the mood API itself, which says what is wrong. `functionPlaylists` evaluates
+    /// the function playlists a `query` reaches.
     public static func playlist(_ options: [String: String], store: LibraryStore, presets: [String], limits: LuaRuntime.Limits,
+                                functionPlaylists: ScriptPlaylistHost = ScriptPlaylistHost(next: nil),
                                 logger: Logger) throws(SongboxError) -> [Pick] {
         var table: [String: LuaValue] = [:]
         for (key, value) in options {
@@ -36,7 +38,8 @@ public enum MoodPreview {
                 table[key] = .string(value)
             }
         }
-        let results = try run("return songbox.mood.playlist(...)", [.table(table)], store: store, presets: presets, limits: limits, logger: logger)
+        let results = try run("return songbox.mood.playlist(...)", [.table(table)], store: store, presets: presets, limits: limits,
+                              functionPlaylists: functionPlaylists, logger: logger)
         guard case .array(let tracks)? = results.first else {
             let message = results.count > 1 ? results[1].stringValue ?? "" : "no playlist"
             throw SongboxError(.invalidArgument, Message(verbatim: message))
@@ -49,21 +52,24 @@ public enum MoodPreview {
     }
 
     /// The moods defined (the presets and the user's `moods.lua`), by name.
-    public static func names(store: LibraryStore, presets: [String], limits: LuaRuntime.Limits, logger: Logger) throws(SongboxError) -> [String] {
+    public static func names(store: LibraryStore, presets: [String], limits: LuaRuntime.Limits,
+                             functionPlaylists: ScriptPlaylistHost = ScriptPlaylistHost(next: nil), logger: Logger) throws(SongboxError) -> [String] {
         let source = "local names = {} for _, m in ipairs(songbox.mood.list()) do names[#names + 1] = m.name end return names"
-        guard case .array(let names)? = try run(source, [], store: store, presets: presets, limits: limits, logger: logger).first else { return [] }
+        guard case .array(let names)? = try run(source, [], store: store, presets: presets, limits: limits,
+                                                functionPlaylists: functionPlaylists, logger: logger).first else { return [] }
         return names.compactMap(\.stringValue)
     }
 
     /// Runs `source` in a fresh read-only state that knows the moods; what it returns.
     private static func run(_ source: String, _ arguments: [LuaValue], store: LibraryStore, presets: [String], limits: LuaRuntime.Limits,
-                            logger: Logger) throws(SongboxError) -> [LuaValue] {
+                            functionPlaylists: ScriptPlaylistHost, logger: Logger) throws(SongboxError) -> [LuaValue] {
         var quiet = logger
         quiet.logLevel = max(logger.logLevel, .error)
         do throws(LuaScriptError) {
             let runtime = try ScriptSetup.makeRuntime(
                 file: "mood-preview.lua", store: store, limits: limits, dryRun: true, options: [:],
-                player: PlayerHost(store: store) { StillPlayer(restoring: nil) }, modulesBesideFile: false, logger: quiet,
+                player: PlayerHost(store: store) { StillPlayer(restoring: nil) }, functionPlaylists: functionPlaylists,
+                modulesBesideFile: false, logger: quiet,
                 output: { _ in })
             runtime.moodPresetFiles = presets
             return try runtime.run(source: source, chunkName: "=moods", arguments: arguments)

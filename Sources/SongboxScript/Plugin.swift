@@ -71,6 +71,9 @@ public final class Plugin: Sendable {
         public var chime: String?
         /// The preset moods' files (`LuaRuntime.moodPresetFiles`).
         public var moodPresetFiles: [String] = []
+        /// What evaluates the function playlists a plugin's reads reach (the daemon's: each by
+        /// the plugin that defines it); by default each state answers only for its own.
+        public var functionPlaylists = ScriptPlaylistHost(next: nil)
         public var policy = Policy()
         /// The files a plugin (by name) may import from and export to.
         public var fileAccess: @Sendable (String) -> FileAccess = { _ in .user }
@@ -99,7 +102,7 @@ public final class Plugin: Sendable {
     private enum Job: Sendable {
         case event(BusEvent)
         case reload, disable, enable
-        case evaluate(ScriptPlaylist, Reply<Result<[Int64]?, SongboxError>>)
+        case evaluate(ScriptPlaylist, @Sendable (Result<[Int64]?, SongboxError>) -> Void)
         case stop
     }
 
@@ -179,15 +182,26 @@ public final class Plugin: Sendable {
     }
 
     /// The track ids of a smart playlist this plugin defined by a function, from its live state;
-    /// nil when it holds no such function. Waits for the plugin's turn, at most `timeout` seconds.
+    /// nil when it holds no such function. Waits for the plugin's turn, at most `timeout` seconds:
+    /// what another thread that must have the answer before it goes on (a plugin's) asks.
     public func evaluate(_ playlist: ScriptPlaylist, timeout: Double = 10) throws(SongboxError) -> [Int64]? {
         let reply = Reply<Result<[Int64]?, SongboxError>>()
-        inbox.put(.evaluate(playlist, reply))
-        guard let result = reply.wait(timeout: timeout) else {
-            throw SongboxError(.scriptFailed, "smart playlist '\(playlist.name)': plugin \(name) did not answer within \(Int(timeout)) s",
-                               at: file)
-        }
+        inbox.put(.evaluate(playlist, reply.put))
+        guard let result = reply.wait(timeout: timeout) else { throw noAnswer(playlist, timeout) }
         return try result.get()
+    }
+
+    /// The same, awaited: the caller's task is suspended until the plugin's thread answers (or
+    /// `timeout` seconds pass), holding no thread meanwhile.
+    public func evaluate(_ playlist: ScriptPlaylist, timeout: Double = 10) async throws(SongboxError) -> [Int64]? {
+        let reply = AwaitedReply<Result<[Int64]?, SongboxError>>()
+        inbox.put(.evaluate(playlist, reply.put))
+        guard let result = await reply.value(timeout: timeout) else { throw noAnswer(playlist, timeout) }
+        return try result.get()
+    }
+
+    private func noAnswer(_ playlist: ScriptPlaylist, _ timeout: Double) -> SongboxError {
+        SongboxError(.scriptFailed, "smart playlist '\(playlist.name)': plugin \(name) did not answer within \(Int(timeout)) s", at: file)
     }
 
     /// The plugin's thread: the only code that touches its Lua state.
@@ -246,8 +260,8 @@ public final class Plugin: Sendable {
                     restartAt = nil
                 case .enable?:
                     if runtime == nil, plugin.snapshot.status == .disabled { load() }
-                case .evaluate(let playlist, let reply)?:
-                    reply.put(evaluate(playlist))
+                case .evaluate(let playlist, let answer)?:
+                    answer(evaluate(playlist))
                 case .stop?:
                     // What was interrupted is over: `shutdown` runs as any callback does.
                     plugin.interruption.clear()
@@ -280,7 +294,8 @@ public final class Plugin: Sendable {
             do {
                 let made = try ScriptSetup.makeRuntime(
                     file: plugin.file, store: environment.store, limits: environment.limits,
-                    options: environment.options(), player: environment.player(), modulesBesideFile: false,
+                    options: environment.options(), player: environment.player(), functionPlaylists: environment.functionPlaylists,
+                    modulesBesideFile: false,
                     logger: log.logger(level: environment.logger.logLevel),
                     output: { bytes in log.log(.printed(String(decoding: bytes, as: UTF8.self))) })
                 made.interruption = plugin.interruption
@@ -409,23 +424,102 @@ public final class Plugin: Sendable {
 final class Reply<Value: Sendable>: Sendable {
     private let box = Mailbox<Value>()
 
-    func put(_ value: Value) { box.put(value) }
+    @Sendable func put(_ value: Value) { box.put(value) }
 
     /// The value; nil when `timeout` seconds passed first.
     func wait(timeout: Double? = nil) -> Value? { box.take(timeout: timeout) }
 }
 
+/// A value a thread hands a task, once; the task awaits it, suspended (no thread held).
+final class AwaitedReply<Value: Sendable>: Sendable {
+    private enum State {
+        case empty
+        case awaited(CheckedContinuation<Value?, Never>)
+        case put(Value)
+        case over
+    }
+
+    private let state = Mutex(State.empty)
+
+    @Sendable func put(_ value: Value) { finish(with: value) }
+
+    /// The value; nil when `timeout` seconds passed first (or the task was cancelled).
+    func value(timeout: Double) async -> Value? {
+        await withTaskGroup(of: Value?.self) { group in
+            group.addTask {
+                await withTaskCancellationHandler {
+                    await withCheckedContinuation { continuation in
+                        let ready: Value?? = self.state.withLock { state in
+                            switch state {
+                            case .empty:
+                                state = .awaited(continuation)
+                                return nil
+                            case .put(let value):
+                                state = .over
+                                return .some(value)
+                            case .awaited, .over:
+                                return .some(nil)
+                            }
+                        }
+                        if let ready { continuation.resume(returning: ready) }
+                    }
+                } onCancel: {
+                    self.finish(with: nil)
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(timeout))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+
+    /// Hands `value` to the task awaiting it, or keeps it for the task to come; only the first
+    /// call counts.
+    private func finish(with value: Value?) {
+        let waiting: CheckedContinuation<Value?, Never>? = state.withLock { state in
+            switch state {
+            case .empty:
+                if let value { state = .put(value) } else { state = .over }
+                return nil
+            case .awaited(let continuation):
+                state = .over
+                return continuation
+            case .put, .over:
+                return nil
+            }
+        }
+        waiting?.resume(returning: value)
+    }
+}
+
 /// Asks the daemon's live plugins for the smart playlists their functions define, so a read is
-/// answered by the state that holds the function (warm) instead of running the script again.
+/// answered by the state that holds the function (warm), on its plugin's own thread, instead of
+/// running the script again.
 public struct LivePluginPlaylists: ScriptPlaylistEvaluator {
     private let plugins: @Sendable () -> [Plugin]
 
     public init(plugins: @escaping @Sendable () -> [Plugin]) { self.plugins = plugins }
 
-    public func trackIDs(of playlist: ScriptPlaylist, in store: LibraryStore) throws(SongboxError) -> [Int64]? {
+    /// The running plugin whose script defines `playlist`, unless that is the one asking (its
+    /// own state answers for itself, `RunningScriptPlaylists`).
+    private func owner(of playlist: ScriptPlaylist) -> Plugin? {
         guard let plugin = plugins().first(where: { $0.file == playlist.script }),
               plugin.snapshot.status == .running,
               Thread.current.name != "songbox plugin \(plugin.name)" else { return nil }
-        return try plugin.evaluate(playlist)
+        return plugin
+    }
+
+    public func trackIDs(of playlist: ScriptPlaylist, in store: LibraryStore, host: ScriptPlaylistHost) throws(SongboxError) -> [Int64]? {
+        try owner(of: playlist)?.evaluate(playlist)
+    }
+
+    public func awaitedTrackIDs(of playlist: ScriptPlaylist, in store: LibraryStore,
+                                host: ScriptPlaylistHost) async throws(SongboxError) -> [Int64]? {
+        guard let owner = owner(of: playlist) else { return nil }
+        return try await owner.evaluate(playlist)
     }
 }

@@ -9,9 +9,10 @@ import SongboxLibrary
 public enum ScriptSetup {
     public static func makeRuntime(file: String, arguments: [String] = [], store: LibraryStore, limits: LuaRuntime.Limits,
                                    dryRun: Bool = false, options: [String: [String: String]], player: PlayerHost,
-                                   modulesBesideFile: Bool = true,
+                                   functionPlaylists: ScriptPlaylistHost, modulesBesideFile: Bool = true,
                                    logger: Logger, output: @escaping (UnsafeRawBufferPointer) -> Void) throws(LuaScriptError) -> LuaRuntime {
-        let runtime = try LuaRuntime(limits: limits, dryRun: dryRun, library: store, logger: logger, output: output)
+        let runtime = try LuaRuntime(limits: limits, dryRun: dryRun, library: store, functionPlaylists: functionPlaylists,
+                                     logger: logger, output: output)
         try LibraryAPI.install(on: runtime)
         try PlayerAPI.install(on: runtime, host: player)
         // Modules live in `lib/` beside the file: in a plugin folder every `.lua` file is a

@@ -9,7 +9,7 @@ internal import CLuaShim
 /// function stays in Lua, and the database records the script that defines it (`ScriptPlaylist`).
 /// Reading the playlist runs the function: in the state that holds it when its own script reads
 /// it (`RunningScriptPlaylists`), else in a fresh state that runs the script again, read-only
-/// (`ScriptPlaylistRunner`; the daemon will ask its live plugin states instead).
+/// (`ScriptPlaylistRunner`; the daemon asks the live state of the plugin that defines it).
 enum SmartFunctions {
     /// Registers `songbox.smart` on `runtime`.
     static func install(on runtime: LuaRuntime, store: LibraryStore) throws(LuaScriptError) {
@@ -99,14 +99,14 @@ enum SmartFunctions {
 /// state. Bound (`ScriptPlaylists.running`) only while the state runs on this thread, and used
 /// only from inside one of its host functions: the call back in is an ordinary nested Lua call
 /// on the Lua thread (main or coroutine) that called the host function, and it shares the outer
-/// call's instruction budget. Another thread is answered by the store's evaluator instead.
+/// call's instruction budget. Another thread is answered by the host's `next` instead.
 struct RunningScriptPlaylists: ScriptPlaylistEvaluator, @unchecked Sendable {
     let runtime: LuaRuntime
     private let thread = pthread_self()
 
     init(runtime: LuaRuntime) { self.runtime = runtime }
 
-    func trackIDs(of playlist: ScriptPlaylist, in store: LibraryStore) throws(SongboxError) -> [Int64]? {
+    func trackIDs(of playlist: ScriptPlaylist, in store: LibraryStore, host: ScriptPlaylistHost) throws(SongboxError) -> [Int64]? {
         guard pthread_equal(thread, pthread_self()) != 0, playlist.script == runtime.scriptPath,
               runtime.bridge.callingThread != nil else { return nil }
         return try runtime.evaluateSmartFunction(playlist)
@@ -158,7 +158,7 @@ public struct ScriptPlaylistRunner: ScriptPlaylistEvaluator {
         self.logger = logger
     }
 
-    public func trackIDs(of playlist: ScriptPlaylist, in store: LibraryStore) throws(SongboxError) -> [Int64]? {
+    public func trackIDs(of playlist: ScriptPlaylist, in store: LibraryStore, host: ScriptPlaylistHost) throws(SongboxError) -> [Int64]? {
         guard FileManager.default.fileExists(atPath: playlist.script) else {
             throw SongboxError(.scriptFailed, "smart playlist '\(playlist.name)' is defined by a function in a script that is gone",
                                at: playlist.script,
@@ -172,7 +172,7 @@ public struct ScriptPlaylistRunner: ScriptPlaylistEvaluator {
         do {
             runtime = try ScriptSetup.makeRuntime(
                 file: playlist.script, store: store, limits: limits, options: pluginOptions(),
-                player: PlayerHost(store: store) { StillPlayer(restoring: savedPlayer(store)) }, logger: logger,
+                player: PlayerHost(store: store) { StillPlayer(restoring: savedPlayer(store)) }, functionPlaylists: host, logger: logger,
                 output: { bytes in
                     let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .newlines)
                     logger.debug("\(playlist.script): \(text)")

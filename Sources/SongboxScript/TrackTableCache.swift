@@ -30,18 +30,19 @@ public final class TrackTableCache: Sendable {
     public init() {}
 
     /// The tracks matching the query `text` (docs/query-language.md), as a list of Lua tables equal
-    /// to `LibraryAPI.table` of each track.
-    public func tables(matching text: String, in store: LibraryStore, now: Date = Date()) throws(SongboxError) -> LuaValue {
-        try tables(matching: LibraryQuery.parse(text, now: now), in: store)
+    /// to `LibraryAPI.table` of each track. `evaluated`: the track ids of the function playlists
+    /// it reaches (`ScriptPlaylistHost.evaluated(reachedBy:in:)`).
+    public func tables(matching text: String, in store: LibraryStore, now: Date = Date(),
+                       evaluated: [String: [Int64]] = [:]) throws(SongboxError) -> LuaValue {
+        try tables(matching: LibraryQuery.parse(text, now: now), in: store, evaluated: evaluated)
     }
 
-    public func tables(matching query: LibraryQuery, in store: LibraryStore) throws(SongboxError) -> LuaValue {
+    public func tables(matching query: LibraryQuery, in store: LibraryStore, evaluated: [String: [Int64]] = [:]) throws(SongboxError) -> LuaValue {
         let stamp = try store.runner.changeStamp()  // first: a change after it shows in the next stamp
         let empty = state.withLock { state in
             if state.stamp != stamp { state = State(stamp: stamp) }
             return state.records.isEmpty
         }
-        let evaluated = try store.playlists.evaluateScriptPlaylists(reachedBy: query)
         let records = try store.runner.readRaw { reader in
             empty ? try self.readAll(query, evaluated, stamp, reader) : try self.readKnown(query, evaluated, stamp, reader)
         }

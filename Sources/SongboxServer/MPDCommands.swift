@@ -24,9 +24,14 @@ public protocol MPDBackend: Sendable {
     func deliver(message: String, channel: String)
     /// songbox's own commands of the table (`queryplay`, `plugins`, ...); nil when `command` is
     /// not one.
-    func songboxCommand(_ command: String, _ arguments: [String]) -> Result<[(String, String)], MPDProtocol.Failure>?
+    func songboxCommand(_ command: String, _ arguments: [String]) async -> Result<[(String, String)], MPDProtocol.Failure>?
     /// The stream URLs a playlist on the network lists (`load http://...`), or why not.
     func remotePlaylist(_ url: String) async throws(SongboxError) -> [String]
+    /// The track ids of the function playlists (`songbox.smart(name, function)`) a read of the
+    /// playlists `names` reaches (a query's `playlist:NAME` terms, or one playlist), by name:
+    /// what the library's read takes as `evaluated` (the library runs no Lua). Each is evaluated
+    /// by the plugin that defines it, on that plugin's thread, and awaited.
+    func evaluatedPlaylists(reachedFrom names: [String]) async throws(SongboxError) -> [String: [Int64]]
 }
 
 /// MPD's commands, answered from the daemon's library and player. See docs/mpd-compatibility.md
@@ -146,7 +151,10 @@ public struct MPDCommands: MPDCommandHandler {
         case "playlistfind", "playlistsearch":
             let selection = try MPDSelection(arguments, exact: command == "playlistfind", roots: roots())
             let items = player.status.snapshot.queue.items
-            let wanted = Set(try library { () throws(SongboxError) in try store.tracks.files(matching: selection.query).map(\.id) })
+            let evaluated = try await evaluated(reachedBy: selection.query)
+            let wanted = Set(try library { () throws(SongboxError) in
+                try store.tracks.files(matching: selection.query, evaluated: evaluated).map(\.id)
+            })
             // MPD 0.24's `window` (myMPD's queue search sends it); the queue's order stays.
             let found = items.indices.filter { wanted.contains(items[$0].track.trackID) }
             try await queueItems(items, Array(found[(selection.window ?? 0..<Int.max).clamped(to: 0..<found.count)]), client, out)
@@ -161,7 +169,8 @@ public struct MPDCommands: MPDCommandHandler {
             try await songs(matching: try args.string(0), window: window, client: client, out: out)
         case "findadd", "searchadd":
             let selection = try MPDSelection(arguments, exact: command == "findadd", roots: roots())
-            var tracks = try library { () throws(SongboxError) in try store.tracks.playable(matching: selection.query) }
+            let evaluated = try await evaluated(reachedBy: selection.query)
+            var tracks = try library { () throws(SongboxError) in try store.tracks.playable(matching: selection.query, evaluated: evaluated) }
             if let window = selection.window { tracks = Array(tracks[window.clamped(to: 0..<tracks.count)]) }
             let placement: PlayQueue.Placement = selection.position.map { .position($0) } ?? .end
             let found = tracks
@@ -169,7 +178,8 @@ public struct MPDCommands: MPDCommandHandler {
         case "searchaddpl":
             let name = try args.string(0)
             let selection = try MPDSelection(Array(arguments.dropFirst()), exact: false, roots: roots())
-            var ids = try library { () throws(SongboxError) in try store.tracks.files(matching: selection.query).map(\.id) }
+            let evaluated = try await evaluated(reachedBy: selection.query)
+            var ids = try library { () throws(SongboxError) in try store.tracks.files(matching: selection.query, evaluated: evaluated).map(\.id) }
             if let window = selection.window { ids = Array(ids[window.clamped(to: 0..<ids.count)]) }
             let found = ids
             try changePlaylists { () throws(SongboxError) in
@@ -195,7 +205,10 @@ public struct MPDCommands: MPDCommandHandler {
             }
             let selection = try MPDSelection(rest, exact: command == "count", roots: roots())
             let name = group.flatMap { column in MPDTag.table.first { $0.column == column }?.name }
-            for total in try library({ () throws(SongboxError) in try store.tracks.totals(matching: selection.query, groupedBy: group) }) {
+            let evaluated = try await evaluated(reachedBy: selection.query)
+            for total in try library({ () throws(SongboxError) in
+                try store.tracks.totals(matching: selection.query, groupedBy: group, evaluated: evaluated)
+            }) {
                 if let name { out.field(name, total.group ?? "") }
                 out.field("songs", String(total.songs))
                 out.field("playtime", Self.wholeSeconds(total.seconds))
@@ -238,10 +251,10 @@ public struct MPDCommands: MPDCommandHandler {
             if channel == "announce" {
                 // An announcement over the music (docs/player.md#announcements): a URL, at the usual duck.
                 guard TrackLocation.isURL(text) else { throw Failure(.argument, "announce takes a URL (a file: songbox announce FILE)") }
-                _ = try backend.songboxCommand("announce", [text, "-15", "0"])?.get()
+                _ = try await backend.songboxCommand("announce", [text, "-15", "0"])?.get()
             } else if channel == "say" {
                 // Text spoken over the music (espeak-ng), at the usual duck.
-                _ = try backend.songboxCommand("say", [text, "-15", "0"])?.get()
+                _ = try await backend.songboxCommand("say", [text, "-15", "0"])?.get()
             }
             // Every message reaches the plugins, so a channel needs no listening client.
             client.clients.send(text, to: channel)
@@ -249,7 +262,7 @@ public struct MPDCommands: MPDCommandHandler {
 
         default:
             if try await playlistCommand(command, args, client: client, out: out) { return }
-            if let result = backend.songboxCommand(command, arguments) {
+            if let result = await backend.songboxCommand(command, arguments) {
                 out.fields(try result.get())
                 return
             }
@@ -385,10 +398,24 @@ public struct MPDCommands: MPDCommandHandler {
 
     /// A library call, its error as MPD's.
     func library<T>(_ body: () throws(SongboxError) -> T) throws(Failure) -> T {
-        do { return try body() } catch {
-            throw Failure(error.code == .invalidQuery || error.code == .invalidArgument ? .argument
-                          : error.code == .notFound ? .noExist : .system, error.message)
-        }
+        do { return try body() } catch { throw Self.failure(error) }
+    }
+
+    static func failure(_ error: SongboxError) -> Failure {
+        Failure(error.code == .invalidQuery || error.code == .invalidArgument ? .argument
+                : error.code == .notFound ? .noExist : .system, error.message)
+    }
+
+    /// The function playlists a read of the playlists `names` reaches, evaluated by their
+    /// plugins (`MPDBackend.evaluatedPlaylists`): what the read takes as `evaluated`.
+    func evaluated(reachedFrom names: [String]) async throws(Failure) -> [String: [Int64]] {
+        guard !names.isEmpty else { return [:] }
+        do { return try await backend.evaluatedPlaylists(reachedFrom: names) } catch { throw Self.failure(error) }
+    }
+
+    /// Those the query `text` reaches (a query that does not parse is the read's error to say).
+    func evaluated(reachedBy text: String) async throws(Failure) -> [String: [Int64]] {
+        try await evaluated(reachedFrom: LibraryQuery.playlistNames(in: text))
     }
 
     private func status(_ out: MPDResponse) {
@@ -534,7 +561,7 @@ public struct MPDCommands: MPDCommandHandler {
     private func songs(matching text: String, window: Range<Int>, client: MPDClient, out: MPDResponse) async throws(Failure) {
         let roots = roots()
         let query = try library { () throws(SongboxError) in try LibraryQuery.parse(text) }
-        let evaluated = try library { () throws(SongboxError) in try store.playlists.evaluateScriptPlaylists(reachedBy: query) }
+        let evaluated = try await evaluated(reachedFrom: query.playlistNames)
         // The ids found, in order; then their songs in pieces, each sent before the next is read.
         let ids = try library { () throws(SongboxError) in
             try store.runner.readRaw { reader in
@@ -613,10 +640,11 @@ public struct MPDCommands: MPDCommandHandler {
         let selection = try MPDSelection(rest, exact: true, roots: roots)
         let columns = groups.map(\.column) + [tag.column]
         let names = groups.map(\.name)
+        let evaluated = try await evaluated(reachedBy: selection.query)
         let rows = try lists.rows(columns: columns, query: selection.query, store: store) { () throws(Failure) in
             let rows = Box([[String?]]())
             try library { () throws(SongboxError) in
-                try store.tracks.forEachDistinct(columns, matching: selection.query) { rows.value.append($0) }
+                try store.tracks.forEachDistinct(columns, matching: selection.query, evaluated: evaluated) { rows.value.append($0) }
             }
             return rows.value
         }
@@ -768,7 +796,8 @@ public struct MPDCommands: MPDCommandHandler {
     /// Whether `uri` is the top of the music (above or in the music folders).
     static func isTop(_ uri: String) -> Bool { uri.trimmingCharacters(in: CharacterSet(charactersIn: "/")).isEmpty }
 
-    /// Each stored playlist as `playlist` and `Last-Modified` lines.
+    /// Each stored playlist as `playlist` and `Last-Modified` lines (names and times only: no
+    /// function playlist is evaluated for them).
     func storedPlaylists(_ out: MPDResponse) throws(Failure) {
         for playlist in try library({ () throws(SongboxError) in try store.playlists.all() }) {
             out.field("playlist", playlist.name)

@@ -22,7 +22,7 @@ extension MPDCommands {
         case "listplaylists":
             try storedPlaylists(out)
         case "listplaylist", "listplaylistinfo":
-            let playlist = try read(try args.string(0))
+            let playlist = try await read(try args.string(0))
             let tracks = try slice(playlist.tracks, try args.optionalRange(1))
             let roots = roots()
             for track in tracks {
@@ -32,14 +32,17 @@ extension MPDCommands {
                 await out.flush()
             }
         case "playlistlength":
-            let playlist = try read(try args.string(0))
+            let playlist = try await read(try args.string(0))
             out.field("songs", String(playlist.tracks.count))
             out.field("playtime", Self.wholeSeconds(playlist.duration))
         case "searchplaylist":
             // The playlist's songs a filter finds (without case, as `search`), each with its `Pos`.
-            let playlist = try read(try args.string(0))
+            let playlist = try await read(try args.string(0))
             let selection = try MPDSelection(Array(args.values.dropFirst()), exact: false, roots: roots())
-            let wanted = Set(try library { () throws(SongboxError) in try store.tracks.files(matching: selection.query).map(\.id) })
+            let evaluated = try await evaluated(reachedBy: selection.query)
+            let wanted = Set(try library { () throws(SongboxError) in
+                try store.tracks.files(matching: selection.query, evaluated: evaluated).map(\.id)
+            })
             let roots = roots()
             var skip = selection.window?.lowerBound ?? 0, left = selection.window?.count ?? Int.max
             for (position, track) in playlist.tracks.enumerated() where left > 0 && wanted.contains(track.id) {
@@ -60,7 +63,7 @@ extension MPDCommands {
                 let chosen = try slice(urls, try args.optionalRange(1))
                 tracks = try library { () throws(SongboxError) in try chosen.map { url throws(SongboxError) in try store.tracks.playable(url: url) } }
             } else {
-                let chosen = try slice(try read(name).tracks, try args.optionalRange(1))
+                let chosen = try slice(try await read(name).tracks, try args.optionalRange(1))
                 tracks = try library { () throws(SongboxError) in try store.tracks.playable(chosen) }
             }
             let position = try args.optionalInteger(2)
@@ -119,8 +122,9 @@ extension MPDCommands {
             }
         case "playlistdelete":
             let name = try args.string(0), range = try args.range(1)
+            let evaluated = try await evaluated(reachedFrom: [name])
             try change { () throws(SongboxError) in
-                let count = try store.playlists.playlist(named: name).tracks.count
+                let count = try store.playlists.playlist(named: name, evaluated: evaluated).tracks.count
                 guard range.lowerBound < count else { throw SongboxError(.invalidArgument, "Bad song index") }
                 try store.playlists.removeFromPlaylist(named: name, positions: Array(range.clamped(to: 0..<count)))
             }
@@ -129,8 +133,9 @@ extension MPDCommands {
             let name = try args.string(0), from = try args.range(1), to = try args.unsigned(2)
             guard from.upperBound != Int.max else { throw Failure(.argument, "Open-ended range not supported") }
             guard !from.isEmpty, from.lowerBound != to else { return true }
+            let evaluated = try await evaluated(reachedFrom: [name])
             try change { () throws(SongboxError) in
-                let count = try store.playlists.playlist(named: name).tracks.count
+                let count = try store.playlists.playlist(named: name, evaluated: evaluated).tracks.count
                 guard from.upperBound <= count, to <= count - from.count else { throw SongboxError(.invalidArgument, "Bad range") }
                 try store.playlists.movePlaylistItems(named: name, from: from, to: to)
             }
@@ -141,8 +146,9 @@ extension MPDCommands {
     }
 
     /// The stored playlist `name`; MPD's `No such playlist` when there is none.
-    private func read(_ name: String) throws(Failure) -> Playlist {
-        do { return try library { () throws(SongboxError) in try store.playlists.playlist(named: name) } } catch {
+    private func read(_ name: String) async throws(Failure) -> Playlist {
+        let evaluated = try await evaluated(reachedFrom: [name])
+        do { return try library { () throws(SongboxError) in try store.playlists.playlist(named: name, evaluated: evaluated) } } catch {
             throw error.code == .noExist ? Failure(.noExist, "No such playlist") : error
         }
     }

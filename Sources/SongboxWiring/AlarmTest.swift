@@ -112,7 +112,9 @@ public enum AlarmTest {
         var printed: [UInt8] = []
         do {
             let runtime = try ScriptSetup.makeRuntime(file: plugin, arguments: arguments, store: copy, limits: .userScript,
-                                                      options: wiring.config.pluginOptions, player: host, logger: logger) { bytes in
+                                                      options: wiring.config.pluginOptions, player: host,
+                                                      // On a copy of the library: the plugin's own function playlists only.
+                                                      functionPlaylists: ScriptPlaylistHost(next: nil), logger: logger) { bytes in
                 if printed.count + bytes.count <= longestOutput { printed += bytes }
             }
             runtime.alarmTone = Wiring.alarmTone

@@ -68,6 +68,10 @@ public final class Daemon: MPDBackend, Sendable {
     let webEvents = WebEvents()
     /// Which alarms sound or are snoozed (`alarms` says).
     let alarmStates = AlarmStates()
+    /// How the function playlists a read reaches are evaluated (by MPD clients, the control
+    /// socket, the plugins): each by the live plugin whose script defines it, on that plugin's
+    /// thread (awaited by an MPD command), else by running its script again.
+    let functionPlaylists: ScriptPlaylistHost
 
     /// Opens the library and the output and loads the plugins; nothing is served yet.
     public init(options: DaemonOptions, logger: Logger) throws {
@@ -106,6 +110,10 @@ public final class Daemon: MPDBackend, Sendable {
                                  report: { message in logger.warning("\(message)") })
         let session = self.session
         let start = MonotonicClock.seconds
+        let everyPlugin = PluginSetHolder()
+        functionPlaylists = ScriptPlaylistHost(next: ChainedEvaluator(
+            first: LivePluginPlaylists { everyPlugin.current },
+            then: Wiring.scriptPlaylistRunner(logger: logger) { current.value.pluginOptions }))
         var environment = Plugin.Environment(
             // Each plugin's own handle on the one player (made on the plugin's thread).
             store: store, player: { Wiring.pluginPlayer(store: store, session: session) },
@@ -130,11 +138,11 @@ public final class Daemon: MPDBackend, Sendable {
         // The hosts a plugin may reach (`net.NAME`), as the config says at its (re)load.
         environment.network = { name in current.value.networkGrants[name] }
         environment.http = GrantedHTTP.shared(trusting: config.tlsCertificates)
+        environment.functionPlaylists = functionPlaylists
         let clients = self.clients
         environment.subscriptions = { name, channels in clients.setChannels(channels, of: "plugin " + name) }
-        // An event a plugin posts (an alarm fired or announced) reaches every plugin.
-        let everyPlugin = PluginSetHolder()
         let webEvents = self.webEvents, alarmStates = self.alarmStates
+        // An event a plugin posts (an alarm fired or announced) reaches every plugin.
         environment.post = { event in
             everyPlugin.current.forEach { $0.deliver(event) }
             alarmStates.note(event)
@@ -159,8 +167,6 @@ public final class Daemon: MPDBackend, Sendable {
         session.pipeline.subscribe(plugins)
         session.pipeline.subscribe(ProblemLog(logger: logger))
         session.pipeline.subscribe(webEvents)
-        ScriptPlaylistHost.install(on: store, next: ChainedEvaluator(first: LivePluginPlaylists { [plugins] in plugins.current },
-                                                                     then: Wiring.scriptPlaylistRunner(logger: logger) { current.value.pluginOptions }))
     }
 
     /// Limits of a plugin's state: each event or timer callback gets this many instructions.
@@ -288,8 +294,12 @@ public final class Daemon: MPDBackend, Sendable {
         }
     }
 
-    public func songboxCommand(_ command: String, _ arguments: [String]) -> Result<[(String, String)], MPDProtocol.Failure>? {
-        Result { () throws(MPDProtocol.Failure) in try answer(command, arguments) }
+    public func evaluatedPlaylists(reachedFrom names: [String]) async throws(SongboxError) -> [String: [Int64]] {
+        try await functionPlaylists.evaluated(reachedFrom: names, in: store)
+    }
+
+    public func songboxCommand(_ command: String, _ arguments: [String]) async -> Result<[(String, String)], MPDProtocol.Failure>? {
+        do { return .success(try await answer(command, arguments)) } catch { return .failure(error) }
     }
 }
 
@@ -298,9 +308,14 @@ struct ChainedEvaluator: ScriptPlaylistEvaluator {
     let first: any ScriptPlaylistEvaluator
     let then: any ScriptPlaylistEvaluator
 
-    func trackIDs(of playlist: ScriptPlaylist, in store: LibraryStore) throws(SongboxError) -> [Int64]? {
-        if let ids = try first.trackIDs(of: playlist, in: store) { return ids }
-        return try then.trackIDs(of: playlist, in: store)
+    func trackIDs(of playlist: ScriptPlaylist, in store: LibraryStore, host: ScriptPlaylistHost) throws(SongboxError) -> [Int64]? {
+        if let ids = try first.trackIDs(of: playlist, in: store, host: host) { return ids }
+        return try then.trackIDs(of: playlist, in: store, host: host)
+    }
+
+    func awaitedTrackIDs(of playlist: ScriptPlaylist, in store: LibraryStore, host: ScriptPlaylistHost) async throws(SongboxError) -> [Int64]? {
+        if let ids = try await first.awaitedTrackIDs(of: playlist, in: store, host: host) { return ids }
+        return try await then.awaitedTrackIDs(of: playlist, in: store, host: host)
     }
 }
 

@@ -162,7 +162,8 @@ extension Daemon {
             options[String(argument[..<equals])] = String(argument[argument.index(after: equals)...])
         }
         do throws(SongboxError) {
-            let picks = try MoodPreview.playlist(options, store: store, presets: moodPresets, limits: Daemon.pluginLimits, logger: logger)
+            let picks = try MoodPreview.playlist(options, store: store, presets: moodPresets, limits: Daemon.pluginLimits,
+                                                functionPlaylists: functionPlaylists, logger: logger)
             let roots = musicRoots
             return picks.flatMap { pick -> [(String, String)] in
                 var fields = [("file", roots.uri(pick.path))]
@@ -178,7 +179,8 @@ extension Daemon {
     /// `moods`: the moods defined (`mood` NAME each), presets and the user's.
     func moodNames() throws(Failure) -> [(String, String)] {
         do throws(SongboxError) {
-            return try MoodPreview.names(store: store, presets: moodPresets, limits: Daemon.pluginLimits, logger: logger).map { ("mood", $0) }
+            return try MoodPreview.names(store: store, presets: moodPresets, limits: Daemon.pluginLimits, functionPlaylists: functionPlaylists,
+                                         logger: logger).map { ("mood", $0) }
         } catch {
             throw Failure(.system, error.message)
         }

@@ -11,17 +11,19 @@ import SongboxServer
 extension Daemon {
     typealias Failure = MPDProtocol.Failure
 
-    func answer(_ command: String, _ arguments: [String]) throws(Failure) -> [(String, String)] {
+    func answer(_ command: String, _ arguments: [String]) async throws(Failure) -> [(String, String)] {
         switch command {
         case "queryplay":
-            return try queryPlay(arguments.joined(separator: " "))
+            return try await queryPlay(arguments.joined(separator: " "))
         case "plugins":
             return plugins.current.flatMap { pluginFields($0.snapshot) }
         case "scriptplaylist":
             // A smart playlist's tracks as this daemon's MPD clients get them (a function is
             // answered by the live plugin that defines it): what `songbox ls playlist:NAME` shows.
             do throws(SongboxError) {
-                return try store.playlists.playlist(named: arguments.first ?? "").tracks.map { ("id", String($0.id)) }
+                let name = arguments.first ?? ""
+                let evaluated = try await functionPlaylists.evaluated(reachedFrom: [name], in: store)
+                return try store.playlists.playlist(named: name, evaluated: evaluated).tracks.map { ("id", String($0.id)) }
             } catch {
                 throw Failure(error.code == .notFound ? .noExist : .system, error.message)
             }
@@ -40,7 +42,8 @@ extension Daemon {
             let name = arguments.first ?? "", query = arguments.last ?? ""
             do throws(SongboxError) {
                 try store.playlists.saveSmartPlaylist(named: name, query: query)
-                let count = try store.playlists.playlist(named: name).tracks.count
+                let evaluated = try await functionPlaylists.evaluated(reachedFrom: [name], in: store)
+                let count = try store.playlists.playlist(named: name, evaluated: evaluated).tracks.count
                 clients.post(.storedPlaylist)
                 return [("playlist", name), ("tracks", String(count))]
             } catch {
@@ -114,10 +117,11 @@ extension Daemon {
     }
 
     /// Replaces the queue with the tracks `query` finds and plays them.
-    private func queryPlay(_ query: String) throws(Failure) -> [(String, String)] {
+    private func queryPlay(_ query: String) async throws(Failure) -> [(String, String)] {
         let playable: [PlayableTrack]
         do throws(SongboxError) {
-            playable = try store.tracks.playable(matching: query)
+            let evaluated = try await functionPlaylists.evaluated(reachedBy: query, in: store)
+            playable = try store.tracks.playable(matching: query, evaluated: evaluated)
         } catch {
             throw Failure(error.code == .invalidQuery ? .argument : .system, error.message)
         }

@@ -139,8 +139,8 @@ public struct Wiring: Sendable {
 
     /// What one-shot commands read function playlists with: the daemon that serves the library,
     /// if one runs (its live plugin answers, as MPD clients see it), else the script run again.
-    public static func commandPlaylistEvaluator(logger: Logger) -> any ScriptPlaylistEvaluator {
-        ChainedEvaluator(first: DaemonPlaylists(), then: scriptPlaylistRunner(logger: logger))
+    public static func commandPlaylists(logger: Logger) -> ScriptPlaylistHost {
+        ScriptPlaylistHost(next: ChainedEvaluator(first: DaemonPlaylists(), then: scriptPlaylistRunner(logger: logger)))
     }
 
     /// The player's state as saved in `store`, if any.
@@ -197,7 +197,7 @@ public final class SteppedScriptPlayer: ScriptPlayer {
 /// Function playlists as the daemon serving the library answers them (`scriptplaylist`); nil
 /// (the next evaluator) when no daemon runs.
 struct DaemonPlaylists: ScriptPlaylistEvaluator {
-    func trackIDs(of playlist: ScriptPlaylist, in store: LibraryStore) throws(SongboxError) -> [Int64]? {
+    func trackIDs(of playlist: ScriptPlaylist, in store: LibraryStore, host: ScriptPlaylistHost) throws(SongboxError) -> [Int64]? {
         guard let daemon = try? ControlClient(serving: store.path) else { return nil }
         do {
             return try daemon.send("scriptplaylist", [playlist.name]).compactMap { $0.0 == "id" ? Int64($0.1) : nil }

@@ -30,6 +30,20 @@ import Testing
         sb.after(0.05, function() print("timer") end)
         """
 
+    /// A plugin that defines the smart playlist "Live" by a function giving the tracks `query`
+    /// finds, and prints `evaluated N` at each evaluation (its state's own counter).
+    static func livePlaylist(of query: String) -> String {
+        """
+        local sb = require "songbox"
+        local evaluations = 0
+        sb.smart("Live", function()
+          evaluations = evaluations + 1
+          print("evaluated " .. evaluations)
+          return sb.library.query([[\(query)]])
+        end)
+        """
+    }
+
     /// A folder of plugins with these names and sources.
     func pluginFolder(_ files: [String: String]) throws -> String {
         let plugins = folder + "/plugins"
@@ -312,15 +326,7 @@ import Testing
     /// (its local counter goes on), not by running the script again in a fresh state.
     @Test func aPluginsFunctionPlaylistIsAnsweredByItsLiveState() throws {
         try library.add([("a", 1), ("b", 1)])
-        let definer = """
-            local sb = require "songbox"
-            local evaluations = 0
-            sb.smart("Live", function()
-              evaluations = evaluations + 1
-              print("evaluated " .. evaluations)
-              return sb.library.query("path:a.mp3")
-            end)
-            """
+        let definer = Self.livePlaylist(of: "path:a.mp3")
         let reader = """
             local sb = require "songbox"
             sb.after(0.2, function()

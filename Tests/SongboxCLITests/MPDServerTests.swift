@@ -139,6 +139,57 @@ extension TestLibrarySuite {
         #expect(shown.stdout.contains("\"rating\": 4") && shown.stdout.contains("\"liked\": true"), "\(shown.stdout)")
     }
 
+    /// A smart playlist a plugin defines by a function is read by MPD clients from that plugin's
+    /// live state, on its own thread: while another plugin is busy in a long callback the answer
+    /// does not wait for it; while the defining plugin itself is busy, the client waiting for it
+    /// holds no other client up, and gets the answer once the plugin is free.
+    @Test func aPluginsFunctionPlaylistIsReadByMPDClientsWhilePluginsAreBusy() throws {
+        // Busy on a message to `channel` until a playlist named "release" exists.
+        func spinning(on channel: String) -> String {
+            """
+            sb.on("message", function(e)
+              if e.channel ~= "\(channel)" then return end
+              print("spinning")
+              while not sb.playlist.get("release") do end
+              print("released")
+            end)
+            """
+        }
+        let live = DaemonTests.livePlaylist(of: "title:=\"Old Roads\"") + "\n" + spinning(on: "spin-live") + "\nprint('ready')\n"
+        let busy = "local sb = require 'songbox'\n" + spinning(on: "spin") + "\nprint('ready')\n"
+        let (daemon, port) = try startDaemon(plugins: ["live": live, "busy": busy])
+        defer { daemon.signal(SIGTERM); _ = try? daemon.waitForExit() }
+        try daemon.waitForOutput("[live] ready")
+        try daemon.waitForOutput("[busy] ready")
+
+        #expect(try mpc(port, ["sendmessage", "spin", "now"]).status == 0)
+        try daemon.waitForOutput("[busy] spinning")
+        let read = try mpc(port, ["-f", "%title%", "playlist", "Live"])
+        #expect(read.status == 0 && read.lines == ["Old Roads"], "\(read.stdout)\(read.stderr)")
+        #expect(daemon.output.contains("[live] evaluated 1\n"), "answered by the live state: \(daemon.output)")
+        #expect(!daemon.output.contains("[busy] released"), "the other plugin is still busy")
+
+        #expect(try mpc(port, ["sendmessage", "spin-live", "now"]).status == 0)
+        try daemon.waitForOutput("[live] spinning")
+        let waiting = Process()
+        waiting.executableURL = URL(fileURLWithPath: "/usr/bin/mpc")
+        waiting.arguments = ["--host", "127.0.0.1", "--port", String(port), "-f", "%title%", "playlist", "Live"]
+        let answer = Pipe()
+        waiting.standardOutput = answer
+        waiting.standardError = answer
+        try waiting.run()
+        // Another client is answered meanwhile (the plugin answers no one until it is released).
+        #expect(try mpc(port, ["status"]).status == 0)
+        #expect(try mpc(port, ["-f", "%title%", "search", "title", "Old Roads"]).lines == ["Old Roads"])
+        #expect(try songbox.run(["playlist", "save", "release", "title:=\"Old Roads\""]).status == 0)
+        let answered = String(decoding: answer.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        waiting.waitUntilExit()
+        #expect(waiting.terminationStatus == 0 && answered == "Old Roads\n", "\(answered)")
+        try daemon.waitForOutput("[live] evaluated 2\n")
+        try daemon.waitForOutput("[busy] released")
+        try daemon.waitForOutput("[live] released")
+    }
+
     /// `crossfade N` is real: the config's length, then the client's, in `status` as `xfade`
     /// (absent when off, as MPD leaves it out); a length past 30 s is held at 30.
     @Test func mpcSetsTheCrossfadeAndStatusShowsIt() throws {

@@ -30,14 +30,16 @@ final class TestRuntime {
     /// With a `library`, the library API (`songbox.library`, `history`, `playlist`, `smart`) and
     /// the player API (`songbox.queue`, `player`) are installed. `sandbox: false` keeps every
     /// standard library as Lua ships it (to compare the sandbox's versions with).
+    /// `functionPlaylists`: what evaluates the function playlists its reads reach.
     init(limits: LuaRuntime.Limits = LuaRuntime.Limits(), sandbox: Bool = true, dryRun: Bool = false,
-         library: LibraryStore? = nil) throws {
+         library: LibraryStore? = nil, functionPlaylists: ScriptPlaylistHost = ScriptPlaylistHost(next: nil)) throws {
         let printed = Captured<String>(), logs = Captured<LogRecord>()
         self.printed = printed
         self.logs = logs
         var logger = Logger(label: "test.script") { _ in CapturingLogHandler(records: logs) }
         logger.logLevel = .debug
-        runtime = try LuaRuntime(limits: limits, sandbox: sandbox, dryRun: dryRun, library: library, logger: logger) { printed.append(String(decoding: $0, as: UTF8.self)) }
+        runtime = try LuaRuntime(limits: limits, sandbox: sandbox, dryRun: dryRun, library: library, functionPlaylists: functionPlaylists,
+                                 logger: logger) { printed.append(String(decoding: $0, as: UTF8.self)) }
         try LibraryAPI.install(on: runtime)
         if let library {
             // The player API too, on a null output stepped by hand (made only if a script plays).

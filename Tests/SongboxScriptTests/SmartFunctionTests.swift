@@ -10,11 +10,30 @@ import Testing
 @Suite struct SmartFunctionTests {
     let folder: String
     let store: LibraryStore
+    /// What evaluates the function playlists the reads here reach: the script run again, as a
+    /// one-shot command does (the library runs no Lua).
+    let playlists = ScriptPlaylistHost(next: ScriptPlaylistRunner(logger: Logger(label: "test.smart")))
 
     init() throws {
         (folder, store) = try exampleStore()
-        store.scriptEvaluator = ScriptPlaylistRunner(logger: Logger(label: "test.smart"))
         try record(["Paper Boats": 3, "Old Roads": 2, "שיר לילה": 1])
+    }
+
+    func playlist(_ name: String, by playlists: ScriptPlaylistHost? = nil) throws -> Playlist {
+        try store.playlists.playlist(named: name, evaluated: (playlists ?? self.playlists).evaluated(reachedFrom: [name], in: store))
+    }
+
+    func allPlaylists(by playlists: ScriptPlaylistHost? = nil) throws -> [PlaylistSummary] {
+        try store.playlists.all(evaluated: (playlists ?? self.playlists).evaluatedEach(in: store))
+    }
+
+    func tracks(_ text: String) throws -> [Track] {
+        try store.tracks.matching(text, evaluated: playlists.evaluated(reachedBy: text, in: store))
+    }
+
+    /// A state on `store` whose reads evaluate function playlists as `playlists` does.
+    func runtime(limits: LuaRuntime.Limits = LuaRuntime.Limits()) throws -> TestRuntime {
+        try TestRuntime(limits: limits, library: store, functionPlaylists: playlists)
     }
 
     func record(_ plays: [String: Int]) throws {
@@ -24,8 +43,8 @@ import Testing
         }
     }
 
-    func titles(_ playlist: String) throws -> [String] {
-        try store.playlists.playlist(named: playlist).tracks.compactMap(\.title)
+    func titles(_ playlist: String, by playlists: ScriptPlaylistHost? = nil) throws -> [String] {
+        try self.playlist(playlist, by: playlists).tracks.compactMap(\.title)
     }
 
     /// A script file in the temporary folder.
@@ -36,7 +55,7 @@ import Testing
     }
 
     @Test func everyCaseFromLua() throws {
-        let test = try TestRuntime(library: store)
+        let test = try runtime()
         try test.run("smart_functions.lua")
         #expect(test.printed.all == ["smart functions ok\n"])
         #expect(test.runtime.stackImbalances == 0)
@@ -61,21 +80,21 @@ import Testing
             if playlist then print(#playlist.tracks .. " tracks") end
             """)
         do {
-            let test = try TestRuntime(library: store)
+            let test = try runtime()
             try test.runtime.run(file: path)
             #expect(test.printed.all == ["3 tracks\n"])
         }
         #expect(try titles("Best of each") == ["Paper Boats", "Old Roads", "שיר לילה"])
-        #expect(try store.playlists.all().first { $0.name == "Best of each" }?.script == path)
+        #expect(try allPlaylists().first { $0.name == "Best of each" }?.script == path)
 
         try record(["Love in Spring": 4, "ערב על הכנרת": 2])
         #expect(try titles("Best of each") == ["Love in Spring", "Old Roads", "ערב על הכנרת", "שיר לילה"])
-        #expect(try store.tracks.matching("playlist:\"Best of each\" sort:-title").compactMap(\.title)
+        #expect(try tracks("playlist:\"Best of each\" sort:-title").compactMap(\.title)
                 == ["שיר לילה", "ערב על הכנרת", "Old Roads", "Love in Spring"])
         // Through a smart query that names it.
         try store.playlists.saveSmartPlaylist(named: "Hebrew best", query: "playlist:\"Best of each\" -artist:lanterns -artist:mabel")
         #expect(try titles("Hebrew best") == ["ערב על הכנרת", "שיר לילה"])
-        #expect(try store.playlists.all().first { $0.name == "Hebrew best" }?.trackCount == 2)
+        #expect(try allPlaylists().first { $0.name == "Hebrew best" }?.trackCount == 2)
         // Renamed, it still runs the function the script defined under the old name.
         try store.playlists.renamePlaylist("Best of each", to: "Best")
         #expect(try titles("Best") == ["Love in Spring", "Old Roads", "ערב על הכנרת", "שיר לילה"])
@@ -83,26 +102,26 @@ import Testing
 
     @Test func aScriptThatIsGoneOrBrokenIsAClearError() throws {
         let path = try script("gone.lua", "require('songbox').smart('Gone', function() return {} end)")
-        try TestRuntime(library: store).runtime.run(file: path)
+        try runtime().runtime.run(file: path)
         #expect(try titles("Gone") == [])
 
         try "local x = nil\nx.y = 1\n".write(toFile: path, atomically: true, encoding: .utf8)
-        let broken = #expect(throws: SongboxError.self) { try store.playlists.playlist(named: "Gone") }
+        let broken = #expect(throws: SongboxError.self) { try playlist("Gone") }
         // (Lua shortens a long path at its start: "...songbox-test-.../gone.lua".)
         #expect(broken?.message.hasPrefix("smart playlist 'Gone': ") == true)
         #expect(broken?.message.hasSuffix("/gone.lua:2: attempt to index a nil value (local 'x')") == true)
         #expect(broken?.location == path)
 
         try "print('nothing here')\n".write(toFile: path, atomically: true, encoding: .utf8)
-        let undefined = #expect(throws: SongboxError.self) { try store.playlists.playlist(named: "Gone") }
+        let undefined = #expect(throws: SongboxError.self) { try playlist("Gone") }
         #expect(undefined?.message.contains("the script no longer defines it") == true)
 
         try FileManager.default.removeItem(atPath: path)
-        let gone = #expect(throws: SongboxError.self) { try store.tracks.matching("playlist:Gone") }
+        let gone = #expect(throws: SongboxError.self) { try tracks("playlist:Gone") }
         #expect(gone?.message == "smart playlist 'Gone' is defined by a function in a script that is gone")
         #expect(gone?.hint?.contains("songbox playlist rm \"Gone\"") == true)
         // The listing shows the problem and goes on; nothing is lost.
-        let listed = try #require(try store.playlists.all().first { $0.name == "Gone" })
+        let listed = try #require(try allPlaylists().first { $0.name == "Gone" })
         #expect(listed.problem == gone?.message && listed.trackCount == 0)
         try store.playlists.deletePlaylist(named: "Gone")
     }
@@ -116,8 +135,8 @@ import Testing
             if message and message:find("before the script defines it") then error(message) end
             sb.smart("Early", function() return {} end)
             """)
-        try TestRuntime(library: store).runtime.run(file: early)
-        let error = #expect(throws: SongboxError.self) { try store.playlists.playlist(named: "Early") }
+        try runtime().runtime.run(file: early)
+        let error = #expect(throws: SongboxError.self) { try playlist("Early") }
         #expect(error?.message.hasSuffix("smart playlist 'Early' is read by its script before the script defines it") == true)
 
         let writer = try script("writer.lua", """
@@ -125,9 +144,9 @@ import Testing
             sb.smart("Written", function() return {} end)
             sb.playlist.save("Side effect", {})
             """)
-        try TestRuntime(library: store).runtime.run(file: writer)
+        try runtime().runtime.run(file: writer)
         try store.playlists.deletePlaylist(named: "Side effect")
-        let refused = #expect(throws: SongboxError.self) { try store.playlists.playlist(named: "Written") }
+        let refused = #expect(throws: SongboxError.self) { try playlist("Written") }
         #expect(refused?.message.contains("songbox.playlist.save refused: smart playlist 'Written' is being evaluated") == true)
         #expect(try !store.playlists.playlistExists(named: "Side effect"))
 
@@ -137,7 +156,7 @@ import Testing
             sb.smart("Written", function() return {} end)
             if not sb.dry_run then sb.playlist.save("Side effect", {}, { replace = true }) end
             """.write(toFile: writer, atomically: true, encoding: .utf8)
-        try TestRuntime(library: store).runtime.run(file: writer)
+        try runtime().runtime.run(file: writer)
         try store.playlists.deletePlaylist(named: "Side effect")
         #expect(try titles("Written") == [])
         #expect(try !store.playlists.playlistExists(named: "Side effect"))
@@ -155,7 +174,7 @@ import Testing
             end)
             for _ = 1, 20 do sb.playlist.get("Busy") end
             """)
-        let test = try TestRuntime(limits: .init(instructions: 2_000_000), library: store)
+        let test = try runtime(limits: .init(instructions: 2_000_000))
         let error = test.failure { try $0.run(file: path) }
         #expect(error?.kind == .instructionLimit)
     }
@@ -169,20 +188,37 @@ import Testing
             sb.smart("Hungry", function() local t = {} for i = 1, 1e9 do t[i] = ("x"):rep(100) .. i end end)
             sb.smart("Fine", function() return sb.library.query("limit:2") end)
             """)
-        try TestRuntime(library: store).runtime.run(file: path)
-        store.scriptEvaluator = ScriptPlaylistRunner(limits: .init(instructions: 1_000_000, memory: 8 << 20),
-                                                     logger: Logger(label: "test.smart"))
-        let forever = #expect(throws: SongboxError.self) { try store.playlists.playlist(named: "Forever") }
+        try runtime().runtime.run(file: path)
+        let limited = ScriptPlaylistHost(next: ScriptPlaylistRunner(limits: .init(instructions: 1_000_000, memory: 8 << 20),
+                                                                    logger: Logger(label: "test.smart")))
+        let forever = #expect(throws: SongboxError.self) { try playlist("Forever", by: limited) }
         #expect(forever?.message.contains("instruction limit of 1000000 exceeded") == true, "\(String(describing: forever))")
-        let hungry = #expect(throws: SongboxError.self) { try store.playlists.playlist(named: "Hungry") }
+        let hungry = #expect(throws: SongboxError.self) { try playlist("Hungry", by: limited) }
         #expect(hungry?.message.contains("memory limit of 8 MB exceeded") == true, "\(String(describing: hungry))")
-        #expect(try titles("Fine").count == 2)
-        let problems = Dictionary(uniqueKeysWithValues: try store.playlists.all().map { ($0.name, $0.problem) })
+        #expect(try titles("Fine", by: limited).count == 2)
+        let problems = Dictionary(uniqueKeysWithValues: try allPlaylists(by: limited).map { ($0.name, $0.problem) })
         #expect(problems["Forever"]??.contains("instruction limit") == true && problems["Fine"]! == nil)
     }
 
+    /// A state answers for the playlists its own script defines; another script's it reads
+    /// through the host it was given (the library asks nobody): with none, the clear error;
+    /// with one that runs the script again, the function's tracks.
+    @Test func aStateReadsAnotherScriptsPlaylistThroughTheHostItIsGiven() throws {
+        let definer = try script("definer.lua", """
+            local sb = require "songbox"
+            sb.smart("Defined", function() return sb.library.query('title:="Old Roads"') end)
+            """)
+        try runtime().runtime.run(file: definer)
+        let reader = "local p, message = require('songbox').playlist.get('Defined'); return p and #p.tracks, message"
+        let alone = try TestRuntime(library: store).runtime.run(source: reader)
+        #expect(alone.first == .nil)
+        #expect(alone.dropFirst().first?.stringValue?.hasSuffix("smart playlist 'Defined' is defined by a Lua function, and nothing here can run it") == true,
+                "\(alone)")
+        #expect(try runtime().runtime.run(source: reader).first == .integer(1))
+    }
+
     @Test func aFunctionNeedsAScriptFile() throws {
-        let test = try TestRuntime(library: store)
+        let test = try runtime()
         let results = try test.runtime.run(source: "return require('songbox').smart('X', function() return {} end)")
         #expect(results.first == .nil)
         #expect(results.dropFirst().first?.stringValue?.contains("must be defined in a script file") == true)

@@ -110,6 +110,11 @@ extension LibraryQuery {
         return names
     }
 
+    /// Those of the query `text`; none when it does not parse (the read of it says why).
+    public static func playlistNames(in text: String) -> [String] {
+        (try? parse(text))?.playlistNames ?? []
+    }
+
     /// Parses a smart playlist's stored query against the same `now` as this query.
     func parseNested(_ text: String) throws(SongboxError) -> LibraryQuery {
         try Self.parse(text, now: now, calendar: calendar)

@@ -8,7 +8,7 @@ struct QueryCompiler {
     /// `LibrarySQL.statement(for:selecting:in:)`). A name not in here is a saved playlist, or none.
     var smartPlaylists: [String: LibraryQuery] = [:]
     /// The smart playlists defined by a script function, by name: the track ids their function
-    /// gave when it was evaluated for this query (`PlaylistStore.evaluateScriptPlaylists`).
+    /// gave when it was evaluated for this query (by the caller, before the query: the library runs no Lua).
     var evaluatedPlaylists: [String: [Int64]] = [:]
     /// The smart playlists being expanded, outermost first: the cycle guard.
     var expanding: [String] = []
