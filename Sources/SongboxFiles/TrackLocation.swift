@@ -3,6 +3,8 @@ public enum TrackLocation {
     /// Whether `path` names a track on the network (`http://`, `https://`, any case) rather than
     /// a file. The one test of it: the player, the library and every front end ask here.
     public static func isURL(_ path: String) -> Bool {
+        // A file's path starts with "/": most calls (every song of a listing) end here.
+        guard path.utf8.first != UInt8(ascii: "/") else { return false }
         let head = path.prefix(8).lowercased()
         return head.hasPrefix("http://") || head.hasPrefix("https://")
     }

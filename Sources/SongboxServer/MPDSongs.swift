@@ -27,11 +27,15 @@ public struct MusicRoots: Sendable {
     public func uri(_ path: String) -> String {
         if TrackLocation.isURL(path) { return TrackLocation.shown(path) }
         for folder in byLength {
+            // By bytes, as the file system names them (a listing asks this of every path).
             let relative: Substring
             if path == folder {
                 relative = ""
-            } else if path.hasPrefix(folder == "/" ? "/" : folder + "/") {
-                relative = path.dropFirst(folder == "/" ? 1 : folder.count + 1)
+            } else if folder == "/", path.utf8.first == UInt8(ascii: "/") {
+                relative = Substring(path.utf8.dropFirst())
+            } else if path.utf8.starts(with: folder.utf8),
+                      path.utf8.dropFirst(folder.utf8.count).first == UInt8(ascii: "/") {
+                relative = Substring(path.utf8.dropFirst(folder.utf8.count + 1))
             } else {
                 continue
             }
