@@ -63,7 +63,7 @@ public final class MPDServer: Service {
     /// The TCP ports once bound, or why it could not bind (`listening()`).
     private let bound = Outcome<[Int]>()
     /// The channels to close on the way out: the listeners and the open connections.
-    private let open = Mutex<(listeners: [any Channel], connections: [ObjectIdentifier: any Channel], closing: Bool)>(([], [:], false))
+    private let open = Mutex<(listeners: [any Channel], connections: [ObjectIdentifier: MPDConnection], closing: Bool)>(([], [:], false))
 
     /// The most bytes of a client's requests read at a time.
     static let readSize = 8 << 10
@@ -98,6 +98,12 @@ public final class MPDServer: Service {
             throw error
         }
         open.withLock { $0.listeners = listeners.map(\.channel) }
+        // A client that leaves a piece of its answer unread too long is dropped: one look at
+        // them all every few seconds, not a timer a connection (idle clients wake nothing).
+        let watch = group.next().scheduleRepeatedTask(initialDelay: MPDConnection.watchInterval, delay: MPDConnection.watchInterval) { _ in
+            for connection in self.open.withLock({ Array($0.connections.values) }) { connection.dropIfStalled() }
+        }
+        defer { watch.cancel() }
         bound.set(.success(listeners.compactMap { $0.channel.localAddress?.protocol == .unix ? nil : $0.channel.localAddress?.port }))
         await withGracefulShutdownHandler {
             await withTaskCancellationHandler {
@@ -127,7 +133,7 @@ public final class MPDServer: Service {
                     let channel = connection.channel
                     let admitted = open.withLock { open in
                         guard !open.closing, open.connections.count < maximumConnections else { return false }
-                        open.connections[ObjectIdentifier(channel)] = channel
+                        open.connections[ObjectIdentifier(channel)] = connection
                         return true
                     }
                     guard admitted else {
@@ -147,7 +153,7 @@ public final class MPDServer: Service {
     private func closeAll() {
         let channels = open.withLock { open in
             open.closing = true
-            return open.listeners + Array(open.connections.values)
+            return open.listeners + open.connections.values.map(\.channel)
         }
         for channel in channels { channel.close(promise: nil) }
     }
@@ -641,6 +647,14 @@ final class MPDConnection: ChannelDuplexHandler, @unchecked Sendable {
         context.writeAndFlush(wrapOutboundOut(inPlace.take(keepingCapacity: true)), promise: nil)
     }
 
+    /// Closes the connection when a write has waited for the client longer than `writeTimeout`
+    /// (its task's write then fails). From the server's watch, on any thread.
+    func dropIfStalled() {
+        guard channel.eventLoop.inEventLoop else { return channel.eventLoop.execute { self.dropIfStalled() } }
+        guard writingSince != 0, DispatchTime.now().uptimeNanoseconds - writingSince > UInt64(Self.writeTimeout.nanoseconds) else { return }
+        channel.close(promise: nil)
+    }
+
     /// Writes the answer of an `idle` a wake ended, unless a `noidle` got there first.
     private func answerWokenIdle() {
         guard idleBegun, let changed = clients.takeIdleAnswer(client.id), let context else { return }
@@ -660,14 +674,6 @@ final class MPDConnection: ChannelDuplexHandler, @unchecked Sendable {
             eventLoop.execute { [weak self] in self?.answerWokenIdle() }
         }
         defer { clients.unregister(id) }
-        // A client that leaves a piece of its answer unread too long is dropped (its write
-        // then fails). One look every few seconds: no timer set and cancelled for each write.
-        let watch = eventLoop.scheduleRepeatedTask(initialDelay: Self.watchInterval, delay: Self.watchInterval) { [weak self] _ in
-            guard let self, writingSince != 0,
-                  DispatchTime.now().uptimeNanoseconds - writingSince > UInt64(Self.writeTimeout.nanoseconds) else { return }
-            channel.close(promise: nil)
-        }
-        defer { watch.cancel() }
         client = MPDClient(id: id, clients: clients, permissions: local ? .all : access.defaultPermissions, isLocal: local)
         if await write(channel.allocator.buffer(string: MPDProtocol.greeting + "\n")) {
             while let line = await nextLine() {
