@@ -92,20 +92,25 @@ public struct ScriptPlaylistHost: Sendable {
     public func evaluated(reachedFrom names: [String], in store: LibraryStore) async throws(SongboxError) -> [String: [Int64]] {
         var evaluated: [String: [Int64]] = [:]
         for playlist in try store.playlists.functionPlaylists(reachedFrom: names) {
-            let ids: [Int64]?
-            do {
-                // An owner's state answers on its own thread; the script run again here runs
-                // under the guard, as in the synchronous read.
-                ids = try await ScriptPlaylists.$evaluating.withValue(ScriptPlaylists.evaluating + [playlist.name]) {
-                    try await next?.awaitedTrackIDs(of: playlist, in: store, host: self)
-                }
-            } catch {
-                throw Self.failure(of: playlist, error)
-            }
-            guard let ids else { throw PlaylistStore.notEvaluated(playlist) }
-            evaluated[playlist.name] = try store.playlists.checked(ids, of: playlist)
+            evaluated[playlist.name] = try await evaluate(playlist, in: store)
         }
         return evaluated
+    }
+
+    /// As `evaluate(_:in:)`, each owner of a function awaited (`awaitedTrackIDs`).
+    func evaluate(_ playlist: ScriptPlaylist, in store: LibraryStore) async throws(SongboxError) -> [Int64] {
+        let ids: [Int64]?
+        do {
+            // An owner's state answers on its own thread; the script run again here runs
+            // under the guard, as in the synchronous read.
+            ids = try await ScriptPlaylists.$evaluating.withValue(ScriptPlaylists.evaluating + [playlist.name]) {
+                try await next?.awaitedTrackIDs(of: playlist, in: store, host: self)
+            }
+        } catch {
+            throw Self.failure(of: playlist, error)
+        }
+        guard let ids else { throw PlaylistStore.notEvaluated(playlist) }
+        return try store.playlists.checked(ids, of: playlist)
     }
 
     /// Those the query `text` reaches, awaited.

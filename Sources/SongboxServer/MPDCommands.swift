@@ -425,8 +425,8 @@ public struct MPDCommands: MPDCommandHandler {
         out.field("volume", Self.whole(status.currentVolume))
         out.field("repeat", snapshot.modes.repeat ? 1 : 0)
         out.field("random", snapshot.modes.random ? 1 : 0)
-        out.field("single", Self.toggleWord(snapshot.modes.single))
-        out.field("consume", Self.toggleWord(snapshot.modes.consume))
+        out.field("single", Self.toggle(snapshot.modes.single))
+        out.field("consume", Self.toggle(snapshot.modes.consume))
         out.field("playlist", snapshot.queue.version)
         out.field("playlistlength", snapshot.queue.count)
         out.field("mixrampdb", status.mixRampDB, places: 6)
@@ -805,9 +805,7 @@ public struct MPDCommands: MPDCommandHandler {
         }
     }
 
-    static func toggle(_ value: PlaybackModes.Toggle) -> String { toggleWord(value).description }
-
-    static func toggleWord(_ value: PlaybackModes.Toggle) -> StaticString {
+    static func toggle(_ value: PlaybackModes.Toggle) -> StaticString {
         switch value {
         case .off: "0"
         case .on: "1"

@@ -317,17 +317,15 @@ public final class MPDResponse: @unchecked Sendable {
     var count: Int { buffer.readableBytes }
 
     public func field(_ key: String, _ value: String) {
-        // One access to `buffer` and one write for the line: each use of a class's stored
-        // property, and each of ByteBuffer's writes, is an exclusivity check at run time.
-        var value = value
-        value.withUTF8 { Self.write(key, utf8: UnsafeRawBufferPointer($0), to: &buffer) }
+        // One access to `buffer` for the line: each use of a class's stored property is an
+        // exclusivity check at run time.
+        Self.write(key, value, to: &buffer)
     }
 
+    /// A field's line in one write (`write(_:utf8:to:)`), its value cleared of controls.
     static func write(_ key: String, _ value: String, to buffer: inout ByteBuffer) {
-        buffer.writeString(key)
-        buffer.writeStaticString(": ")
-        buffer.writeString(value)
-        buffer.writeInteger(UInt8(ascii: "\n"))
+        var value = value
+        value.withUTF8 { write(key, utf8: UnsafeRawBufferPointer($0), to: &buffer) }
     }
 
     public func fields(_ pairs: [(String, String)]) { for (key, value) in pairs { field(key, value) } }
